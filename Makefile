@@ -1,0 +1,35 @@
+# The two entry points (see README): `make demo` and `make test`. Both install what is missing
+# and build the native library and the jars first.
+
+SHELL := /bin/bash
+# One cargo target directory shared by every checkout on this machine, so RocksDB (a 15-minute
+# C++ build) is compiled once, not once per clone.
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/rockcask/cargo-target
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+GRADLE := gradle --no-daemon --console=plain
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+
+.PHONY: setup build demo test bench clean
+
+setup:
+	@tools/setup.sh
+
+build: setup
+	$(GRADLE) assemble
+
+demo: setup
+	$(GRADLE) publishToMavenLocal
+	$(GRADLE) -p java/examples/flow-demo -ProckcaskVersion=$(VERSION) runDemo
+	$(GRADLE) :bench:seedExperiment1 -PbenchArgs=100000
+
+test: setup
+	@tools/run-tests.sh
+
+# Full benchmarks for docs/BENCHMARKS.md (N up to 10^6; 10^7 queue cycles).
+bench: setup
+	$(GRADLE) :bench:seedExperiment1 -PbenchArgs=1000000
+	$(GRADLE) :bench:queueSteadyState
+
+clean:
+	$(GRADLE) clean
+	cargo clean

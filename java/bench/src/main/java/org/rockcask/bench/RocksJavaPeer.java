@@ -1,0 +1,82 @@
+package org.rockcask.bench;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
+import org.rocksdb.DBOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The peer: RocksJava doing the same work as RockCask with the same key layout and the same
+ * column family options (entries: queue id + big-endian sequence -> object id + flag; objects:
+ * 16-byte id -> flag + payload), one WriteBatch per transaction, synced.
+ */
+final class RocksJavaPeer implements AutoCloseable {
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final DBOptions dbOptions;
+    private final ColumnFamilyOptions cfOptions;
+    private final List<ColumnFamilyHandle> handles = new ArrayList<>();
+    private final RocksDB db;
+    private final WriteOptions sync;
+    private long tail;
+
+    RocksJavaPeer(Path dir) throws RocksDBException {
+        dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true).setDbWriteBufferSize(128L << 20)
+                .setMaxBackgroundJobs(2);
+        cfOptions = new ColumnFamilyOptions().setWriteBufferSize(64L << 20).setMaxWriteBufferNumber(4)
+                .setCompressionType(CompressionType.LZ4_COMPRESSION).setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION)
+                .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(new BloomFilter(10)).setCacheIndexAndFilterBlocks(true));
+        List<ColumnFamilyDescriptor> cfs = Arrays.asList(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
+                new ColumnFamilyDescriptor("entries".getBytes(), cfOptions), new ColumnFamilyDescriptor("objects".getBytes(), cfOptions));
+        db = RocksDB.open(dbOptions, dir.toString(), cfs, handles);
+        sync = new WriteOptions().setSync(true);
+    }
+
+    static byte[] uuidBytes(java.util.UUID id) {
+        return ByteBuffer.allocate(16).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits()).array();
+    }
+
+    /** One transaction: for each id, the object (flag + payload) and a queue entry, then a synced write. */
+    void enqueueAll(java.util.UUID[] ids, byte[][] payloads) throws RocksDBException {
+        ColumnFamilyHandle entries = handles.get(1);
+        ColumnFamilyHandle objects = handles.get(2);
+        try (WriteBatch batch = new WriteBatch()) {
+            for (int i = 0; i < ids.length; i++) {
+                byte[] key = uuidBytes(ids[i]);
+                byte[] value = new byte[payloads[i].length + 1];
+                value[0] = 1;
+                System.arraycopy(payloads[i], 0, value, 1, payloads[i].length);
+                batch.put(objects, key, value);
+                byte[] entryValue = Arrays.copyOf(key, 17);
+                entryValue[16] = 1;
+                batch.put(entries, ByteBuffer.allocate(12).putInt(0).putLong(tail++).array(), entryValue);
+            }
+            db.write(sync, batch);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (ColumnFamilyHandle h : handles) {
+            h.close();
+        }
+        db.close();
+        sync.close();
+        cfOptions.close();
+        dbOptions.close();
+    }
+}

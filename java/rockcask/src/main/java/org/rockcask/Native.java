@@ -1,0 +1,58 @@
+package org.rockcask;
+
+/**
+ * The native entry points. Not API: public classes hold handles and call these; every call
+ * checks its handle and throws a Java exception on any failure (never crashes the JVM).
+ */
+final class Native {
+    static {
+        NativeLibrary.load();
+    }
+
+    private Native() {}
+
+    static void ensureLoaded() {
+        // Triggers the static initializer.
+    }
+
+    static native String nativeVersion();
+
+    static native long storeOpen(byte[] path, boolean syncOnCommit, long blockCacheBytes, long writeBufferBytes,
+            boolean createIfMissing, boolean readOnly);
+
+    static native void storeClose(long store);
+
+    static native void storeFree(long store);
+
+    static native long storeBegin(long store);
+
+    static native byte[] storeQueueNames(long store);
+
+    static native long storeQueueSize(long store, byte[] queue);
+
+    static native void storeStats(long store, long[] out);
+
+    static native void storeCompact(long store);
+
+    static native void txFree(long tx);
+
+    static native void txEnqueue(long tx, byte[] queue, byte[] payload, long[] idOut);
+
+    static native void txEnqueueId(long tx, byte[] queue, long msb, long lsb);
+
+    static native byte[] txPoll(long tx, byte[] queue, int max);
+
+    static native byte[] txPeek(long tx, byte[] queue, int max);
+
+    static native byte[] txTake(long tx, byte[] queue, long timeoutMillis);
+
+    static native void txPut(long tx, long msb, long lsb, byte[] payload);
+
+    static native byte[] txGet(long tx, long msb, long lsb);
+
+    static native boolean txDelete(long tx, long msb, long lsb);
+
+    static native void txCommit(long tx);
+
+    static native void txRollback(long tx);
+}

@@ -1,0 +1,107 @@
+package org.rockcask;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Locale;
+import java.util.Properties;
+
+/**
+ * Loads RockCask's native library once per class loader.
+ *
+ * <p>By default the library packed in this jar for the running platform is copied to a private
+ * temporary file (random name, owner-only permissions), loaded, and the file removed. The system
+ * property {@value #PATH_PROPERTY} names a library file to load instead.
+ */
+final class NativeLibrary {
+    /** System property naming a native library file to load instead of the packed one. */
+    static final String PATH_PROPERTY = "rockcask.library.path";
+    private static final String[] PACKED_PLATFORMS = {"linux-x86_64"};
+    private static boolean loaded;
+
+    private NativeLibrary() {}
+
+    static synchronized void load() {
+        if (loaded) {
+            return;
+        }
+        String override = System.getProperty(PATH_PROPERTY);
+        String from;
+        if (override != null && !override.isEmpty()) {
+            Path p = Paths.get(override).toAbsolutePath();
+            if (!Files.isRegularFile(p)) {
+                throw new UnsatisfiedLinkError("-D" + PATH_PROPERTY + "=" + override + " does not name a file");
+            }
+            System.load(p.toString());
+            from = p.toString();
+        } else {
+            from = loadPacked();
+        }
+        checkVersion(from);
+        loaded = true;
+    }
+
+    static String platform() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        String osPart = os.startsWith("linux") ? "linux" : os.startsWith("mac") ? "macos" : os.startsWith("windows") ? "windows" : os;
+        String archPart = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64" : arch.equals("aarch64") || arch.equals("arm64") ? "aarch64" : arch;
+        return osPart + "-" + archPart;
+    }
+
+    private static String loadPacked() {
+        String platform = platform();
+        String resource = "/native/" + platform + "/" + System.mapLibraryName("rockcask");
+        try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new UnsatisfiedLinkError("RockCask has no native library for platform " + platform
+                        + " (os.name=" + System.getProperty("os.name") + ", os.arch=" + System.getProperty("os.arch")
+                        + "); this jar carries " + String.join(", ", PACKED_PLATFORMS)
+                        + ". Build one and point -D" + PATH_PROPERTY + " at it.");
+            }
+            Path tmp = FileSystems.getDefault().supportedFileAttributeViews().contains("posix")
+                    ? Files.createTempFile("librockcask-", ".so", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))
+                    : Files.createTempFile("librockcask-", ".so");
+            try {
+                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+                System.load(tmp.toString());
+            } finally {
+                // Once loaded the mapping stays valid; nothing is left behind in the temp directory.
+                Files.deleteIfExists(tmp);
+            }
+            return "jar resource " + resource;
+        } catch (IOException e) {
+            UnsatisfiedLinkError error = new UnsatisfiedLinkError("cannot extract RockCask native library " + resource + ": " + e);
+            error.initCause(e);
+            throw error;
+        }
+    }
+
+    private static void checkVersion(String from) {
+        String expected = javaVersion();
+        String found = Native.nativeVersion();
+        if (!expected.equals(found)) {
+            throw new UnsatisfiedLinkError("RockCask native library version " + found + " (loaded from " + from
+                    + ") does not match the Java API version " + expected + "; use the jar and library of one release");
+        }
+    }
+
+    /** The version this jar was built as (written into the jar by the build). */
+    static String javaVersion() {
+        Properties p = new Properties();
+        try (InputStream in = NativeLibrary.class.getResourceAsStream("rockcask-version.properties")) {
+            if (in == null) {
+                throw new UnsatisfiedLinkError("rockcask-version.properties is missing from the RockCask jar");
+            }
+            p.load(in);
+        } catch (IOException e) {
+            throw new UnsatisfiedLinkError("cannot read rockcask-version.properties: " + e);
+        }
+        return p.getProperty("version", "?");
+    }
+}

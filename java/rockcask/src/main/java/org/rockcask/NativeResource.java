@@ -1,0 +1,91 @@
+package org.rockcask;
+
+import java.lang.ref.Cleaner;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
+
+/**
+ * Owner of one native handle: counts the calls in flight so the handle is never freed under a
+ * running call, refuses calls once closing starts (IllegalStateException), frees exactly once,
+ * and lets a Cleaner free it if the owner is forgotten without {@code close()}.
+ */
+abstract class NativeResource implements AutoCloseable {
+    private static final Cleaner CLEANER = Cleaner.create();
+    private static final int CLOSING = Integer.MIN_VALUE;
+
+    private final String kind;
+    private final long handle;
+    /** Calls in flight; the sign bit is set once closing has started. */
+    private final AtomicInteger users = new AtomicInteger();
+    private final Cleaner.Cleanable cleanable;
+
+    NativeResource(String kind, long handle, LongConsumer free) {
+        this.kind = kind;
+        this.handle = handle;
+        this.cleanable = CLEANER.register(this, new Free(handle, free));
+    }
+
+    /** Enter a native call; pair with {@link #release()} in a finally block. */
+    final long acquire() {
+        for (;;) {
+            int n = users.get();
+            if (n < 0) {
+                throw new IllegalStateException(kind + " is closed");
+            }
+            if (users.compareAndSet(n, n + 1)) {
+                return handle;
+            }
+        }
+    }
+
+    final void release() {
+        users.decrementAndGet();
+    }
+
+    final boolean isClosed() {
+        return users.get() < 0;
+    }
+
+    /** Runs once when closing starts, while calls may still be in flight (the handle is valid). */
+    void beforeFree(long handle) {}
+
+    /** Idempotent. Waits for calls in flight on other threads, then frees the native object. */
+    @Override
+    public void close() {
+        for (;;) {
+            int n = users.get();
+            if (n < 0) {
+                return;
+            }
+            if (users.compareAndSet(n, n | CLOSING)) {
+                break;
+            }
+        }
+        try {
+            beforeFree(handle);
+        } finally {
+            while (users.get() != CLOSING) {
+                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(100));
+            }
+            cleanable.clean();
+        }
+    }
+
+    /** The cleaning action: must not refer to the owner, or the owner would never be collected. */
+    private static final class Free implements Runnable {
+        private final long handle;
+        private final LongConsumer free;
+
+        Free(long handle, LongConsumer free) {
+            this.handle = handle;
+            this.free = free;
+        }
+
+        @Override
+        public void run() {
+            free.accept(handle);
+        }
+    }
+}

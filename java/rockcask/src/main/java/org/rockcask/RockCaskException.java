@@ -1,0 +1,50 @@
+package org.rockcask;
+
+/**
+ * A store operation failed. {@link #status()} says how: a RocksDB status (IOError, Corruption,
+ * Busy, ...) or one of RockCask's own (Locked, NotAStore, ReadOnly, NoSuchObject, Internal).
+ * The message names what and where (path, queue, object id).
+ */
+public class RockCaskException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** How an operation failed. The first group are RocksDB's status codes. */
+    public enum Status {
+        NotFound, Corruption, NotSupported, InvalidArgument, IOError, MergeInProgress, Incomplete, ShutdownInProgress,
+        TimedOut, Aborted, Busy, Expired, TryAgain, CompactionTooLarge, ColumnFamilyDropped, Unknown,
+        /** The store's lock is held by another process or another open handle. */
+        Locked,
+        /** The path is not a RockCask store. */
+        NotAStore,
+        /** The store was opened read-only. */
+        ReadOnly,
+        /** No object with the given id. */
+        NoSuchObject,
+        /** A fault inside RockCask itself (a bug): please report it. */
+        Internal
+    }
+
+    private final Status status;
+
+    /** Thrown by the native layer with a message of the form {@code "Status: detail"}. */
+    public RockCaskException(String message) {
+        super(message);
+        this.status = parse(message);
+    }
+
+    private static Status parse(String message) {
+        int colon = message == null ? -1 : message.indexOf(':');
+        if (colon > 0) {
+            try {
+                return Status.valueOf(message.substring(0, colon));
+            } catch (IllegalArgumentException notAStatus) {
+                return Status.Unknown;
+            }
+        }
+        return Status.Unknown;
+    }
+
+    public Status status() {
+        return status;
+    }
+}

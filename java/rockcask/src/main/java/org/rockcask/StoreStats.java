@@ -1,0 +1,68 @@
+package org.rockcask;
+
+/** Figures about a store at one moment, from {@link Store#stats()}. */
+public final class StoreStats {
+    private final long queues;
+    private final long queuedItems;
+    private final long objectsEstimate;
+    private final long diskBytes;
+    private final long memtableBytes;
+    private final long blockCacheBytes;
+    private final long tableReaderBytes;
+
+    StoreStats(long queues, long queuedItems, long objectsEstimate, long diskBytes, long memtableBytes, long blockCacheBytes,
+            long tableReaderBytes) {
+        this.queues = queues;
+        this.queuedItems = queuedItems;
+        this.objectsEstimate = objectsEstimate;
+        this.diskBytes = diskBytes;
+        this.memtableBytes = memtableBytes;
+        this.blockCacheBytes = blockCacheBytes;
+        this.tableReaderBytes = tableReaderBytes;
+    }
+
+    public long queues() {
+        return queues;
+    }
+
+    /** Committed entries over all queues (exact). */
+    public long queuedItems() {
+        return queuedItems;
+    }
+
+    /** Objects stored, as RocksDB estimates them. */
+    public long objectsEstimate() {
+        return objectsEstimate;
+    }
+
+    /** Bytes of all files in the store directory. */
+    public long diskBytes() {
+        return diskBytes;
+    }
+
+    /** Native memory held by memtables. */
+    public long memtableBytes() {
+        return memtableBytes;
+    }
+
+    /** Native memory held by the block cache. */
+    public long blockCacheBytes() {
+        return blockCacheBytes;
+    }
+
+    /** Native memory held by table readers outside the block cache. */
+    public long tableReaderBytes() {
+        return tableReaderBytes;
+    }
+
+    /** Memtables + block cache + table readers. */
+    public long nativeMemoryBytes() {
+        return memtableBytes + blockCacheBytes + tableReaderBytes;
+    }
+
+    @Override
+    public String toString() {
+        return "StoreStats[queues=" + queues + ", queuedItems=" + queuedItems + ", objects~" + objectsEstimate + ", diskBytes="
+                + diskBytes + ", nativeMemoryBytes=" + nativeMemoryBytes() + "]";
+    }
+}

@@ -1,0 +1,51 @@
+package org.rockcask;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+
+/** Decoding of the packed results native calls return (layout in rust/jni/src/wire.rs). */
+final class Wire {
+    private Wire() {}
+
+    static byte[] queueName(String queue) {
+        Objects.requireNonNull(queue, "queue");
+        return queue.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static List<Message> messages(byte[] packed) {
+        ByteBuffer b = ByteBuffer.wrap(packed);
+        int n = b.getInt();
+        if (n == 0) {
+            return Collections.emptyList();
+        }
+        List<Message> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            UUID id = new UUID(b.getLong(), b.getLong());
+            int len = b.getInt();
+            byte[] payload = null;
+            if (len >= 0) {
+                payload = new byte[len];
+                b.get(payload);
+            }
+            out.add(new Message(id, payload));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    static List<String> strings(byte[] packed) {
+        ByteBuffer b = ByteBuffer.wrap(packed);
+        int n = b.getInt();
+        List<String> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int len = b.getInt();
+            out.add(new String(packed, b.position(), len, StandardCharsets.UTF_8));
+            b.position(b.position() + len);
+        }
+        return Collections.unmodifiableList(out);
+    }
+}

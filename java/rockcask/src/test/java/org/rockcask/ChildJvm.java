@@ -1,0 +1,29 @@
+package org.rockcask;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** Starts a child JVM on this test run's classpath (so it loads the same RockCask build). */
+final class ChildJvm {
+    private ChildJvm() {}
+
+    static ProcessBuilder builder(List<String> jvmArgs, Class<?> main, String... args) {
+        String java = System.getProperty("rockcask.test.java", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.add("-Xmx256m");
+        cmd.addAll(jvmArgs);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(main.getName());
+        cmd.addAll(Arrays.asList(args));
+        return new ProcessBuilder(cmd);
+    }
+
+    static Process start(Class<?> main, String... args) throws IOException {
+        return builder(new ArrayList<>(), main, args).redirectErrorStream(true).start();
+    }
+}

@@ -1,0 +1,120 @@
+package org.rockcask;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/**
+ * A child JVM commits a numbered stream of transactions and is killed with SIGKILL at random
+ * moments; after each kill the store must hold every acknowledged transaction exactly once and
+ * in order, and any transaction in flight either whole or not at all.
+ */
+public class CrashRecoveryTest {
+    private static final int KILL_CYCLES = Integer.getInteger("rockcask.crash.cycles", 20);
+
+    @Rule
+    public TemporaryFolder tmp = new TemporaryFolder();
+
+    @Test
+    public void everyAcknowledgedCommitSurvivesSigkillExactlyOnceInOrder() throws Exception {
+        Path dir = tmp.newFolder().toPath().resolve("crash-store");
+        Random random = new Random(Long.getLong("rockcask.crash.seed", System.nanoTime()));
+        long nextK = 0;
+        long totalAcked = 0;
+        for (int cycle = 0; cycle < KILL_CYCLES; cycle++) {
+            Process child = ChildJvm.start(CrashChild.class, dir.toString(), Long.toString(nextK));
+            AtomicLong lastAcked = new AtomicLong(nextK - 1);
+            List<String> otherOutput = new ArrayList<>();
+            Thread reader = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+                    for (String line; (line = r.readLine()) != null;) {
+                        if (line.startsWith("C ")) {
+                            lastAcked.set(Long.parseLong(line.substring(2)));
+                        } else if (!line.equals("READY")) {
+                            synchronized (otherOutput) {
+                                otherOutput.add(line);
+                            }
+                        }
+                    }
+                } catch (Exception ignored) {
+                    // the child was killed
+                }
+            });
+            reader.start();
+            // Wait until the child commits at least once, then kill it at a random moment.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (lastAcked.get() < nextK && child.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertTrue("child never committed; output: " + otherOutput, lastAcked.get() >= nextK);
+            Thread.sleep(random.nextInt(300));
+            child.destroyForcibly(); // SIGKILL on Linux
+            assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+            reader.join(10_000);
+            assertEquals("killed by SIGKILL", 137, child.exitValue());
+            long acked = lastAcked.get();
+            totalAcked += acked - nextK + 1;
+            nextK = verify(dir, acked, cycle);
+        }
+        assertTrue("made progress across cycles", totalAcked >= KILL_CYCLES);
+    }
+
+    /** Checks the store after a kill and returns the next transaction number the child starts at. */
+    private static long verify(Path dir, long acked, int cycle) {
+        try (Store store = Store.open(dir, StoreOptions.defaults()); Transaction tx = store.begin()) {
+            List<long[]> in = items(tx, "in");
+            List<long[]> out = items(tx, "out");
+            assertEquals(store.queueSize("in"), in.size());
+            assertEquals(store.queueSize("out"), out.size());
+            Set<String> seen = new HashSet<>();
+            long maxK = -1;
+            for (List<long[]> q : List.of(in, out)) {
+                long[] prev = null;
+                for (long[] item : q) {
+                    assertTrue("cycle " + cycle + ": duplicate " + item[0] + ":" + item[1], seen.add(item[0] + ":" + item[1]));
+                    if (prev != null) {
+                        assertTrue("cycle " + cycle + ": out of order " + prev[0] + ":" + prev[1] + " before " + item[0] + ":" + item[1],
+                                prev[0] < item[0] || (prev[0] == item[0] && prev[1] < item[1]));
+                    }
+                    prev = item;
+                    maxK = Math.max(maxK, item[0]);
+                }
+            }
+            // The transaction in flight at the kill is whole or absent; all acknowledged ones are whole.
+            assertTrue("cycle " + cycle + ": acknowledged " + acked + " but store ends at " + maxK, maxK == acked || maxK == acked + 1);
+            for (long k = 0; k <= maxK; k++) {
+                for (int i = 0; i < CrashChild.ITEMS; i++) {
+                    if (!seen.contains(k + ":" + i)) {
+                        fail("cycle " + cycle + ": committed item " + k + ":" + i + " lost");
+                    }
+                }
+            }
+            assertEquals((maxK + 1) * CrashChild.ITEMS, seen.size());
+            return maxK + 1;
+        }
+    }
+
+    private static List<long[]> items(Transaction tx, String queue) {
+        List<long[]> out = new ArrayList<>();
+        for (Message m : tx.peek(queue, 1 << 20)) {
+            String[] parts = new String(m.payload(), StandardCharsets.UTF_8).split(":");
+            out.add(new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])});
+        }
+        return out;
+    }
+}

@@ -1,0 +1,108 @@
+package org.rockcask;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/** The self-loading jar: platform detection, override property, version check — each in a fresh JVM. */
+public class LoaderTest {
+    @Rule
+    public TemporaryFolder tmp = new TemporaryFolder();
+
+    /** Opens a store and prints "OK", or prints the loading error. */
+    public static final class Probe {
+        public static void main(String[] args) {
+            try {
+                Store.open(java.nio.file.Paths.get(args[0]), StoreOptions.defaults()).close();
+                System.out.println("OK");
+            } catch (Throwable t) {
+                Throwable root = t;
+                while (root.getCause() != null) {
+                    root = root.getCause();
+                }
+                System.out.println("FAILED " + root);
+            }
+        }
+    }
+
+    private String runProbe(List<String> jvmArgs, String classpathPrefix) throws Exception {
+        ProcessBuilder pb = ChildJvm.builder(jvmArgs, Probe.class, tmp.newFolder().toPath().resolve("s").toString());
+        if (classpathPrefix != null) {
+            List<String> cmd = new ArrayList<>(pb.command());
+            int cp = cmd.indexOf("-cp") + 1;
+            cmd.set(cp, classpathPrefix + File.pathSeparator + cmd.get(cp));
+            pb.command(cmd);
+        }
+        Process p = pb.redirectErrorStream(true).start();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (InputStream in = p.getInputStream()) {
+            in.transferTo(out);
+        }
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        return out.toString(StandardCharsets.UTF_8.name()).trim();
+    }
+
+    @Test
+    public void thePackedLibraryLoadsOnThisPlatform() throws Exception {
+        assertEquals("OK", runProbe(Arrays.asList("-Xcheck:jni"), null));
+        assertEquals("linux-x86_64", NativeLibrary.platform());
+    }
+
+    @Test
+    public void anUnsupportedPlatformGetsOneClearError() throws Exception {
+        String out = runProbe(Arrays.asList("-Dos.arch=sparc64"), null);
+        assertTrue(out, out.contains("UnsatisfiedLinkError") && out.contains("no native library for platform linux-sparc64")
+                && out.contains("linux-x86_64"));
+    }
+
+    @Test
+    public void theOverridePropertyMustNameAFile() throws Exception {
+        String out = runProbe(Arrays.asList("-D" + NativeLibrary.PATH_PROPERTY + "=/nonexistent/librockcask.so"), null);
+        assertTrue(out, out.contains("UnsatisfiedLinkError") && out.contains("/nonexistent/librockcask.so"));
+    }
+
+    @Test
+    public void theOverridePropertyLoadsTheNamedLibrary() throws Exception {
+        Path lib = tmp.newFolder().toPath().resolve("librockcask-copy.so");
+        try (InputStream in = LoaderTest.class.getResourceAsStream("/native/linux-x86_64/librockcask.so")) {
+            Files.copy(in, lib);
+        }
+        assertEquals("OK", runProbe(Arrays.asList("-D" + NativeLibrary.PATH_PROPERTY + "=" + lib), null));
+    }
+
+    @Test
+    public void aJavaNativeVersionMismatchIsRefusedNamingBoth() throws Exception {
+        Path shadow = tmp.newFolder().toPath();
+        Path props = shadow.resolve("org/rockcask/rockcask-version.properties");
+        Files.createDirectories(props.getParent());
+        Files.write(props, "version=0.0.0-other\n".getBytes(StandardCharsets.UTF_8));
+        String out = runProbe(new ArrayList<>(), shadow.toString());
+        String nativeVersion = NativeLibrary.javaVersion();
+        assertNotEquals("0.0.0-other", nativeVersion);
+        assertTrue(out, out.contains("UnsatisfiedLinkError") && out.contains("version " + nativeVersion) && out.contains("0.0.0-other"));
+    }
+
+    @Test
+    public void extractionLeavesNoLibraryFileInTheTempDirectory() throws Exception {
+        Path tmpDir = tmp.newFolder("java-tmp").toPath();
+        String out = runProbe(Arrays.asList("-Djava.io.tmpdir=" + tmpDir), null);
+        assertTrue(out, out.startsWith("OK"));
+        try (java.util.stream.Stream<Path> files = Files.list(tmpDir)) {
+            assertEquals(0, files.count());
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! Every way a store operation can fail, each naming what and where.
+//!
+//! The JNI layer maps each variant to one Java exception type, so the variants follow the
+//! caller's point of view (what to fix), not RocksDB's internals.
+
+use std::path::PathBuf;
+
+/// RocksDB status codes, kept as names so a caller (and the Java exception) can branch on them.
+pub use rocksdb::ErrorKind as RocksStatus;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The store (or the transaction) was closed; nothing can be done with it any more.
+    #[error("{0} is closed")]
+    Closed(&'static str),
+
+    /// The transaction already committed or rolled back.
+    #[error("transaction already {0}")]
+    TransactionFinished(&'static str),
+
+    /// A caller-supplied value is out of range or malformed.
+    #[error("{0}")]
+    InvalidArgument(String),
+
+    /// An object id that a call needs does not exist.
+    #[error("no object with id {0}")]
+    NoSuchObject(uuid::Uuid),
+
+    /// The store was opened read-only and the call would write.
+    #[error("store at {0} is open read-only")]
+    ReadOnly(PathBuf),
+
+    /// Another process (or another open in this process) holds the store's lock file.
+    #[error("store at {path} is locked by another process or another open handle (lock file {path}/LOCK): {detail}")]
+    Locked { path: PathBuf, detail: String },
+
+    /// The path exists but is not a RockCask store (or is missing and creation was not asked for).
+    #[error("{path} is not a RockCask store: {why}")]
+    NotAStore { path: PathBuf, why: String },
+
+    /// RocksDB refused; `status` is its status code, `context` what RockCask was doing.
+    #[error("{status:?}: {context}: {message}")]
+    Rocks { status: RocksStatus, context: String, message: String },
+
+    /// Data read back from the store does not have the shape RockCask wrote.
+    #[error("corrupt store data at {0}")]
+    Corrupt(String),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Attach what RockCask was doing to a RocksDB error.
+pub(crate) trait RocksContext<T> {
+    fn context(self, what: impl FnOnce() -> String) -> Result<T>;
+}
+
+impl<T> RocksContext<T> for std::result::Result<T, rocksdb::Error> {
+    fn context(self, what: impl FnOnce() -> String) -> Result<T> {
+        self.map_err(|e| Error::Rocks { status: e.kind(), context: what(), message: e.into_string() })
+    }
+}

@@ -1,0 +1,169 @@
+//! Byte layouts of everything RockCask writes to RocksDB.
+//!
+//! Column family `entries`: key = queue id (u32 BE) + sequence (u64 BE), so one queue's entries
+//! are contiguous and sorted in FIFO order; value = object id (16 bytes) + ownership flag.
+//! Column family `objects`: key = 16-byte UUID; value = flag byte + payload.
+//! Column family `refs`: key = UUID of a queue-owned object referenced by more than one entry;
+//! value = u32 LE count of live owned entries. Absent means exactly one.
+//! Column family `meta`: format marker, queue names -> ids, per-queue head hints.
+
+use uuid::Uuid;
+
+use crate::error::{Error, Result};
+
+pub const CF_ENTRIES: &str = "entries";
+pub const CF_OBJECTS: &str = "objects";
+pub const CF_REFS: &str = "refs";
+pub const CF_META: &str = "meta";
+pub const ALL_CFS: [&str; 4] = [CF_ENTRIES, CF_OBJECTS, CF_REFS, CF_META];
+
+/// Written once at creation; its absence means "not a RockCask store".
+pub const META_FORMAT_KEY: &[u8] = b"format";
+pub const META_FORMAT_VALUE: &[u8] = b"rockcask-1";
+const META_QUEUE_PREFIX: &[u8] = b"q/";
+const META_HEAD_PREFIX: &[u8] = b"h/";
+
+pub type QueueId = u32;
+
+/// Longest queue name accepted, in UTF-8 bytes.
+pub const MAX_QUEUE_NAME_BYTES: usize = 1024;
+
+pub fn entry_key(queue: QueueId, seq: u64) -> [u8; 12] {
+    let mut k = [0u8; 12];
+    k[..4].copy_from_slice(&queue.to_be_bytes());
+    k[4..].copy_from_slice(&seq.to_be_bytes());
+    k
+}
+
+pub fn decode_entry_seq(key: &[u8]) -> Result<u64> {
+    let bytes: [u8; 8] = key
+        .get(4..12)
+        .and_then(|s| s.try_into().ok())
+        .ok_or_else(|| Error::Corrupt(format!("entry key of {} bytes", key.len())))?;
+    Ok(u64::from_be_bytes(bytes))
+}
+
+/// How a queue entry relates to its object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ownership {
+    /// Created by `enqueue(queue, bytes)` (or enqueued by id while queue-owned): the object is
+    /// deleted when the last owned entry pointing at it is consumed.
+    Owned,
+    /// Points at an object created by `put`: the object lives until `delete`.
+    Reference,
+}
+
+impl Ownership {
+    fn to_byte(self) -> u8 {
+        match self {
+            Ownership::Owned => 1,
+            Ownership::Reference => 0,
+        }
+    }
+    fn from_byte(b: u8, what: &str) -> Result<Self> {
+        match b {
+            1 => Ok(Ownership::Owned),
+            0 => Ok(Ownership::Reference),
+            _ => Err(Error::Corrupt(format!("{what}: ownership flag {b}"))),
+        }
+    }
+}
+
+pub fn entry_value(id: Uuid, own: Ownership) -> [u8; 17] {
+    let mut v = [0u8; 17];
+    v[..16].copy_from_slice(id.as_bytes());
+    v[16] = own.to_byte();
+    v
+}
+
+pub fn decode_entry_value(v: &[u8]) -> Result<(Uuid, Ownership)> {
+    if v.len() != 17 {
+        return Err(Error::Corrupt(format!("queue entry value of {} bytes", v.len())));
+    }
+    let id = Uuid::from_slice(&v[..16]).map_err(|e| Error::Corrupt(e.to_string()))?;
+    Ok((id, Ownership::from_byte(v[16], "queue entry")?))
+}
+
+/// Object value: one flag byte then the payload, so the payload is never copied to be decoded.
+pub fn object_value(own: Ownership, payload: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(payload.len() + 1);
+    v.push(own.to_byte());
+    v.extend_from_slice(payload);
+    v
+}
+
+pub fn decode_object_value(v: &[u8]) -> Result<(Ownership, &[u8])> {
+    let (&flag, payload) = v.split_first().ok_or_else(|| Error::Corrupt("empty object value".into()))?;
+    Ok((Ownership::from_byte(flag, "object")?, payload))
+}
+
+pub fn meta_queue_key(name: &str) -> Vec<u8> {
+    [META_QUEUE_PREFIX, name.as_bytes()].concat()
+}
+
+/// Returns the queue name of a `q/<name>` meta key, or None for other meta keys.
+pub fn meta_queue_name(key: &[u8]) -> Option<&[u8]> {
+    key.strip_prefix(META_QUEUE_PREFIX)
+}
+
+pub fn meta_queue_prefix() -> &'static [u8] {
+    META_QUEUE_PREFIX
+}
+
+pub fn meta_head_key(queue: QueueId) -> Vec<u8> {
+    [META_HEAD_PREFIX, &queue.to_be_bytes()[..]].concat()
+}
+
+pub fn decode_u32(v: &[u8], what: &str) -> Result<u32> {
+    Ok(u32::from_le_bytes(v.try_into().map_err(|_| Error::Corrupt(format!("{what} of {} bytes", v.len())))?))
+}
+
+pub fn decode_u64(v: &[u8], what: &str) -> Result<u64> {
+    Ok(u64::from_le_bytes(v.try_into().map_err(|_| Error::Corrupt(format!("{what} of {} bytes", v.len())))?))
+}
+
+pub fn validate_queue_name(name: &str) -> Result<()> {
+    if name.is_empty() {
+        return Err(Error::InvalidArgument("queue name is empty".into()));
+    }
+    if name.len() > MAX_QUEUE_NAME_BYTES {
+        return Err(Error::InvalidArgument(format!(
+            "queue name is {} bytes long; at most {MAX_QUEUE_NAME_BYTES} are allowed",
+            name.len()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_keys_sort_by_queue_then_sequence() {
+        let mut keys = vec![entry_key(2, 0), entry_key(1, 300), entry_key(1, 2), entry_key(1, u64::MAX)];
+        keys.sort();
+        assert_eq!(keys, vec![entry_key(1, 2), entry_key(1, 300), entry_key(1, u64::MAX), entry_key(2, 0)]);
+        assert_eq!(decode_entry_seq(&entry_key(7, 123456789)).unwrap(), 123456789);
+    }
+
+    #[test]
+    fn entry_and_object_values_round_trip_and_reject_garbage() {
+        let id = Uuid::now_v7();
+        assert_eq!(decode_entry_value(&entry_value(id, Ownership::Owned)).unwrap(), (id, Ownership::Owned));
+        assert!(decode_entry_value(&[0u8; 5]).is_err());
+        let mut bad = entry_value(id, Ownership::Reference);
+        bad[16] = 9;
+        assert!(decode_entry_value(&bad).is_err());
+        let v = object_value(Ownership::Reference, b"abc");
+        assert_eq!(decode_object_value(&v).unwrap(), (Ownership::Reference, &b"abc"[..]));
+        assert!(decode_object_value(&[]).is_err());
+    }
+
+    #[test]
+    fn queue_names_are_bounded_and_non_empty() {
+        assert!(validate_queue_name("").is_err());
+        assert!(validate_queue_name(&"x".repeat(MAX_QUEUE_NAME_BYTES + 1)).is_err());
+        assert!(validate_queue_name("parse.out").is_ok());
+    }
+}

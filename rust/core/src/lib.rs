@@ -1,0 +1,16 @@
+//! RockCask core: transactional named queues and objects by UUID on RocksDB.
+//!
+//! Pure Rust; the JNI bridge (`rust/jni`) only converts arguments and maps errors.
+
+pub mod error;
+pub mod keys;
+pub mod options;
+mod queue;
+pub mod store;
+pub mod transaction;
+
+pub use error::{Error, Result, RocksStatus};
+pub use options::StoreOptions;
+pub use store::{Store, StoreStats};
+pub use transaction::{Message, Transaction};
+pub use uuid::Uuid;

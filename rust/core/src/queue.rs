@@ -1,0 +1,213 @@
+//! In-memory state of every queue: which sequence numbers are committed, which are claimed by
+//! open transactions and which were handed back by a rollback.
+//!
+//! Keeping head and tail here means a consumer never iterates over the tombstones that consumed
+//! entries leave behind (the classic RocksDB-queue trap); entries are fetched by point lookups.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::keys::QueueId;
+
+#[derive(Debug)]
+pub(crate) struct QueueState {
+    pub id: QueueId,
+    /// Next sequence handed out from the contiguous committed range `[head, tail)`.
+    head: u64,
+    /// One past the last committed entry.
+    tail: u64,
+    /// Entries given back by a rollback: handed out again before anything at `head`, lowest
+    /// first, which keeps FIFO order across rollbacks. All are below `head`.
+    returned: BTreeSet<u64>,
+    /// Entries claimed by open transactions: still on disk, invisible to other consumers.
+    in_flight: BTreeSet<u64>,
+}
+
+impl QueueState {
+    pub fn new(id: QueueId, head: u64, tail: u64) -> Self {
+        QueueState { id, head, tail, returned: BTreeSet::new(), in_flight: BTreeSet::new() }
+    }
+
+    /// State rebuilt at open: `below_head` are entries still on disk under `head` (claimed or
+    /// handed back before the restart); they are handed out first, lowest first.
+    pub fn recovered(id: QueueId, head: u64, tail: u64, below_head: BTreeSet<u64>) -> Self {
+        QueueState { id, head, tail, returned: below_head, in_flight: BTreeSet::new() }
+    }
+
+    /// Entries committed and still present (including those claimed by open transactions).
+    pub fn committed_len(&self) -> u64 {
+        (self.tail - self.head) + self.returned.len() as u64 + self.in_flight.len() as u64
+    }
+
+    /// Entries a consumer could claim right now.
+    pub fn available(&self) -> u64 {
+        (self.tail - self.head) + self.returned.len() as u64
+    }
+
+    pub fn tail(&self) -> u64 {
+        self.tail
+    }
+
+    /// Claim up to `max` entries in FIFO order.
+    pub fn claim(&mut self, max: usize, out: &mut Vec<u64>) {
+        while out.len() < max {
+            let Some(seq) = self.returned.pop_first() else { break };
+            self.in_flight.insert(seq);
+            out.push(seq);
+        }
+        while out.len() < max && self.head < self.tail {
+            let seq = self.head;
+            self.head += 1;
+            self.in_flight.insert(seq);
+            out.push(seq);
+        }
+    }
+
+    /// The first `max` claimable entries, without claiming them.
+    pub fn peek(&self, max: usize, out: &mut Vec<u64>) {
+        out.extend(self.returned.iter().copied().take(max));
+        let rest = (max - out.len().min(max)) as u64;
+        out.extend(self.head..self.tail.min(self.head.saturating_add(rest)));
+    }
+
+    /// A rollback hands claimed entries back; they go to the front again.
+    pub fn give_back(&mut self, seq: u64) {
+        if self.in_flight.remove(&seq) {
+            self.returned.insert(seq);
+        }
+    }
+
+    /// A commit consumed a claimed entry.
+    pub fn consumed(&mut self, seq: u64) {
+        self.in_flight.remove(&seq);
+    }
+
+    /// A commit appended `n` entries (sequences `tail .. tail + n`).
+    pub fn appended(&mut self, n: u64) {
+        self.tail += n;
+    }
+
+    /// Where this queue's entries on disk will be once the claims in `consuming` are deleted:
+    /// every sequence in `[head, tail)` (never claimed, so all present) plus the returned and
+    /// still-claimed ones below `head`, as sorted `(start, len)` runs. Persisted by each
+    /// consuming commit so that recovery is exact even when entries were consumed out of order.
+    pub fn layout_after(&self, consuming: &BTreeSet<u64>) -> HeadLayout {
+        let mut below: Vec<u64> = self.returned.iter().copied().collect();
+        below.extend(self.in_flight.iter().copied().filter(|s| !consuming.contains(s)));
+        below.sort_unstable();
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        for seq in below {
+            match runs.last_mut() {
+                Some((start, len)) if *start + *len == seq => *len += 1,
+                _ => runs.push((seq, 1)),
+            }
+        }
+        HeadLayout { head: self.head, below_head: runs }
+    }
+}
+
+/// Persisted per queue: the head and the runs of entries still on disk below it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct HeadLayout {
+    pub head: u64,
+    pub below_head: Vec<(u64, u64)>,
+}
+
+impl HeadLayout {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(8 + 16 * self.below_head.len());
+        v.extend_from_slice(&self.head.to_le_bytes());
+        for (start, len) in &self.below_head {
+            v.extend_from_slice(&start.to_le_bytes());
+            v.extend_from_slice(&len.to_le_bytes());
+        }
+        v
+    }
+
+    pub fn decode(v: &[u8]) -> Option<HeadLayout> {
+        if v.len() < 8 || (v.len() - 8) % 16 != 0 {
+            return None;
+        }
+        let word = |i: usize| u64::from_le_bytes(v[i..i + 8].try_into().expect("8 bytes"));
+        let below_head = (8..v.len()).step_by(16).map(|i| (word(i), word(i + 8))).collect();
+        Some(HeadLayout { head: word(0), below_head })
+    }
+
+    pub fn below_head_set(&self) -> BTreeSet<u64> {
+        self.below_head.iter().flat_map(|&(start, len)| start..start + len).collect()
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Queues {
+    pub by_name: HashMap<String, QueueId>,
+    pub states: HashMap<QueueId, QueueState>,
+    pub next_id: QueueId,
+}
+
+impl Queues {
+    pub fn get(&self, name: &str) -> Option<&QueueState> {
+        self.by_name.get(name).and_then(|id| self.states.get(id))
+    }
+
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut QueueState> {
+        let id = *self.by_name.get(name)?;
+        self.states.get_mut(&id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claims_are_fifo_and_rollback_returns_them_to_the_front_in_order() {
+        let mut q = QueueState::new(0, 0, 5);
+        let mut a = Vec::new();
+        q.claim(2, &mut a);
+        assert_eq!(a, vec![0, 1]);
+        let mut b = Vec::new();
+        q.claim(2, &mut b);
+        assert_eq!(b, vec![2, 3]);
+        // First transaction rolls back: 0 and 1 come before 4.
+        q.give_back(1);
+        q.give_back(0);
+        let mut c = Vec::new();
+        q.claim(10, &mut c);
+        assert_eq!(c, vec![0, 1, 4]);
+        assert_eq!(q.available(), 0);
+        assert_eq!(q.committed_len(), 5);
+    }
+
+    #[test]
+    fn peek_shows_returned_then_head_without_claiming() {
+        let mut q = QueueState::new(0, 0, 4);
+        let mut a = Vec::new();
+        q.claim(2, &mut a);
+        q.give_back(1);
+        let mut p = Vec::new();
+        q.peek(3, &mut p);
+        assert_eq!(p, vec![1, 2, 3]);
+        let mut p = Vec::new();
+        q.peek(1, &mut p);
+        assert_eq!(p, vec![1]);
+        assert_eq!(q.available(), 3);
+    }
+
+    #[test]
+    fn layout_after_commit_lists_entries_left_below_head_as_runs() {
+        let mut q = QueueState::new(0, 10, 20);
+        let mut a = Vec::new();
+        q.claim(3, &mut a); // 10, 11, 12 claimed by one transaction
+        let mut b = Vec::new();
+        q.claim(3, &mut b); // 13, 14, 15 claimed by another
+        // The second commits first: 10..=12 stay on disk below head 16.
+        let consuming: BTreeSet<u64> = b.iter().copied().collect();
+        let layout = q.layout_after(&consuming);
+        assert_eq!(layout, HeadLayout { head: 16, below_head: vec![(10, 3)] });
+        assert_eq!(HeadLayout::decode(&layout.encode()), Some(layout.clone()));
+        assert_eq!(layout.below_head_set(), [10, 11, 12].into_iter().collect());
+        let everything: BTreeSet<u64> = a.iter().chain(&b).copied().collect();
+        assert_eq!(q.layout_after(&everything).below_head, vec![]);
+        assert_eq!(HeadLayout::decode(&[1, 2, 3]), None);
+    }
+}

@@ -1,0 +1,352 @@
+//! Opening, recovering, inspecting and closing a store.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use parking_lot::{Condvar, Mutex, RwLock, RwLockReadGuard};
+use rocksdb::{
+    BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, Direction, IteratorMode,
+    Options, ReadOptions, DB,
+};
+
+use crate::error::{Error, Result, RocksContext};
+use crate::keys::{self, QueueId, ALL_CFS, CF_ENTRIES, CF_META, CF_OBJECTS};
+use crate::options::StoreOptions;
+use crate::queue::{HeadLayout, QueueState, Queues};
+use crate::transaction::Transaction;
+
+/// A RockCask store: named durable queues and objects by UUID in one RocksDB database.
+///
+/// Cheap to clone (shared handle). `close` releases RocksDB at once; every later call on this
+/// store or on its transactions fails with `Error::Closed`.
+#[derive(Clone)]
+pub struct Store {
+    pub(crate) shared: Arc<Shared>,
+}
+
+pub(crate) struct Shared {
+    pub path: PathBuf,
+    pub options: StoreOptions,
+    /// `None` once closed. Every operation holds the read side while it touches RocksDB, so
+    /// `close` (the write side) waits for calls in flight and no call can see a freed database.
+    db: RwLock<Option<DB>>,
+    pub queues: Mutex<Queues>,
+    /// Signalled whenever entries become claimable (commit, rollback) and on close.
+    pub arrivals: Condvar,
+    /// Commits are serialized: sequence numbers are assigned and published in commit order.
+    pub commit_lock: Mutex<()>,
+    pub closed: AtomicBool,
+    cache: Option<Cache>,
+}
+
+/// Point-in-time figures about a store.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoreStats {
+    pub queues: u64,
+    /// Committed entries over all queues (exact).
+    pub queued_items: u64,
+    /// Objects, as RocksDB estimates them.
+    pub objects_estimate: u64,
+    /// Bytes of every file in the store directory.
+    pub disk_bytes: u64,
+    /// Bytes held by memtables.
+    pub memtable_bytes: u64,
+    /// Bytes held by the block cache.
+    pub block_cache_bytes: u64,
+    /// Bytes held by table readers (indexes and filters not in the block cache).
+    pub table_reader_bytes: u64,
+}
+
+/// A read-locked view of the open database.
+pub(crate) struct DbRef<'a>(RwLockReadGuard<'a, Option<DB>>);
+
+impl DbRef<'_> {
+    pub fn db(&self) -> &DB {
+        self.0.as_ref().expect("DbRef is only built over an open database")
+    }
+    pub fn cf(&self, name: &str) -> &ColumnFamily {
+        self.db().cf_handle(name).expect("column families are checked at open")
+    }
+}
+
+impl Shared {
+    pub fn db(&self) -> Result<DbRef<'_>> {
+        let guard = self.db.read();
+        if guard.is_none() {
+            return Err(Error::Closed("store"));
+        }
+        Ok(DbRef(guard))
+    }
+
+    pub fn check_writable(&self) -> Result<()> {
+        if self.options.read_only {
+            return Err(Error::ReadOnly(self.path.clone()));
+        }
+        Ok(())
+    }
+}
+
+impl Store {
+    pub fn open(path: impl AsRef<Path>, options: StoreOptions) -> Result<Store> {
+        let path = path.as_ref().to_path_buf();
+        let creating = check_location(&path, &options)?;
+        let cache = (options.block_cache_bytes > 0).then(|| Cache::new_lru_cache(options.block_cache_bytes));
+        let db_opts = db_options(&options, creating);
+        let cfs = ALL_CFS.iter().map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, &options, cache.as_ref())));
+        let opened = if options.read_only {
+            DB::open_cf_descriptors_read_only(&db_opts, &path, cfs, false)
+        } else {
+            DB::open_cf_descriptors(&db_opts, &path, cfs)
+        };
+        let db = opened.map_err(|e| open_error(&path, e))?;
+        if creating {
+            let meta = db.cf_handle(CF_META).expect("just created");
+            db.put_cf(meta, keys::META_FORMAT_KEY, keys::META_FORMAT_VALUE)
+                .context(|| format!("writing the format marker of {}", path.display()))?;
+            db.flush_wal(true).context(|| format!("syncing the new store at {}", path.display()))?;
+        } else {
+            check_format_marker(&db, &path)?;
+        }
+        let queues = recover_queues(&db)?;
+        Ok(Store {
+            shared: Arc::new(Shared {
+                path,
+                options,
+                db: RwLock::new(Some(db)),
+                queues: Mutex::new(queues),
+                arrivals: Condvar::new(),
+                commit_lock: Mutex::new(()),
+                closed: AtomicBool::new(false),
+                cache,
+            }),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.shared.path
+    }
+
+    pub fn options(&self) -> &StoreOptions {
+        &self.shared.options
+    }
+
+    pub fn begin(&self) -> Result<Transaction> {
+        if self.is_closed() {
+            return Err(Error::Closed("store"));
+        }
+        Ok(Transaction::new(self.shared.clone()))
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.shared.closed.load(Ordering::Acquire)
+    }
+
+    /// Names of every queue ever committed to, sorted.
+    pub fn queue_names(&self) -> Result<Vec<String>> {
+        self.shared.db()?;
+        let mut names: Vec<String> = self.shared.queues.lock().by_name.keys().cloned().collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// Committed entries in `queue` (0 for a queue never used). O(1).
+    pub fn queue_size(&self, queue: &str) -> Result<u64> {
+        keys::validate_queue_name(queue)?;
+        self.shared.db()?;
+        Ok(self.shared.queues.lock().get(queue).map_or(0, QueueState::committed_len))
+    }
+
+    pub fn stats(&self) -> Result<StoreStats> {
+        let db = self.shared.db()?;
+        let (queues, queued_items) = {
+            let q = self.shared.queues.lock();
+            (q.states.len() as u64, q.states.values().map(QueueState::committed_len).sum())
+        };
+        let prop = |cf: &str, name: &str| -> Result<u64> {
+            Ok(db.db().property_int_value_cf(db.cf(cf), name).context(|| format!("reading {name}"))?.unwrap_or(0))
+        };
+        let mut memtable_bytes = 0;
+        let mut table_reader_bytes = 0;
+        for cf in ALL_CFS {
+            memtable_bytes += prop(cf, "rocksdb.cur-size-all-mem-tables")?;
+            table_reader_bytes += prop(cf, "rocksdb.estimate-table-readers-mem")?;
+        }
+        Ok(StoreStats {
+            queues,
+            queued_items,
+            objects_estimate: prop(CF_OBJECTS, "rocksdb.estimate-num-keys")?,
+            disk_bytes: directory_bytes(&self.shared.path),
+            memtable_bytes,
+            block_cache_bytes: self.shared.cache.as_ref().map_or(0, |c| c.get_usage() as u64),
+            table_reader_bytes,
+        })
+    }
+
+    /// Flush memtables and compact everything: reclaims the space of consumed entries now
+    /// instead of when RocksDB gets to it.
+    pub fn compact(&self) -> Result<()> {
+        self.shared.check_writable()?;
+        let db = self.shared.db()?;
+        for cf in ALL_CFS {
+            db.db().compact_range_cf(db.cf(cf), None::<&[u8]>, None::<&[u8]>);
+        }
+        Ok(())
+    }
+
+    /// Release RocksDB (and its lock file). Waits for calls in flight; wakes blocked `take`s.
+    /// Idempotent.
+    pub fn close(&self) -> Result<()> {
+        self.shared.closed.store(true, Ordering::Release);
+        {
+            let _q = self.shared.queues.lock();
+            self.shared.arrivals.notify_all();
+        }
+        let db = self.shared.db.write().take();
+        if let Some(db) = db {
+            if !self.shared.options.read_only {
+                db.flush_wal(true).context(|| format!("syncing {} at close", self.shared.path.display()))?;
+            }
+            drop(db);
+        }
+        Ok(())
+    }
+}
+
+/// Decide whether `path` is an existing store or may become a new one. Returns true to create.
+fn check_location(path: &Path, options: &StoreOptions) -> Result<bool> {
+    let not_a_store = |why: &str| Error::NotAStore { path: path.to_path_buf(), why: why.to_string() };
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if options.create_if_missing && !options.read_only {
+                Ok(true)
+            } else {
+                Err(not_a_store("the directory does not exist (and creation was not asked for)"))
+            }
+        }
+        Err(e) => Err(not_a_store(&format!("cannot read it: {e}"))),
+        Ok(m) if !m.is_dir() => Err(not_a_store("it is a file, not a store directory")),
+        Ok(_) => {
+            if path.join("CURRENT").is_file() {
+                let cfs = DB::list_cf(&Options::default(), path).map_err(|e| not_a_store(&e.into_string()))?;
+                if let Some(missing) = ALL_CFS.iter().find(|cf| !cfs.iter().any(|c| c == *cf)) {
+                    return Err(not_a_store(&format!("a RocksDB database without RockCask's column family '{missing}'")));
+                }
+                return Ok(false);
+            }
+            let empty = std::fs::read_dir(path).map_err(|e| not_a_store(&e.to_string()))?.next().is_none();
+            match (empty, options.create_if_missing && !options.read_only) {
+                (true, true) => Ok(true),
+                (true, false) => Err(not_a_store("the directory is empty (and creation was not asked for)")),
+                (false, _) => Err(not_a_store("the directory holds files but no RocksDB CURRENT file")),
+            }
+        }
+    }
+}
+
+fn check_format_marker(db: &DB, path: &Path) -> Result<()> {
+    let meta = db.cf_handle(CF_META).expect("opened with all column families");
+    match db.get_pinned_cf(meta, keys::META_FORMAT_KEY).context(|| format!("reading the format of {}", path.display()))? {
+        Some(v) if v.as_ref() == keys::META_FORMAT_VALUE => Ok(()),
+        Some(v) => Err(Error::NotAStore {
+            path: path.to_path_buf(),
+            why: format!("unknown format marker {:?} (this library reads {:?})", String::from_utf8_lossy(&v), String::from_utf8_lossy(keys::META_FORMAT_VALUE)),
+        }),
+        None => Err(Error::NotAStore { path: path.to_path_buf(), why: "no RockCask format marker".into() }),
+    }
+}
+
+fn open_error(path: &Path, e: rocksdb::Error) -> Error {
+    let message = e.clone().into_string();
+    // RocksDB reports a held lock file as an IOError mentioning LOCK ("Resource temporarily
+    // unavailable" from another process, "lock hold by current process" from this one).
+    if message.contains("LOCK") && (message.contains("lock") || message.contains("unavailable")) {
+        return Error::Locked { path: path.to_path_buf(), detail: message };
+    }
+    Error::Rocks { status: e.kind(), context: format!("opening {}", path.display()), message }
+}
+
+fn db_options(options: &StoreOptions, creating: bool) -> Options {
+    let mut o = Options::default();
+    o.create_if_missing(creating);
+    o.create_missing_column_families(creating);
+    o.set_db_write_buffer_size(options.write_buffer_bytes);
+    o.increase_parallelism(2);
+    o.set_max_background_jobs(2);
+    o.set_keep_log_file_num(4);
+    o
+}
+
+fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cache>) -> Options {
+    let mut o = Options::default();
+    let mut table = BlockBasedOptions::default();
+    match cache {
+        Some(c) => table.set_block_cache(c),
+        None => table.disable_cache(),
+    }
+    table.set_bloom_filter(10.0, false);
+    table.set_cache_index_and_filter_blocks(true);
+    table.set_pin_l0_filter_and_index_blocks_in_cache(true);
+    o.set_block_based_table_factory(&table);
+    o.set_compression_type(DBCompressionType::Lz4);
+    o.set_bottommost_compression_type(DBCompressionType::Zstd);
+    if name == CF_ENTRIES || name == CF_OBJECTS {
+        o.set_write_buffer_size((options.write_buffer_bytes / 2).max(1 << 20));
+        o.set_max_write_buffer_number(4);
+        // Consumed entries (and their objects) are tombstones: have files full of them
+        // compacted early so their space comes back and reads never wade through them.
+        o.add_compact_on_deletion_collector_factory(10_000, 5_000, 0.5);
+    } else {
+        o.set_write_buffer_size((options.write_buffer_bytes / 16).max(1 << 20));
+    }
+    o
+}
+
+/// Rebuild every queue's state from its persisted head layout plus one bounded seek for the
+/// tail. Consumed entries all lie below the persisted head, so their tombstones are never walked.
+fn recover_queues(db: &DB) -> Result<Queues> {
+    let meta = db.cf_handle(CF_META).expect("opened with all column families");
+    let entries = db.cf_handle(CF_ENTRIES).expect("opened with all column families");
+    let mut queues = Queues::default();
+    let mut names: HashMap<QueueId, String> = HashMap::new();
+    for item in db.iterator_cf(meta, IteratorMode::From(keys::meta_queue_prefix(), Direction::Forward)) {
+        let (k, v) = item.context(|| "listing queues".into())?;
+        let Some(name) = keys::meta_queue_name(&k) else { break };
+        let name = String::from_utf8(name.to_vec()).map_err(|_| Error::Corrupt("queue name is not UTF-8".into()))?;
+        names.insert(keys::decode_u32(&v, "queue id")?, name);
+    }
+    for (id, name) in names {
+        let layout = match db.get_pinned_cf(meta, keys::meta_head_key(id)).context(|| format!("reading head of queue '{name}'"))? {
+            Some(v) => HeadLayout::decode(&v).ok_or_else(|| Error::Corrupt(format!("head layout of queue '{name}'")))?,
+            None => HeadLayout::default(),
+        };
+        let mut ro = ReadOptions::default();
+        ro.set_iterate_lower_bound(keys::entry_key(id, layout.head).to_vec());
+        ro.set_iterate_upper_bound(queue_upper_bound(id));
+        let mut it = db.raw_iterator_cf_opt(entries, ro);
+        it.seek_to_last();
+        let tail = match it.key() {
+            Some(k) => keys::decode_entry_seq(k)? + 1,
+            None => layout.head,
+        };
+        it.status().context(|| format!("recovering queue '{name}'"))?;
+        queues.next_id = queues.next_id.max(id + 1);
+        queues.states.insert(id, QueueState::recovered(id, layout.head, tail, layout.below_head_set()));
+        queues.by_name.insert(name, id);
+    }
+    Ok(queues)
+}
+
+/// Exclusive upper bound of one queue's entry keys (longer than any of its 12-byte keys).
+fn queue_upper_bound(id: QueueId) -> Vec<u8> {
+    let mut k = keys::entry_key(id, u64::MAX).to_vec();
+    k.push(0xFF);
+    k
+}
+
+fn directory_bytes(path: &Path) -> u64 {
+    std::fs::read_dir(path)
+        .map(|rd| rd.flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum())
+        .unwrap_or(0)
+}

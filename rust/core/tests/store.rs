@@ -1,0 +1,361 @@
+//! Store behaviour through the public core API: the promises DESIGN.md makes, each checked.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use rockcask_core::{Error, Store, StoreOptions, Uuid};
+
+fn open(dir: &std::path::Path) -> Store {
+    Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+}
+
+fn payloads(ms: &[rockcask_core::Message]) -> Vec<Vec<u8>> {
+    ms.iter().map(|m| m.payload.clone().unwrap()).collect()
+}
+
+fn fill(store: &Store, queue: &str, items: impl IntoIterator<Item = u32>) {
+    let mut tx = store.begin().unwrap();
+    for i in items {
+        tx.enqueue(queue, &i.to_be_bytes()).unwrap();
+    }
+    tx.commit().unwrap();
+}
+
+fn drain(store: &Store, queue: &str) -> Vec<u32> {
+    let mut tx = store.begin().unwrap();
+    let out = tx.poll(queue, 1 << 20).unwrap();
+    tx.commit().unwrap();
+    out.iter().map(|m| u32::from_be_bytes(m.payload.clone().unwrap().try_into().unwrap())).collect()
+}
+
+#[test]
+fn committed_items_come_out_fifo_and_uncommitted_ones_never_appear() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    fill(&store, "q", 0..10);
+    {
+        let mut tx = store.begin().unwrap();
+        tx.enqueue("q", b"never").unwrap();
+        tx.rollback().unwrap();
+    }
+    {
+        let mut tx = store.begin().unwrap();
+        tx.enqueue("q", b"dropped").unwrap();
+        // dropped without commit
+    }
+    assert_eq!(store.queue_size("q").unwrap(), 10);
+    assert_eq!(drain(&store, "q"), (0..10).collect::<Vec<_>>());
+    assert_eq!(store.queue_size("q").unwrap(), 0);
+}
+
+#[test]
+fn rollback_returns_polled_items_to_the_head_in_their_original_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    fill(&store, "q", 0..6);
+    let mut a = store.begin().unwrap();
+    assert_eq!(payloads(&a.poll("q", 2).unwrap()), vec![0u32.to_be_bytes().to_vec(), 1u32.to_be_bytes().to_vec()]);
+    let mut b = store.begin().unwrap();
+    assert_eq!(b.poll("q", 2).unwrap().len(), 2); // 2, 3
+    a.rollback().unwrap();
+    b.rollback().unwrap();
+    assert_eq!(drain(&store, "q"), vec![0, 1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn a_move_between_queues_is_atomic() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    fill(&store, "in", 0..4);
+    let mut tx = store.begin().unwrap();
+    for m in tx.poll("in", 4).unwrap() {
+        tx.enqueue_id("out", m.id).unwrap();
+    }
+    // Before commit nothing moved for anyone else.
+    assert_eq!(store.queue_size("in").unwrap(), 4);
+    assert_eq!(store.queue_size("out").unwrap(), 0);
+    tx.commit().unwrap();
+    assert_eq!(store.queue_size("in").unwrap(), 0);
+    assert_eq!(drain(&store, "out"), vec![0, 1, 2, 3]);
+}
+
+#[test]
+fn transactions_read_their_own_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    fill(&store, "q", [1]);
+    let mut tx = store.begin().unwrap();
+    let id = Uuid::new_v4();
+    tx.put(id, b"mine").unwrap();
+    assert_eq!(tx.get(id).unwrap().as_deref(), Some(&b"mine"[..]));
+    assert_eq!(store.begin().unwrap().get(id).unwrap(), None, "uncommitted put is invisible to others");
+    tx.enqueue("q", &2u32.to_be_bytes()).unwrap();
+    let peeked = tx.peek("q", 10).unwrap();
+    assert_eq!(payloads(&peeked), vec![1u32.to_be_bytes().to_vec(), 2u32.to_be_bytes().to_vec()]);
+    let polled = tx.poll("q", 10).unwrap();
+    assert_eq!(payloads(&polled), vec![1u32.to_be_bytes().to_vec(), 2u32.to_be_bytes().to_vec()]);
+    assert!(tx.delete(id).unwrap());
+    assert_eq!(tx.get(id).unwrap(), None);
+    tx.commit().unwrap();
+    assert_eq!(store.queue_size("q").unwrap(), 0);
+    assert_eq!(store.begin().unwrap().get(id).unwrap(), None);
+}
+
+#[test]
+fn owned_objects_die_with_their_last_entry_and_put_objects_live_until_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let (owned, explicit) = {
+        let mut tx = store.begin().unwrap();
+        let owned = tx.enqueue("a", b"owned").unwrap();
+        tx.enqueue_id("b", owned).unwrap(); // second owning entry
+        let explicit = Uuid::new_v4();
+        tx.put(explicit, b"explicit").unwrap();
+        tx.enqueue_id("a", explicit).unwrap();
+        tx.commit().unwrap();
+        (owned, explicit)
+    };
+    let get = |id| store.begin().unwrap().get(id).unwrap();
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.poll("a", 10).unwrap().len(), 2);
+    tx.commit().unwrap();
+    assert_eq!(get(owned).as_deref(), Some(&b"owned"[..]), "still referenced by queue b");
+    assert_eq!(get(explicit).as_deref(), Some(&b"explicit"[..]), "put objects outlive their entries");
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.poll("b", 10).unwrap()[0].id, owned);
+    tx.commit().unwrap();
+    assert_eq!(get(owned), None, "last owning entry consumed");
+    let mut tx = store.begin().unwrap();
+    assert!(tx.delete(explicit).unwrap());
+    tx.commit().unwrap();
+    assert_eq!(get(explicit), None);
+}
+
+#[test]
+fn an_entry_whose_object_was_deleted_is_delivered_without_payload() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let id = Uuid::new_v4();
+    let mut tx = store.begin().unwrap();
+    tx.put(id, b"x").unwrap();
+    tx.enqueue_id("q", id).unwrap();
+    tx.commit().unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.delete(id).unwrap();
+    tx.commit().unwrap();
+    let mut tx = store.begin().unwrap();
+    let got = tx.poll("q", 1).unwrap();
+    assert_eq!(got[0].id, id);
+    assert_eq!(got[0].payload, None);
+}
+
+#[test]
+fn enqueue_of_an_unknown_id_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let mut tx = store.begin().unwrap();
+    let id = Uuid::new_v4();
+    assert!(matches!(tx.enqueue_id("q", id), Err(Error::NoSuchObject(x)) if x == id));
+}
+
+#[test]
+fn head_tail_and_order_survive_reopen_including_entries_consumed_out_of_order() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = open(dir.path());
+        fill(&store, "q", 0..10);
+        let mut holder = store.begin().unwrap();
+        assert_eq!(holder.poll("q", 3).unwrap().len(), 3); // claims 0, 1, 2
+        let mut consumer = store.begin().unwrap();
+        assert_eq!(consumer.poll("q", 3).unwrap().len(), 3); // 3, 4, 5
+        consumer.commit().unwrap(); // holes: 0..3 stay, 3..6 gone
+        std::mem::forget(holder); // as if the process died holding the claim
+        store.close().unwrap();
+    }
+    let store = open(dir.path());
+    assert_eq!(store.queue_size("q").unwrap(), 7);
+    assert_eq!(drain(&store, "q"), vec![0, 1, 2, 6, 7, 8, 9]);
+    fill(&store, "q", [10]);
+    store.close().unwrap();
+    let store = open(dir.path());
+    assert_eq!(drain(&store, "q"), vec![10], "sequence numbers continue after the consumed ones");
+    assert_eq!(store.queue_names().unwrap(), vec!["q".to_string()]);
+}
+
+#[test]
+fn concurrent_consumers_never_receive_the_same_item_and_lose_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    fill(&store, "q", 0..2000);
+    let seen = Arc::new(parking_lot::Mutex::new(Vec::new()));
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let store = store.clone();
+            let seen = seen.clone();
+            thread::spawn(move || for attempt in 0usize.. {
+                let mut tx = store.begin().unwrap();
+                let got = tx.poll("q", 7).unwrap();
+                if got.is_empty() {
+                    return;
+                }
+                if (attempt + t) % 3 == 0 {
+                    tx.rollback().unwrap(); // every third attempt gives its items back
+                    continue;
+                }
+                tx.commit().unwrap();
+                seen.lock().extend(got.iter().map(|m| u32::from_be_bytes(m.payload.clone().unwrap().try_into().unwrap())));
+            })
+        })
+        .collect();
+    threads.into_iter().for_each(|t| t.join().unwrap());
+    let mut seen = seen.lock().clone();
+    seen.sort();
+    assert_eq!(seen, (0..2000).collect::<Vec<_>>());
+}
+
+#[test]
+fn take_waits_for_a_commit_and_times_out_when_none_comes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.take("q", Duration::from_millis(50)).unwrap(), None);
+    let producer = {
+        let store = store.clone();
+        thread::spawn(move || {
+            thread::sleep(Duration::from_millis(100));
+            fill(&store, "q", [42]);
+        })
+    };
+    let got = tx.take("q", Duration::from_secs(10)).unwrap().expect("an item arrives");
+    assert_eq!(got.payload.unwrap(), 42u32.to_be_bytes());
+    producer.join().unwrap();
+}
+
+#[test]
+fn close_wakes_a_blocked_take_and_later_calls_fail_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let waiting = Arc::new(AtomicBool::new(false));
+    let taker = {
+        let store = store.clone();
+        let waiting = waiting.clone();
+        thread::spawn(move || {
+            let mut tx = store.begin().unwrap();
+            waiting.store(true, Ordering::SeqCst);
+            tx.take("q", Duration::from_secs(60))
+        })
+    };
+    while !waiting.load(Ordering::SeqCst) {
+        thread::yield_now();
+    }
+    thread::sleep(Duration::from_millis(50));
+    store.close().unwrap();
+    assert!(matches!(taker.join().unwrap(), Err(Error::Closed(_))));
+    assert!(matches!(store.begin(), Err(Error::Closed(_))));
+    assert!(matches!(store.queue_size("q"), Err(Error::Closed(_))));
+    store.close().unwrap(); // idempotent
+}
+
+#[test]
+fn a_transaction_is_finished_after_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let mut tx = store.begin().unwrap();
+    tx.commit().unwrap();
+    assert!(matches!(tx.enqueue("q", b"x"), Err(Error::TransactionFinished(_))));
+    assert!(matches!(tx.commit(), Err(Error::TransactionFinished(_))));
+    tx.rollback().unwrap(); // harmless
+}
+
+#[test]
+fn bad_locations_and_a_second_open_are_refused_with_what_and_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain-file");
+    std::fs::write(&file, b"hello").unwrap();
+    assert!(matches!(Store::open(&file, StoreOptions::default()), Err(Error::NotAStore { .. })));
+    let junk = dir.path().join("junk");
+    std::fs::create_dir(&junk).unwrap();
+    std::fs::write(junk.join("x.txt"), b"x").unwrap();
+    let err = Store::open(&junk, StoreOptions::default()).err().unwrap();
+    assert!(matches!(err, Error::NotAStore { .. }), "{err}");
+    assert!(err.to_string().contains("junk"));
+    let missing = dir.path().join("missing");
+    assert!(matches!(Store::open(&missing, StoreOptions { create_if_missing: false, ..Default::default() }), Err(Error::NotAStore { .. })));
+
+    let store_dir = dir.path().join("store");
+    let store = open(&store_dir);
+    let err = Store::open(&store_dir, StoreOptions::default()).err().unwrap();
+    assert!(matches!(err, Error::Locked { .. }), "{err}");
+    store.close().unwrap();
+    open(&store_dir).close().unwrap();
+}
+
+#[test]
+fn a_read_only_store_reads_and_refuses_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = open(dir.path());
+        fill(&store, "q", [7]);
+        store.close().unwrap();
+    }
+    let ro = Store::open(dir.path(), StoreOptions { read_only: true, ..Default::default() }).unwrap();
+    assert_eq!(ro.queue_size("q").unwrap(), 1);
+    let mut tx = ro.begin().unwrap();
+    assert_eq!(tx.peek("q", 1).unwrap().len(), 1);
+    assert!(matches!(tx.enqueue("q", b"x"), Err(Error::ReadOnly(_))));
+    assert!(matches!(tx.poll("q", 1), Err(Error::ReadOnly(_))));
+}
+
+#[test]
+fn arguments_out_of_range_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let mut tx = store.begin().unwrap();
+    assert!(matches!(tx.enqueue("", b"x"), Err(Error::InvalidArgument(_))));
+    assert!(matches!(tx.poll("q", 0), Err(Error::InvalidArgument(_))));
+    assert!(matches!(tx.poll("q", usize::MAX), Err(Error::InvalidArgument(_))));
+    assert!(matches!(tx.enqueue(&"n".repeat(5000), b"x"), Err(Error::InvalidArgument(_))));
+}
+
+#[test]
+fn consumed_entries_do_not_slow_polling_or_keep_their_space_after_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let payload = vec![7u8; 256];
+    for _ in 0..20 {
+        let mut tx = store.begin().unwrap();
+        for _ in 0..1000 {
+            tx.enqueue("q", &payload).unwrap();
+        }
+        tx.commit().unwrap();
+        let mut tx = store.begin().unwrap();
+        assert_eq!(tx.poll("q", 1000).unwrap().len(), 1000);
+        tx.commit().unwrap();
+    }
+    store.compact().unwrap();
+    let stats = store.stats().unwrap();
+    assert_eq!(stats.queued_items, 0);
+    assert!(stats.disk_bytes < 2 << 20, "20,000 consumed 256-byte items left {} bytes", stats.disk_bytes);
+}
+
+#[test]
+fn enqueueing_an_owned_object_whose_last_entry_was_consumed_meanwhile_fails_at_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let id = {
+        let mut tx = store.begin().unwrap();
+        let id = tx.enqueue("a", b"x").unwrap();
+        tx.commit().unwrap();
+        id
+    };
+    let mut referrer = store.begin().unwrap();
+    referrer.enqueue_id("b", id).unwrap();
+    let mut consumer = store.begin().unwrap();
+    assert_eq!(consumer.poll("a", 1).unwrap()[0].id, id);
+    consumer.commit().unwrap(); // last owning entry gone: object deleted
+    assert!(matches!(referrer.commit(), Err(Error::NoSuchObject(x)) if x == id));
+    referrer.rollback().unwrap();
+    assert_eq!(store.queue_size("b").unwrap(), 0, "nothing points at the deleted object");
+}

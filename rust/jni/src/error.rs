@@ -1,0 +1,97 @@
+//! Mapping of every failure to one Java exception class.
+//!
+//! RockCask's own failures become `org.rockcask.RockCaskException`, whose message starts with a
+//! status code ("Locked: ...", "IOError: ...") that the Java class exposes as `status()`.
+
+use jni::errors::ErrorPolicy;
+use jni::strings::JNIString;
+use jni::Env;
+use rockcask_core::Error as CoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum BridgeError {
+    #[error(transparent)]
+    Core(#[from] CoreError),
+    #[error("JNI call failed: {0}")]
+    Jni(#[from] jni::errors::Error),
+    /// A Java argument that must not be null was null.
+    #[error("{0} must not be null")]
+    Null(&'static str),
+    /// A handle that is zero or not of the expected type.
+    #[error("{0}")]
+    BadHandle(String),
+    #[error("{0}")]
+    InvalidArgument(String),
+}
+
+pub type BridgeResult<T> = Result<T, BridgeError>;
+
+const ILLEGAL_STATE: &str = "java/lang/IllegalStateException";
+const ILLEGAL_ARGUMENT: &str = "java/lang/IllegalArgumentException";
+const NULL_POINTER: &str = "java/lang/NullPointerException";
+const ROCKCASK: &str = "org/rockcask/RockCaskException";
+
+impl BridgeError {
+    fn java_class_and_message(&self) -> (&'static str, String) {
+        match self {
+            BridgeError::Core(e) => match e {
+                CoreError::Closed(_) | CoreError::TransactionFinished(_) => (ILLEGAL_STATE, e.to_string()),
+                CoreError::InvalidArgument(_) => (ILLEGAL_ARGUMENT, e.to_string()),
+                CoreError::NoSuchObject(_) => (ROCKCASK, format!("NoSuchObject: {e}")),
+                CoreError::ReadOnly(_) => (ROCKCASK, format!("ReadOnly: {e}")),
+                CoreError::Locked { .. } => (ROCKCASK, format!("Locked: {e}")),
+                CoreError::NotAStore { .. } => (ROCKCASK, format!("NotAStore: {e}")),
+                CoreError::Corrupt(_) => (ROCKCASK, format!("Corruption: {e}")),
+                // Display already starts with the RocksDB status name.
+                CoreError::Rocks { .. } => (ROCKCASK, e.to_string()),
+            },
+            BridgeError::Jni(e) => (ROCKCASK, format!("Internal: {e}")),
+            BridgeError::Null(_) => (NULL_POINTER, self.to_string()),
+            BridgeError::BadHandle(_) => (ILLEGAL_STATE, self.to_string()),
+            BridgeError::InvalidArgument(_) => (ILLEGAL_ARGUMENT, self.to_string()),
+        }
+    }
+}
+
+fn throw(env: &mut Env<'_>, class: &str, message: String) {
+    // If throwing itself fails there is nothing better to do: the JVM has an exception pending
+    // (OutOfMemoryError, NoClassDefFoundError) that describes the failure.
+    let _ = env.throw_new(JNIString::from(class), JNIString::from(message));
+}
+
+/// Throws the mapped exception for errors and `RockCaskException("Internal: ...")` for panics;
+/// an exception already pending (from a failed JNI call) is left to propagate.
+pub struct ThrowMapped;
+
+impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowMapped {
+    type Captures<'unowned_env_local: 'native_method, 'native_method> = ();
+
+    fn on_error<'unowned_env_local: 'native_method, 'native_method>(
+        env: &mut Env<'unowned_env_local>,
+        _cap: &mut (),
+        err: BridgeError,
+    ) -> jni::errors::Result<T> {
+        if !env.exception_check() {
+            let (class, message) = err.java_class_and_message();
+            throw(env, class, message);
+        }
+        Ok(T::default())
+    }
+
+    fn on_panic<'unowned_env_local: 'native_method, 'native_method>(
+        env: &mut Env<'unowned_env_local>,
+        _cap: &mut (),
+        payload: Box<dyn std::any::Any + Send + 'static>,
+    ) -> jni::errors::Result<T> {
+        let what = match payload.downcast_ref::<&'static str>() {
+            Some(s) => (*s).to_string(),
+            None => payload.downcast_ref::<String>().cloned().unwrap_or_else(|| "non-string panic".into()),
+        };
+        // Dropping a payload can itself panic; leak it instead (it is tiny and this is a bug path).
+        std::mem::forget(payload);
+        if !env.exception_check() {
+            throw(env, ROCKCASK, format!("Internal: RockCask native panic: {what}"));
+        }
+        Ok(T::default())
+    }
+}

@@ -1,0 +1,11 @@
+//! JNI entry points of RockCask. Thin by design: each function checks its handle, converts
+//! arguments, calls `rockcask-core` and maps the result. No store logic lives here.
+//!
+//! Every entry point runs inside `EnvUnowned::with_env`, which catches panics, and resolves
+//! with `ThrowMapped`, which turns each error into the matching Java exception.
+
+mod error;
+mod handle;
+mod store;
+mod transaction;
+mod wire;

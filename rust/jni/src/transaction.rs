@@ -1,0 +1,190 @@
+//! `org.rockcask.Native.tx*` entry points.
+//!
+//! A transaction sits behind a mutex: Java code that shares one `Transaction` between threads
+//! gets serialized calls, never a data race.
+
+use std::time::Duration;
+
+use jni::objects::{JByteArray, JClass, JLongArray};
+use jni::sys::{jboolean, jint, jlong};
+use jni::{Env, EnvUnowned};
+use parking_lot::{Mutex, MutexGuard};
+use rockcask_core::Transaction;
+
+use crate::error::{BridgeError, BridgeResult, ThrowMapped};
+use crate::handle::{borrow, free_handle, Tagged};
+use crate::wire;
+
+pub struct TxHandle(Mutex<Transaction>);
+
+impl TxHandle {
+    pub fn new(tx: Transaction) -> Self {
+        TxHandle(Mutex::new(tx))
+    }
+}
+
+impl Tagged for TxHandle {
+    const TAG: u64 = 0x526f_636b_5478_6e21; // "RockTxn!"
+    const NAME: &'static str = "Transaction";
+}
+
+fn tx<'a>(handle: jlong) -> BridgeResult<MutexGuard<'a, Transaction>> {
+    Ok(borrow::<TxHandle>(handle)?.0.lock())
+}
+
+fn count(max: jint) -> BridgeResult<usize> {
+    usize::try_from(max).map_err(|_| BridgeError::InvalidArgument(format!("item count must be positive, got {max}")))
+}
+
+/// Frees the transaction; an open one rolls back (its claimed entries go back to their queues).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_Native_txFree<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, tx: jlong) {
+    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> { free_handle::<TxHandle>(tx) }).resolve::<ThrowMapped>()
+}
+
+/// Writes the new object's id into `id_out[0]` (msb) and `id_out[1]` (lsb): no allocation per call.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_Native_txEnqueue<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    queue: JByteArray<'local>,
+    payload: JByteArray<'local>,
+    id_out: JLongArray<'local>,
+) {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
+        let queue = wire::queue_name(env, &queue)?;
+        let payload = wire::bytes(env, &payload, "payload")?;
+        if id_out.is_null() {
+            return Err(BridgeError::Null("id array"));
+        }
+        let id = tx(handle)?.enqueue(&queue, &payload)?;
+        let (msb, lsb) = id.as_u64_pair();
+        id_out.set_region(env, 0, &[msb as jlong, lsb as jlong])?;
+        Ok(())
+    })
+    .resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_Native_txEnqueueId<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    queue: JByteArray<'local>,
+    msb: jlong,
+    lsb: jlong,
+) {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
+        let queue = wire::queue_name(env, &queue)?;
+        Ok(tx(handle)?.enqueue_id(&queue, wire::uuid(msb, lsb))?)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_Native_txPoll<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    queue: JByteArray<'local>,
+    max: jint,
+) -> JByteArray<'local> {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
+        let queue = wire::queue_name(env, &queue)?;
+        let messages = tx(handle)?.poll(&queue, count(max)?)?;
+        Ok(env.byte_array_from_slice(&wire::pack_messages(&messages))?)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_Native_txPeek<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    queue: JByteArray<'local>,
+    max: jint,
+) -> JByteArray<'local> {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
+        let queue = wire::queue_name(env, &queue)?;
+        let messages = tx(handle)?.peek(&queue, count(max)?)?;
+        Ok(env.byte_array_from_slice(&wire::pack_messages(&messages))?)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+/// Packed list of zero or one message.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_Native_txTake<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    queue: JByteArray<'local>,
+    timeout_millis: jlong,
+) -> JByteArray<'local> {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
+        let queue = wire::queue_name(env, &queue)?;
+        let millis = u64::try_from(timeout_millis)
+            .map_err(|_| BridgeError::InvalidArgument(format!("timeout must not be negative, got {timeout_millis} ms")))?;
+        let message = tx(handle)?.take(&queue, Duration::from_millis(millis))?;
+        Ok(env.byte_array_from_slice(&wire::pack_messages(message.as_slice()))?)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_Native_txPut<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    msb: jlong,
+    lsb: jlong,
+    payload: JByteArray<'local>,
+) {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
+        let payload = wire::bytes(env, &payload, "payload")?;
+        Ok(tx(handle)?.put(wire::uuid(msb, lsb), &payload)?)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+/// The payload, or null when there is no such object.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_Native_txGet<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    msb: jlong,
+    lsb: jlong,
+) -> JByteArray<'local> {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
+        match tx(handle)?.get(wire::uuid(msb, lsb))? {
+            Some(p) => Ok(env.byte_array_from_slice(&p)?),
+            None => Ok(JByteArray::default()),
+        }
+    })
+    .resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_Native_txDelete<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    msb: jlong,
+    lsb: jlong,
+) -> jboolean {
+    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<jboolean> { Ok(tx(handle)?.delete(wire::uuid(msb, lsb))?) })
+        .resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_Native_txCommit<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) {
+    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> { Ok(tx(handle)?.commit()?) }).resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_Native_txRollback<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) {
+    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> { Ok(tx(handle)?.rollback()?) }).resolve::<ThrowMapped>()
+}

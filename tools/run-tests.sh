@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every test: Rust unit and store tests, the JUnit suites (under -Xcheck:jni), then
+# publishes to mavenLocal and runs the example consumer project against the published jar.
+# Ends with one line totalling the passed and failed tests of all runners.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+gradle="gradle --no-daemon --console=plain"
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+status=0
+
+step() {
+    local name=$1
+    shift
+    echo "==> $name"
+    if ! "$@" 2>&1 | tee "$logs/$name.log"; then
+        echo "==> $name FAILED"
+        status=1
+    fi
+}
+
+step rust cargo test --release --locked --workspace
+step java $gradle test publishToMavenLocal
+step example $gradle -p java/examples/flow-demo -ProckcaskVersion="$version" -PdemoArgs=20000 runDemo
+
+passed=0
+failed=0
+while read -r p f; do
+    passed=$((passed + p))
+    failed=$((failed + f))
+done < <(
+    sed -n 's/^test result: [a-zA-Z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1 \2/p' "$logs/rust.log"
+    sed -n 's/^[a-z-]*: \([0-9]*\) passed, \([0-9]*\) failed, [0-9]* skipped$/\1 \2/p' "$logs/java.log"
+    if grep -q '^CHECK OK' "$logs/example.log"; then echo "1 0"; else echo "0 1"; fi
+)
+[ "$status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
+echo "total: $passed passed, $failed failed"
+exit "$status"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what building RockCask needs and is missing (Debian/Ubuntu, as root or with sudo):
+# a C++ toolchain and libclang for RocksDB's bindings, a JDK 17, Gradle. Rust comes from
+# rustup (>= 1.88 for rust-rocksdb); it cannot be fetched from a package registry.
+set -euo pipefail
+
+need=()
+command -v c++ >/dev/null || need+=(g++)
+command -v make >/dev/null || need+=(make)
+command -v javac >/dev/null || need+=(openjdk-17-jdk-headless)
+command -v gradle >/dev/null || need+=(gradle)
+# bindgen loads libclang at build time.
+ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
+
+if [ ${#need[@]} -gt 0 ]; then
+    echo "setup: installing ${need[*]}"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null; then
+    [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+fi
+if ! command -v cargo >/dev/null; then
+    echo "setup: cargo not found; install Rust >= 1.88 with rustup (https://rustup.rs)" >&2
+    exit 1
+fi
+rust_minor=$(rustc --version | sed -E 's/^rustc 1\.([0-9]+).*/\1/')
+if [ "$rust_minor" -lt 88 ]; then
+    echo "setup: $(rustc --version) is too old; rust-rocksdb needs >= 1.88 (rustup update)" >&2
+    exit 1
+fi
