@@ -60,7 +60,10 @@ public class ConcurrencyTest {
                                     tx.enqueue(to, m.payload());
                                 }
                             }
-                            if (rnd.nextInt(5) == 0) {
+                            // Items stay claimed until commit/rollback returns; after that
+                                // others may legitimately receive them, so let go just before.
+                                inHand.removeAll(mine);
+                                if (rnd.nextInt(5) == 0) {
                                 tx.rollback();
                                 rollbacks.incrementAndGet();
                             } else {

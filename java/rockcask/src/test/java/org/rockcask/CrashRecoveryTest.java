@@ -4,8 +4,8 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -37,41 +36,41 @@ public class CrashRecoveryTest {
         long nextK = 0;
         long totalAcked = 0;
         for (int cycle = 0; cycle < KILL_CYCLES; cycle++) {
-            Process child = ChildJvm.start(CrashChild.class, dir.toString(), Long.toString(nextK));
-            AtomicLong lastAcked = new AtomicLong(nextK - 1);
-            List<String> otherOutput = new ArrayList<>();
-            Thread reader = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-                    for (String line; (line = r.readLine()) != null;) {
-                        if (line.startsWith("C ")) {
-                            lastAcked.set(Long.parseLong(line.substring(2)));
-                        } else if (!line.equals("READY")) {
-                            synchronized (otherOutput) {
-                                otherOutput.add(line);
-                            }
-                        }
-                    }
-                } catch (Exception ignored) {
-                    // the child was killed
-                }
-            });
-            reader.start();
+            // The child's output goes to a file, not a pipe: what the child wrote before the kill
+            // is all there afterwards (the JDK closes a dead child's pipe under its reader).
+            Path log = tmp.newFile("child-" + cycle + ".log").toPath();
+            Process child = ChildJvm.builder(new ArrayList<>(), CrashChild.class, dir.toString(), Long.toString(nextK))
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             // Wait until the child commits at least once, then kill it at a random moment.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (lastAcked.get() < nextK && child.isAlive() && System.nanoTime() < deadline) {
+            while (lastAcked(log, nextK) < nextK && child.isAlive() && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
-            assertTrue("child never committed; output: " + otherOutput, lastAcked.get() >= nextK);
+            assertTrue("child never committed; output: " + Files.readAllLines(log), lastAcked(log, nextK) >= nextK);
             Thread.sleep(random.nextInt(300));
             child.destroyForcibly(); // SIGKILL on Linux
             assertTrue(child.waitFor(30, TimeUnit.SECONDS));
-            reader.join(10_000);
             assertEquals("killed by SIGKILL", 137, child.exitValue());
-            long acked = lastAcked.get();
+            long acked = lastAcked(log, nextK);
             totalAcked += acked - nextK + 1;
             nextK = verify(dir, acked, cycle);
         }
         assertTrue("made progress across cycles", totalAcked >= KILL_CYCLES);
+    }
+
+    /** The last transaction number the child acknowledged; fails on any other output. */
+    private static long lastAcked(Path log, long start) throws IOException {
+        long acked = start - 1;
+        String text = new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
+        // Only whole lines: while the child runs, the last one may be half written.
+        for (String line : text.substring(0, text.lastIndexOf('\n') + 1).split("\n")) {
+            if (line.startsWith("C ")) {
+                acked = Long.parseLong(line.substring(2));
+            } else if (!line.equals("READY") && !line.isEmpty()) {
+                fail("unexpected child output: " + line);
+            }
+        }
+        return acked;
     }
 
     /** Checks the store after a kill and returns the next transaction number the child starts at. */
