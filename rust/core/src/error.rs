@@ -42,6 +42,10 @@ pub enum Error {
     #[error("{status:?}: {context}: {message}")]
     Rocks { status: RocksStatus, context: String, message: String },
 
+    /// A fault inside RockCask itself (a broken internal assumption): a bug to report.
+    #[error("internal error: {0}")]
+    Internal(String),
+
     /// Data read back from the store does not have the shape RockCask wrote.
     #[error("corrupt store data at {0}")]
     Corrupt(String),

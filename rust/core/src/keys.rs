@@ -53,6 +53,11 @@ pub enum Ownership {
     Reference,
 }
 
+/// The flag byte that starts an object value.
+pub fn ownership_byte(own: Ownership) -> u8 {
+    own.to_byte()
+}
+
 impl Ownership {
     fn to_byte(self) -> u8 {
         match self {

@@ -2,7 +2,9 @@
 //!
 //! Pure Rust; the JNI bridge (`rust/jni`) only converts arguments and maps errors.
 
+mod batch;
 pub mod error;
+mod hash;
 pub mod keys;
 pub mod options;
 mod queue;

@@ -11,6 +11,7 @@ use rocksdb::{
     Options, ReadOptions, DB,
 };
 
+use crate::batch::{self, CfIds};
 use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, QueueId, ALL_CFS, CF_ENTRIES, CF_META, CF_OBJECTS};
 use crate::options::StoreOptions;
@@ -38,6 +39,8 @@ pub(crate) struct Shared {
     /// Commits are serialized: sequence numbers are assigned and published in commit order.
     pub commit_lock: Mutex<()>,
     pub closed: AtomicBool,
+    /// Column family ids for write batches built as bytes (`batch.rs`).
+    pub cf_ids: CfIds,
     cache: Option<Cache>,
 }
 
@@ -109,6 +112,7 @@ impl Store {
         } else {
             check_format_marker(&db, &path)?;
         }
+        let cf_ids = batch::verify_format(&db)?;
         let queues = recover_queues(&db)?;
         Ok(Store {
             shared: Arc::new(Shared {
@@ -119,6 +123,7 @@ impl Store {
                 arrivals: Condvar::new(),
                 commit_lock: Mutex::new(()),
                 closed: AtomicBool::new(false),
+                cf_ids,
                 cache,
             }),
         })

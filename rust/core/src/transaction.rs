@@ -11,11 +11,13 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rocksdb::{WriteBatch, WriteOptions};
+use rocksdb::WriteOptions;
 use uuid::Uuid;
 
+use crate::batch::BatchRep;
 use crate::error::{Error, Result, RocksContext};
-use crate::keys::{self, Ownership, QueueId, CF_ENTRIES, CF_META, CF_OBJECTS, CF_REFS};
+use crate::hash::IdMap;
+use crate::keys::{self, Ownership, QueueId, CF_ENTRIES, CF_OBJECTS, CF_REFS};
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
 use crate::queue::QueueState;
 use crate::store::{DbRef, Shared};
@@ -34,33 +36,46 @@ struct Claim {
     seq: u64,
 }
 
-#[derive(Debug)]
+/// This transaction's last write to an object.
+#[derive(Clone, Copy, Debug)]
 enum ObjectWrite {
-    /// Encoded object value (flag byte + payload).
-    Put(Vec<u8>),
+    /// Encoded object value (flag byte + payload) at `at..at + len` of the batch.
+    Put { at: usize, len: usize },
     Delete,
 }
 
-/// Object writes in the order they were made (new ids are time-ordered, so this is also key
-/// order for the common case), with an index for read-your-own-writes.
+/// This transaction's own enqueues, per queue, in order. Engines touch a handful of queues per
+/// transaction, so the last one used is checked first and the map only serves the others.
 #[derive(Default)]
-struct ObjectWrites {
-    writes: Vec<(Uuid, ObjectWrite)>,
-    index: HashMap<Uuid, usize>,
+struct OwnEnqueues {
+    queues: Vec<(String, VecDeque<(Uuid, Ownership)>)>,
+    index: HashMap<String, usize>,
+    last: usize,
 }
 
-impl ObjectWrites {
-    fn set(&mut self, id: Uuid, w: ObjectWrite) {
-        match self.index.get(&id) {
-            Some(&i) => self.writes[i].1 = w,
-            None => {
-                self.index.insert(id, self.writes.len());
-                self.writes.push((id, w));
-            }
-        }
+impl OwnEnqueues {
+    fn push(&mut self, queue: &str, item: (Uuid, Ownership)) {
+        let i = match self.queues.get(self.last) {
+            Some((name, _)) if name == queue => self.last,
+            _ => match self.index.get(queue) {
+                Some(&i) => i,
+                None => {
+                    self.index.insert(queue.to_string(), self.queues.len());
+                    self.queues.push((queue.to_string(), VecDeque::new()));
+                    self.queues.len() - 1
+                }
+            },
+        };
+        self.last = i;
+        self.queues[i].1.push_back(item);
     }
-    fn get(&self, id: &Uuid) -> Option<&ObjectWrite> {
-        self.index.get(id).map(|&i| &self.writes[i].1)
+
+    fn get(&self, queue: &str) -> Option<&VecDeque<(Uuid, Ownership)>> {
+        self.index.get(queue).map(|&i| &self.queues[i].1)
+    }
+
+    fn get_mut(&mut self, queue: &str) -> Option<&mut VecDeque<(Uuid, Ownership)>> {
+        self.index.get(queue).map(|&i| &mut self.queues[i].1)
     }
 }
 
@@ -68,11 +83,12 @@ pub struct Transaction {
     store: Arc<Shared>,
     finished: Option<&'static str>,
     claims: Vec<Claim>,
-    /// This transaction's own enqueues, per queue, in order.
-    enqueued: HashMap<String, VecDeque<(Uuid, Ownership)>>,
-    objects: ObjectWrites,
+    enqueued: OwnEnqueues,
+    /// Object puts and deletes, already encoded in `batch` in the order they were made.
+    batch: BatchRep,
+    objects: IdMap<Uuid, ObjectWrite>,
     /// Change in the number of owned entries pointing at each queue-owned object.
-    ref_delta: HashMap<Uuid, i64>,
+    ref_delta: IdMap<Uuid, i64>,
 }
 
 impl Transaction {
@@ -81,9 +97,10 @@ impl Transaction {
             store,
             finished: None,
             claims: Vec::new(),
-            enqueued: HashMap::new(),
-            objects: ObjectWrites::default(),
-            ref_delta: HashMap::new(),
+            enqueued: OwnEnqueues::default(),
+            batch: BatchRep::default(),
+            objects: IdMap::default(),
+            ref_delta: IdMap::default(),
         }
     }
 
@@ -103,13 +120,42 @@ impl Transaction {
 
     /// New queue-owned object with `payload`, and an entry for it at the tail of `queue`.
     pub fn enqueue(&mut self, queue: &str, payload: &[u8]) -> Result<Uuid> {
+        self.enqueue_with(queue, payload.len(), |buf| {
+            buf.copy_from_slice(payload);
+            Ok::<(), Error>(())
+        })
+    }
+
+    /// `enqueue` for a payload of `len` bytes that `fill` writes in place (the JNI bridge copies
+    /// Java arrays straight into the write batch this way). Nothing is enqueued if `fill` fails.
+    pub fn enqueue_with<E: From<Error>>(
+        &mut self,
+        queue: &str,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Uuid, E> {
         self.check_write()?;
         keys::validate_queue_name(queue)?;
-        check_payload(payload)?;
+        check_payload_len(len)?;
         let id = Uuid::now_v7();
-        self.objects.set(id, ObjectWrite::Put(keys::object_value(Ownership::Owned, payload)));
-        self.push_entry(queue, id, Ownership::Owned);
+        self.write_object(id, Ownership::Owned, len, fill)?;
+        self.enqueued.push(queue, (id, Ownership::Owned));
         Ok(id)
+    }
+
+    fn write_object<E: From<Error>>(
+        &mut self,
+        id: Uuid,
+        own: Ownership,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        let at = self.batch.put_with(self.store.cf_ids.objects, id.as_bytes(), len + 1, |buf| {
+            buf[0] = keys::ownership_byte(own);
+            fill(&mut buf[1..])
+        })?;
+        self.objects.insert(id, ObjectWrite::Put { at, len: len + 1 });
+        Ok(())
     }
 
     /// An entry for the existing object `id` at the tail of `queue` (no copy of the payload).
@@ -122,17 +168,8 @@ impl Transaction {
         if own == Ownership::Owned {
             *self.ref_delta.entry(id).or_insert(0) += 1;
         }
-        self.push_entry(queue, id, own);
+        self.enqueued.push(queue, (id, own));
         Ok(())
-    }
-
-    fn push_entry(&mut self, queue: &str, id: Uuid, own: Ownership) {
-        match self.enqueued.get_mut(queue) {
-            Some(q) => q.push_back((id, own)),
-            None => {
-                self.enqueued.insert(queue.to_string(), VecDeque::from([(id, own)]));
-            }
-        }
     }
 
     /// Remove up to `max` items from the head of `queue`: committed entries first (FIFO), then
@@ -249,13 +286,25 @@ impl Transaction {
 
     /// Store `payload` under `id`, replacing any previous payload.
     pub fn put(&mut self, id: Uuid, payload: &[u8]) -> Result<()> {
+        self.put_with(id, payload.len(), |buf| {
+            buf.copy_from_slice(payload);
+            Ok::<(), Error>(())
+        })
+    }
+
+    /// `put` for a payload of `len` bytes that `fill` writes in place.
+    pub fn put_with<E: From<Error>>(
+        &mut self,
+        id: Uuid,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
         let own = {
             let db = self.check_write()?;
-            check_payload(payload)?;
+            check_payload_len(len)?;
             self.ownership_of(&db, id)?.unwrap_or(Ownership::Reference)
         };
-        self.objects.set(id, ObjectWrite::Put(keys::object_value(own, payload)));
-        Ok(())
+        self.write_object(id, own, len, fill)
     }
 
     /// The payload of object `id`, including this transaction's own writes.
@@ -272,15 +321,25 @@ impl Transaction {
             let db = self.check_write()?;
             self.ownership_of(&db, id)?.is_some()
         };
-        self.objects.set(id, ObjectWrite::Delete);
+        self.batch.delete(self.store.cf_ids.objects, id.as_bytes());
+        self.batch.delete(self.store.cf_ids.refs, id.as_bytes());
+        self.objects.insert(id, ObjectWrite::Delete);
         self.ref_delta.remove(&id);
         Ok(existed)
     }
 
+    /// This transaction's own encoded value of object `id`: `Some(None)` when it deleted it.
+    fn own_value(&self, id: &Uuid) -> Option<Option<&[u8]>> {
+        self.objects.get(id).map(|w| match *w {
+            ObjectWrite::Put { at, len } => Some(self.batch.slice(at, len)),
+            ObjectWrite::Delete => None,
+        })
+    }
+
     fn ownership_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<Ownership>> {
-        match self.objects.get(&id) {
-            Some(ObjectWrite::Put(v)) => Ok(Some(keys::decode_object_value(v)?.0)),
-            Some(ObjectWrite::Delete) => Ok(None),
+        match self.own_value(&id) {
+            Some(Some(v)) => Ok(Some(keys::decode_object_value(v)?.0)),
+            Some(None) => Ok(None),
             None => {
                 let v = db.db().get_pinned_cf(db.cf(CF_OBJECTS), id.as_bytes()).context(|| format!("reading object {id}"))?;
                 v.map(|v| keys::decode_object_value(&v).map(|(own, _)| own)).transpose()
@@ -289,9 +348,9 @@ impl Transaction {
     }
 
     fn payload_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<Vec<u8>>> {
-        match self.objects.get(&id) {
-            Some(ObjectWrite::Put(v)) => Ok(Some(keys::decode_object_value(v)?.1.to_vec())),
-            Some(ObjectWrite::Delete) => Ok(None),
+        match self.own_value(&id) {
+            Some(Some(v)) => Ok(Some(keys::decode_object_value(v)?.1.to_vec())),
+            Some(None) => Ok(None),
             None => {
                 let v = db.db().get_pinned_cf(db.cf(CF_OBJECTS), id.as_bytes()).context(|| format!("reading object {id}"))?;
                 v.map(|v| keys::decode_object_value(&v).map(|(_, p)| p.to_vec())).transpose()
@@ -301,12 +360,12 @@ impl Transaction {
 
     /// Payloads of `ids` in order: own writes first, the rest in one batched read.
     fn read_payloads(&self, db: &DbRef<'_>, ids: &[Uuid]) -> Result<Vec<Option<Vec<u8>>>> {
-        let missing: Vec<&[u8]> = ids.iter().filter(|id| self.objects.get(id).is_none()).map(|id| &id.as_bytes()[..]).collect();
+        let missing: Vec<&[u8]> = ids.iter().filter(|id| self.own_value(id).is_none()).map(|id| &id.as_bytes()[..]).collect();
         let mut fetched = db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), missing, false).into_iter();
         ids.iter()
-            .map(|id| match self.objects.get(id) {
-                Some(ObjectWrite::Put(v)) => Ok(Some(keys::decode_object_value(v)?.1.to_vec())),
-                Some(ObjectWrite::Delete) => Ok(None),
+            .map(|id| match self.own_value(id) {
+                Some(Some(v)) => Ok(Some(keys::decode_object_value(v)?.1.to_vec())),
+                Some(None) => Ok(None),
                 None => {
                     let v = fetched.next().expect("one result per key").context(|| format!("reading object {id}"))?;
                     v.map(|v| keys::decode_object_value(&v).map(|(_, p)| p.to_vec())).transpose()
@@ -323,63 +382,20 @@ impl Transaction {
         let db = store.db()?;
         store.check_writable()?;
         let _serial = store.commit_lock.lock();
-        let mut batch = WriteBatch::default();
-
-        // New entries: sequence numbers come from each queue's tail, in commit order.
-        let mut queue_names: Vec<&String> = self.enqueued.keys().filter(|q| !self.enqueued[*q].is_empty()).collect();
-        queue_names.sort();
-        let mut appends: Vec<(QueueId, u64, Option<String>)> = Vec::with_capacity(queue_names.len());
-        let mut consuming: HashMap<QueueId, BTreeSet<u64>> = HashMap::new();
-        for c in &self.claims {
-            consuming.entry(c.queue).or_default().insert(c.seq);
-        }
-        let mut layouts = Vec::with_capacity(consuming.len());
-        {
-            let queues = store.queues.lock();
-            let mut next_id = queues.next_id;
-            for name in queue_names {
-                let items = &self.enqueued[name];
-                let (qid, tail, created) = match queues.get(name) {
-                    Some(q) => (q.id, q.tail(), None),
-                    None => {
-                        let id = next_id;
-                        next_id = next_id.checked_add(1).ok_or_else(|| Error::InvalidArgument("too many queues".into()))?;
-                        batch.put_cf(db.cf(CF_META), keys::meta_queue_key(name), id.to_le_bytes());
-                        (id, 0, Some(name.clone()))
-                    }
-                };
-                for (i, (id, own)) in items.iter().enumerate() {
-                    batch.put_cf(db.cf(CF_ENTRIES), keys::entry_key(qid, tail + i as u64), keys::entry_value(*id, *own));
-                }
-                appends.push((qid, items.len() as u64, created));
+        let mark = self.batch.mark();
+        let appends = match self.append_commit_records(&db) {
+            Ok(appends) => appends,
+            Err(e) => {
+                self.batch.truncate(mark);
+                return Err(e);
             }
-            for (qid, seqs) in &consuming {
-                if let Some(q) = queues.states.get(qid) {
-                    layouts.push((*qid, q.layout_after(seqs)));
-                }
-            }
-        }
-        for c in &self.claims {
-            // Entries are written exactly once, which is what SingleDelete requires.
-            batch.single_delete_cf(db.cf(CF_ENTRIES), keys::entry_key(c.queue, c.seq));
-        }
-        for (id, w) in &self.objects.writes {
-            match w {
-                ObjectWrite::Put(v) => batch.put_cf(db.cf(CF_OBJECTS), id.as_bytes(), v),
-                ObjectWrite::Delete => {
-                    batch.delete_cf(db.cf(CF_OBJECTS), id.as_bytes());
-                    batch.delete_cf(db.cf(CF_REFS), id.as_bytes());
-                }
-            }
-        }
-        self.apply_ref_changes(&db, &mut batch)?;
-        for (qid, layout) in &layouts {
-            batch.put_cf(db.cf(CF_META), keys::meta_head_key(*qid), layout.encode());
-        }
-
+        };
         let mut wo = WriteOptions::default();
         wo.set_sync(store.options.sync_on_commit);
-        db.db().write_opt(batch, &wo).context(|| format!("committing to {}", store.path.display()))?;
+        if let Err(e) = db.db().write_opt(self.batch.to_write_batch(), &wo).context(|| format!("committing to {}", store.path.display())) {
+            self.batch.truncate(mark);
+            return Err(e);
+        }
 
         let mut queues = store.queues.lock();
         for (qid, n, created) in appends {
@@ -402,11 +418,60 @@ impl Transaction {
         Ok(())
     }
 
+    /// Append what only commit time knows: entry sequence numbers (each queue's tail, in commit
+    /// order), deletion of consumed entries, reference counts and queue layouts. Returns the
+    /// appends to publish once the write succeeded: (queue, count, name if new).
+    fn append_commit_records(&mut self, db: &DbRef<'_>) -> Result<Vec<(QueueId, u64, Option<String>)>> {
+        let cf = self.store.cf_ids;
+        let mut consuming: HashMap<QueueId, BTreeSet<u64>> = HashMap::new();
+        for c in &self.claims {
+            consuming.entry(c.queue).or_default().insert(c.seq);
+        }
+        let mut appends = Vec::new();
+        let mut layouts = Vec::with_capacity(consuming.len());
+        {
+            let queues = self.store.queues.lock();
+            let mut next_id = queues.next_id;
+            let mut own: Vec<&(String, VecDeque<(Uuid, Ownership)>)> = self.enqueued.queues.iter().filter(|(_, q)| !q.is_empty()).collect();
+            own.sort_by(|a, b| a.0.cmp(&b.0));
+            for (name, items) in own {
+                let (qid, tail, created) = match queues.get(name) {
+                    Some(q) => (q.id, q.tail(), None),
+                    None => {
+                        let id = next_id;
+                        next_id = next_id.checked_add(1).ok_or_else(|| Error::InvalidArgument("too many queues".into()))?;
+                        self.batch.put(cf.meta, &keys::meta_queue_key(name), &id.to_le_bytes());
+                        (id, 0, Some(name.clone()))
+                    }
+                };
+                for (i, (id, own)) in items.iter().enumerate() {
+                    self.batch.put(cf.entries, &keys::entry_key(qid, tail + i as u64), &keys::entry_value(*id, *own));
+                }
+                appends.push((qid, items.len() as u64, created));
+            }
+            for (qid, seqs) in &consuming {
+                if let Some(q) = queues.states.get(qid) {
+                    layouts.push((*qid, q.layout_after(seqs)));
+                }
+            }
+        }
+        for c in &self.claims {
+            // Entries are written exactly once, which is what SingleDelete requires.
+            self.batch.single_delete(cf.entries, &keys::entry_key(c.queue, c.seq));
+        }
+        self.append_ref_changes(db)?;
+        for (qid, layout) in &layouts {
+            self.batch.put(cf.meta, &keys::meta_head_key(*qid), &layout.encode());
+        }
+        Ok(appends)
+    }
+
     /// Reference counts live in CF_REFS only while above one; an owned object whose count drops
     /// to zero is deleted. Read under the commit lock, so no other commit changes them meanwhile.
-    fn apply_ref_changes(&self, db: &DbRef<'_>, batch: &mut WriteBatch) -> Result<()> {
+    fn append_ref_changes(&mut self, db: &DbRef<'_>) -> Result<()> {
+        let cf = self.store.cf_ids;
         for (id, delta) in self.ref_delta.iter().filter(|(_, d)| **d != 0) {
-            if *delta > 0 && self.objects.get(id).is_none() {
+            if *delta > 0 && !self.objects.contains_key(id) {
                 // Entries were added for an object read before this commit: another commit may
                 // have consumed its last entry (deleting it) since. Refuse rather than point at
                 // nothing.
@@ -421,11 +486,13 @@ impl Transaction {
             };
             match current + delta {
                 n if n <= 0 => {
-                    batch.delete_cf(db.cf(CF_OBJECTS), id.as_bytes());
-                    batch.delete_cf(db.cf(CF_REFS), id.as_bytes());
+                    self.batch.delete(cf.objects, id.as_bytes());
+                    self.batch.delete(cf.refs, id.as_bytes());
                 }
-                1 => batch.delete_cf(db.cf(CF_REFS), id.as_bytes()),
-                n => batch.put_cf(db.cf(CF_REFS), id.as_bytes(), (n as u64).to_le_bytes()),
+                1 => self.batch.delete(cf.refs, id.as_bytes()),
+                n => {
+                    self.batch.put(cf.refs, id.as_bytes(), &(n as u64).to_le_bytes());
+                }
             }
         }
         Ok(())
@@ -438,8 +505,9 @@ impl Transaction {
             return Ok(());
         }
         self.release_claims();
-        self.enqueued.clear();
-        self.objects = ObjectWrites::default();
+        self.enqueued = OwnEnqueues::default();
+        self.batch = BatchRep::default();
+        self.objects.clear();
         self.ref_delta.clear();
         self.finished = Some("rolled back");
         Ok(())
@@ -481,12 +549,9 @@ fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option
         .collect()
 }
 
-fn check_payload(payload: &[u8]) -> Result<()> {
-    if payload.len() > MAX_PAYLOAD_BYTES {
-        return Err(Error::InvalidArgument(format!(
-            "payload of {} bytes exceeds the limit of {MAX_PAYLOAD_BYTES} bytes",
-            payload.len()
-        )));
+fn check_payload_len(len: usize) -> Result<()> {
+    if len > MAX_PAYLOAD_BYTES {
+        return Err(Error::InvalidArgument(format!("payload of {len} bytes exceeds the limit of {MAX_PAYLOAD_BYTES} bytes")));
     }
     Ok(())
 }

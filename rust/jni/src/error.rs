@@ -42,6 +42,7 @@ impl BridgeError {
                 CoreError::Locked { .. } => (ROCKCASK, format!("Locked: {e}")),
                 CoreError::NotAStore { .. } => (ROCKCASK, format!("NotAStore: {e}")),
                 CoreError::Corrupt(_) => (ROCKCASK, format!("Corruption: {e}")),
+                CoreError::Internal(_) => (ROCKCASK, format!("Internal: {e}")),
                 // Display already starts with the RocksDB status name.
                 CoreError::Rocks { .. } => (ROCKCASK, e.to_string()),
             },

@@ -110,7 +110,7 @@ pub extern "system" fn Java_org_rockcask_Native_storeQueueSize<'local>(
 ) -> jlong {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<jlong> {
         let store = borrow::<StoreHandle>(store)?;
-        Ok(store.0.queue_size(&wire::queue_name(env, &queue)?)? as jlong)
+        Ok(store.0.queue_size(wire::QueueName::read(env, &queue)?.as_str())? as jlong)
     })
     .resolve::<ThrowMapped>()
 }

@@ -53,12 +53,15 @@ pub extern "system" fn Java_org_rockcask_Native_txEnqueue<'local>(
     id_out: JLongArray<'local>,
 ) {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        let queue = wire::queue_name(env, &queue)?;
-        let payload = wire::bytes(env, &payload, "payload")?;
+        let queue = wire::QueueName::read(env, &queue)?;
+        let len = wire::array_len(env, &payload, "payload")?;
         if id_out.is_null() {
             return Err(BridgeError::Null("id array"));
         }
-        let id = tx(handle)?.enqueue(&queue, &payload)?;
+        // The payload is copied once, from the Java array straight into the write batch.
+        let id = tx(handle)?.enqueue_with(queue.as_str(), len, |buf| -> BridgeResult<()> {
+            Ok(payload.get_region(env, 0, wire::as_jbytes(buf))?)
+        })?;
         let (msb, lsb) = id.as_u64_pair();
         id_out.set_region(env, 0, &[msb as jlong, lsb as jlong])?;
         Ok(())
@@ -76,8 +79,8 @@ pub extern "system" fn Java_org_rockcask_Native_txEnqueueId<'local>(
     lsb: jlong,
 ) {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        let queue = wire::queue_name(env, &queue)?;
-        Ok(tx(handle)?.enqueue_id(&queue, wire::uuid(msb, lsb))?)
+        let queue = wire::QueueName::read(env, &queue)?;
+        Ok(tx(handle)?.enqueue_id(queue.as_str(), wire::uuid(msb, lsb))?)
     })
     .resolve::<ThrowMapped>()
 }
@@ -91,8 +94,8 @@ pub extern "system" fn Java_org_rockcask_Native_txPoll<'local>(
     max: jint,
 ) -> JByteArray<'local> {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let queue = wire::queue_name(env, &queue)?;
-        let messages = tx(handle)?.poll(&queue, count(max)?)?;
+        let queue = wire::QueueName::read(env, &queue)?;
+        let messages = tx(handle)?.poll(queue.as_str(), count(max)?)?;
         Ok(env.byte_array_from_slice(&wire::pack_messages(&messages))?)
     })
     .resolve::<ThrowMapped>()
@@ -107,8 +110,8 @@ pub extern "system" fn Java_org_rockcask_Native_txPeek<'local>(
     max: jint,
 ) -> JByteArray<'local> {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let queue = wire::queue_name(env, &queue)?;
-        let messages = tx(handle)?.peek(&queue, count(max)?)?;
+        let queue = wire::QueueName::read(env, &queue)?;
+        let messages = tx(handle)?.peek(queue.as_str(), count(max)?)?;
         Ok(env.byte_array_from_slice(&wire::pack_messages(&messages))?)
     })
     .resolve::<ThrowMapped>()
@@ -124,10 +127,10 @@ pub extern "system" fn Java_org_rockcask_Native_txTake<'local>(
     timeout_millis: jlong,
 ) -> JByteArray<'local> {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let queue = wire::queue_name(env, &queue)?;
+        let queue = wire::QueueName::read(env, &queue)?;
         let millis = u64::try_from(timeout_millis)
             .map_err(|_| BridgeError::InvalidArgument(format!("timeout must not be negative, got {timeout_millis} ms")))?;
-        let message = tx(handle)?.take(&queue, Duration::from_millis(millis))?;
+        let message = tx(handle)?.take(queue.as_str(), Duration::from_millis(millis))?;
         Ok(env.byte_array_from_slice(&wire::pack_messages(message.as_slice()))?)
     })
     .resolve::<ThrowMapped>()
@@ -143,8 +146,8 @@ pub extern "system" fn Java_org_rockcask_Native_txPut<'local>(
     payload: JByteArray<'local>,
 ) {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        let payload = wire::bytes(env, &payload, "payload")?;
-        Ok(tx(handle)?.put(wire::uuid(msb, lsb), &payload)?)
+        let len = wire::array_len(env, &payload, "payload")?;
+        tx(handle)?.put_with(wire::uuid(msb, lsb), len, |buf| -> BridgeResult<()> { Ok(payload.get_region(env, 0, wire::as_jbytes(buf))?) })
     })
     .resolve::<ThrowMapped>()
 }

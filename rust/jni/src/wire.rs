@@ -18,10 +18,55 @@ pub fn bytes(env: &Env<'_>, array: &JByteArray<'_>, what: &'static str) -> Bridg
 }
 
 /// Queue names arrive as UTF-8 encoded by Java (`String.getBytes(UTF_8)`), so they are valid
-/// Rust strings and no modified-UTF-8 conversion is involved.
-pub fn queue_name(env: &Env<'_>, array: &JByteArray<'_>) -> BridgeResult<String> {
-    String::from_utf8(bytes(env, array, "queue name")?)
-        .map_err(|_| BridgeError::InvalidArgument("queue name is not valid UTF-8".into()))
+/// Rust strings and no modified-UTF-8 conversion is involved. Names that fit are read into a
+/// stack buffer: this runs once per enqueue, and an allocation there shows in the item rate.
+pub struct QueueName {
+    inline: [u8; 128],
+    len: usize,
+    heap: Option<String>,
+}
+
+impl QueueName {
+    pub fn read(env: &Env<'_>, array: &JByteArray<'_>) -> BridgeResult<QueueName> {
+        if array.is_null() {
+            return Err(BridgeError::Null("queue name"));
+        }
+        let len = array.len(env)?;
+        let mut name = QueueName { inline: [0; 128], len, heap: None };
+        if len <= name.inline.len() {
+            array.get_region(env, 0, as_jbytes(&mut name.inline[..len]))?;
+            std::str::from_utf8(&name.inline[..len]).map_err(|_| not_utf8())?;
+        } else {
+            name.heap = Some(String::from_utf8(env.convert_byte_array(array)?).map_err(|_| not_utf8())?);
+        }
+        Ok(name)
+    }
+
+    pub fn as_str(&self) -> &str {
+        match &self.heap {
+            Some(s) => s,
+            // Checked to be UTF-8 in `read`.
+            None => std::str::from_utf8(&self.inline[..self.len]).unwrap_or_default(),
+        }
+    }
+}
+
+fn not_utf8() -> BridgeError {
+    BridgeError::InvalidArgument("queue name is not valid UTF-8".into())
+}
+
+/// View a byte buffer as the `jbyte` (i8) slice JNI region calls take.
+pub fn as_jbytes(buf: &mut [u8]) -> &mut [i8] {
+    // SAFETY: u8 and i8 have the same size and alignment; every bit pattern is valid for both.
+    unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<i8>(), buf.len()) }
+}
+
+/// Length of a non-null Java byte array.
+pub fn array_len(env: &Env<'_>, array: &JByteArray<'_>, what: &'static str) -> BridgeResult<usize> {
+    if array.is_null() {
+        return Err(BridgeError::Null(what));
+    }
+    Ok(array.len(env)?)
 }
 
 pub fn uuid(msb: i64, lsb: i64) -> Uuid {
