@@ -143,6 +143,21 @@ impl Transaction {
         Ok(id)
     }
 
+    /// `enqueue` under an id the caller generated. The id must be fresh: a UUIDv7 from
+    /// RockCask's own generator (the Java API creates ids without a native call so that
+    /// enqueues can cross JNI in chunks). An existing object with that id would be replaced.
+    pub fn enqueue_new(&mut self, queue: &str, id: Uuid, payload: &[u8]) -> Result<()> {
+        self.check_write()?;
+        keys::validate_queue_name(queue)?;
+        check_payload_len(payload.len())?;
+        self.write_object(id, Ownership::Owned, payload.len(), |buf| {
+            buf.copy_from_slice(payload);
+            Ok::<(), Error>(())
+        })?;
+        self.enqueued.push(queue, (id, Ownership::Owned));
+        Ok(())
+    }
+
     fn write_object<E: From<Error>>(
         &mut self,
         id: Uuid,

@@ -359,3 +359,19 @@ fn enqueueing_an_owned_object_whose_last_entry_was_consumed_meanwhile_fails_at_c
     referrer.rollback().unwrap();
     assert_eq!(store.queue_size("b").unwrap(), 0, "nothing points at the deleted object");
 }
+
+#[test]
+fn enqueue_new_stores_a_queue_owned_object_under_the_given_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let id = Uuid::now_v7();
+    let mut tx = store.begin().unwrap();
+    tx.enqueue_new("q", id, b"given").unwrap();
+    assert_eq!(tx.get(id).unwrap().as_deref(), Some(&b"given"[..]));
+    tx.commit().unwrap();
+    let mut tx = store.begin().unwrap();
+    let m = tx.poll("q", 1).unwrap().pop().unwrap();
+    assert_eq!((m.id, m.payload.as_deref()), (id, Some(&b"given"[..])));
+    tx.commit().unwrap();
+    assert_eq!(store.begin().unwrap().get(id).unwrap(), None, "queue-owned: gone with its entry");
+}

@@ -22,6 +22,9 @@ pub enum BridgeError {
     BadHandle(String),
     #[error("{0}")]
     InvalidArgument(String),
+    /// Buffered operations failed to apply, so the transaction was rolled back.
+    #[error("transaction rolled back: applying buffered operations failed: {0}")]
+    RolledBack(Box<BridgeError>),
 }
 
 pub type BridgeResult<T> = Result<T, BridgeError>;
@@ -34,6 +37,12 @@ const ROCKCASK: &str = "org/rockcask/RockCaskException";
 impl BridgeError {
     fn java_class_and_message(&self) -> (&'static str, String) {
         match self {
+            // The cause decides the class; the message says the transaction is gone.
+            BridgeError::RolledBack(cause) => {
+                let (class, message) = cause.java_class_and_message();
+                let status = message.split_once(": ").filter(|_| class == ROCKCASK).map(|(s, _)| format!("{s}: ")).unwrap_or_default();
+                (class, format!("{status}transaction rolled back: applying buffered operations failed: {message}"))
+            }
             BridgeError::Core(e) => match e {
                 CoreError::Closed(_) | CoreError::TransactionFinished(_) => (ILLEGAL_STATE, e.to_string()),
                 CoreError::InvalidArgument(_) => (ILLEGAL_ARGUMENT, e.to_string()),

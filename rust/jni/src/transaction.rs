@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use jni::objects::{JByteArray, JClass, JLongArray};
+use jni::objects::{JByteArray, JByteBuffer, JClass};
 use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, EnvUnowned};
 use parking_lot::{Mutex, MutexGuard};
@@ -13,7 +13,7 @@ use rockcask_core::Transaction;
 
 use crate::error::{BridgeError, BridgeResult, ThrowMapped};
 use crate::handle::{borrow, free_handle, Tagged};
-use crate::wire;
+use crate::wire::{self, PendingOp, PendingOps};
 
 pub struct TxHandle(Mutex<Transaction>);
 
@@ -42,29 +42,62 @@ pub extern "system" fn Java_org_rockcask_Native_txFree<'local>(mut env: EnvUnown
     env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> { free_handle::<TxHandle>(tx) }).resolve::<ThrowMapped>()
 }
 
-/// Writes the new object's id into `id_out[0]` (msb) and `id_out[1]` (lsb): no allocation per call.
+/// Applies `len` bytes of operations the Java side buffered in the direct buffer `ops` (see
+/// `wire::PendingOps`). If any fails, the whole transaction rolls back: the caller was already
+/// told those operations succeeded, so a partial application must not be committable.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_txEnqueue<'local>(
+pub extern "system" fn Java_org_rockcask_Native_txApply<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    ops: JByteBuffer<'local>,
+    len: jint,
+) {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
+        if ops.is_null() {
+            return Err(BridgeError::Null("pending operations buffer"));
+        }
+        let address = env.get_direct_buffer_address(&ops)?;
+        let capacity = env.get_direct_buffer_capacity(&ops)?;
+        let len = usize::try_from(len).ok().filter(|&l| l <= capacity).ok_or_else(|| {
+            BridgeError::InvalidArgument(format!("pending length {len} outside the buffer's capacity {capacity}"))
+        })?;
+        // SAFETY: a direct buffer's memory stays valid while the Java object is reachable, which
+        // it is for the duration of this call (a local reference holds it); `len <= capacity`.
+        let bytes = unsafe { std::slice::from_raw_parts(address as *const u8, len) };
+        let mut tx = tx(handle)?;
+        let applied = PendingOps::new(bytes).try_for_each(|op| -> BridgeResult<()> {
+            match op? {
+                PendingOp::EnqueueNew { queue, id, payload } => tx.enqueue_new(queue, id, payload)?,
+                PendingOp::Put { id, payload } => tx.put(id, payload)?,
+                PendingOp::EnqueueExisting { queue, id } => tx.enqueue_id(queue, id)?,
+            }
+            Ok(())
+        });
+        if let Err(e) = applied {
+            tx.rollback()?;
+            return Err(BridgeError::RolledBack(Box::new(e)));
+        }
+        Ok(())
+    })
+    .resolve::<ThrowMapped>()
+}
+
+/// `enqueue_new` for a payload too large to buffer: copied once, straight into the batch.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_Native_txEnqueueNew<'local>(
     mut env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
     queue: JByteArray<'local>,
+    msb: jlong,
+    lsb: jlong,
     payload: JByteArray<'local>,
-    id_out: JLongArray<'local>,
 ) {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
         let queue = wire::QueueName::read(env, &queue)?;
-        let len = wire::array_len(env, &payload, "payload")?;
-        if id_out.is_null() {
-            return Err(BridgeError::Null("id array"));
-        }
-        // The payload is copied once, from the Java array straight into the write batch.
-        let id = tx(handle)?.enqueue_with(queue.as_str(), len, |buf| -> BridgeResult<()> {
-            Ok(payload.get_region(env, 0, wire::as_jbytes(buf))?)
-        })?;
-        let (msb, lsb) = id.as_u64_pair();
-        id_out.set_region(env, 0, &[msb as jlong, lsb as jlong])?;
-        Ok(())
+        let payload = wire::bytes(env, &payload, "payload")?;
+        Ok(tx(handle)?.enqueue_new(queue.as_str(), wire::uuid(msb, lsb), &payload)?)
     })
     .resolve::<ThrowMapped>()
 }

@@ -36,7 +36,9 @@ final class Native {
 
     static native void txFree(long tx);
 
-    static native void txEnqueue(long tx, byte[] queue, byte[] payload, long[] idOut);
+    static native void txApply(long tx, java.nio.ByteBuffer pending, int length);
+
+    static native void txEnqueueNew(long tx, byte[] queue, long msb, long lsb, byte[] payload);
 
     static native void txEnqueueId(long tx, byte[] queue, long msb, long lsb);
 

@@ -45,7 +45,7 @@ public final class Store extends NativeResource {
     public Transaction begin() {
         long h = acquire();
         try {
-            return new Transaction(Native.storeBegin(h));
+            return new Transaction(Native.storeBegin(h), this);
         } finally {
             release();
         }

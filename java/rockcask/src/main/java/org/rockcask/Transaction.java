@@ -26,27 +26,47 @@ import java.util.UUID;
  *       {@link StoreOptions#syncOnCommit()} is on, the default).</li>
  * </ul>
  *
+ * <p>Enqueues and puts are buffered on the Java side and handed to the native store in chunks
+ * (before any other call, at commit, and whenever the buffer fills), so a transaction of many
+ * small items costs a few JNI crossings, not one per item. Arguments are checked at once; a
+ * storage failure while a chunk is applied rolls the whole transaction back and is reported by
+ * the call that handed the chunk over.
+ *
  * <p>Meant for one thread at a time; calls from several threads are serialized, never raced.
  */
 public final class Transaction extends NativeResource {
-    private volatile NameBytes lastName = new NameBytes("", new byte[0]);
+    private final Store store;
+    private final PendingOps pending = new PendingOps();
+    /** Null while open; how the transaction ended otherwise. */
+    private String finished;
+    /** The last id given to {@link #put}, still in {@link #pending}: enqueueing it needs no lookup. */
+    private UUID lastPendingPut;
+    /** The last queue name used and its checked UTF-8 bytes; null before the first. */
+    private NameBytes lastName;
 
-    Transaction(long handle) {
+    Transaction(long handle, Store store) {
         super("Transaction", handle, Native::txFree);
+        this.store = store;
     }
 
     /** Creates an object holding {@code payload} and appends an entry for it to {@code queue}. */
-    public UUID enqueue(String queue, byte[] payload) {
+    public synchronized UUID enqueue(String queue, byte[] payload) {
         byte[] name = name(queue);
-        Objects.requireNonNull(payload, "payload");
-        long[] id = new long[2];
-        long h = acquire();
+        checkPayload(payload);
+        long h = acquireForWrite();
         try {
-            Native.txEnqueue(h, name, payload, id);
+            UUID id = Ids.next();
+            if (payload.length > PendingOps.DIRECT_PAYLOAD_BYTES) {
+                flush(h);
+                Native.txEnqueueNew(h, name, id.getMostSignificantBits(), id.getLeastSignificantBits(), payload);
+            } else if (!pending.enqueueNew(name, id, payload)) {
+                flush(h);
+                pending.enqueueNew(name, id, payload);
+            }
+            return id;
         } finally {
             release();
         }
-        return new UUID(id[0], id[1]);
     }
 
     /**
@@ -54,11 +74,16 @@ public final class Transaction extends NativeResource {
      *
      * @throws RockCaskException with status {@code NoSuchObject} when there is no such object
      */
-    public void enqueue(String queue, UUID id) {
+    public synchronized void enqueue(String queue, UUID id) {
         byte[] name = name(queue);
         Objects.requireNonNull(id, "id");
-        long h = acquire();
+        long h = acquireForWrite();
         try {
+            // An object put in the pending buffer certainly exists: keep buffering.
+            if (id.equals(lastPendingPut) && pending.enqueueExisting(name, id)) {
+                return;
+            }
+            flush(h);
             Native.txEnqueueId(h, name, id.getMostSignificantBits(), id.getLeastSignificantBits());
         } finally {
             release();
@@ -72,10 +97,11 @@ public final class Transaction extends NativeResource {
     }
 
     /** Removes and returns up to {@code max} items from the head of {@code queue}, in order. */
-    public List<Message> poll(String queue, int max) {
+    public synchronized List<Message> poll(String queue, int max) {
         byte[] name = name(queue);
-        long h = acquire();
+        long h = acquireOpen();
         try {
+            flush(h);
             return Wire.messages(Native.txPoll(h, name, max));
         } finally {
             release();
@@ -83,10 +109,11 @@ public final class Transaction extends NativeResource {
     }
 
     /** The first {@code max} items {@link #poll(String, int)} would return, left in place. */
-    public List<Message> peek(String queue, int max) {
+    public synchronized List<Message> peek(String queue, int max) {
         byte[] name = name(queue);
-        long h = acquire();
+        long h = acquireOpen();
         try {
+            flush(h);
             return Wire.messages(Native.txPeek(h, name, max));
         } finally {
             release();
@@ -99,15 +126,16 @@ public final class Transaction extends NativeResource {
      * @return the item, or {@code null} when the timeout passed first
      * @throws IllegalStateException when the store is closed while waiting
      */
-    public Message take(String queue, Duration timeout) {
+    public synchronized Message take(String queue, Duration timeout) {
         byte[] name = name(queue);
         Objects.requireNonNull(timeout, "timeout");
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must not be negative: " + timeout);
         }
         long millis = timeout.getSeconds() > Long.MAX_VALUE / 2000 ? Long.MAX_VALUE / 2 : timeout.toMillis();
-        long h = acquire();
+        long h = acquireOpen();
         try {
+            flush(h);
             List<Message> one = Wire.messages(Native.txTake(h, name, millis));
             return one.isEmpty() ? null : one.get(0);
         } finally {
@@ -116,22 +144,32 @@ public final class Transaction extends NativeResource {
     }
 
     /** Stores {@code payload} under {@code id}, replacing what was there. */
-    public void put(UUID id, byte[] payload) {
+    public synchronized void put(UUID id, byte[] payload) {
         Objects.requireNonNull(id, "id");
-        Objects.requireNonNull(payload, "payload");
-        long h = acquire();
+        checkPayload(payload);
+        long h = acquireForWrite();
         try {
-            Native.txPut(h, id.getMostSignificantBits(), id.getLeastSignificantBits(), payload);
+            if (payload.length > PendingOps.DIRECT_PAYLOAD_BYTES) {
+                flush(h);
+                Native.txPut(h, id.getMostSignificantBits(), id.getLeastSignificantBits(), payload);
+            } else {
+                if (!pending.put(id, payload)) {
+                    flush(h);
+                    pending.put(id, payload);
+                }
+                lastPendingPut = id;
+            }
         } finally {
             release();
         }
     }
 
     /** The payload of object {@code id}, or {@code null} when there is none. */
-    public byte[] get(UUID id) {
+    public synchronized byte[] get(UUID id) {
         Objects.requireNonNull(id, "id");
-        long h = acquire();
+        long h = acquireOpen();
         try {
+            flush(h);
             return Native.txGet(h, id.getMostSignificantBits(), id.getLeastSignificantBits());
         } finally {
             release();
@@ -139,10 +177,11 @@ public final class Transaction extends NativeResource {
     }
 
     /** Deletes object {@code id}; returns whether it existed. */
-    public boolean delete(UUID id) {
+    public synchronized boolean delete(UUID id) {
         Objects.requireNonNull(id, "id");
-        long h = acquire();
+        long h = acquireForWrite();
         try {
+            flush(h);
             return Native.txDelete(h, id.getMostSignificantBits(), id.getLeastSignificantBits());
         } finally {
             release();
@@ -154,20 +193,27 @@ public final class Transaction extends NativeResource {
      * further calls throw {@link IllegalStateException}. If it throws, nothing was applied and
      * the transaction is still open (roll it back or close it).
      */
-    public void commit() {
-        long h = acquire();
+    public synchronized void commit() {
+        long h = acquireForWrite();
         try {
+            flush(h);
             Native.txCommit(h);
+            finished = "committed";
         } finally {
             release();
         }
     }
 
     /** Discards everything; polled items go back to the head of their queues. Idempotent. */
-    public void rollback() {
+    public synchronized void rollback() {
         long h = acquire();
         try {
+            pending.clear();
+            lastPendingPut = null;
             Native.txRollback(h);
+            if (finished == null) {
+                finished = "rolled back";
+            }
         } finally {
             release();
         }
@@ -176,17 +222,68 @@ public final class Transaction extends NativeResource {
     /** Rolls back unless committed, and releases the native transaction. Idempotent. */
     @Override
     public void close() {
+        synchronized (this) {
+            pending.clear();
+        }
         super.close();
+    }
+
+    /** Enter a call that needs an open transaction on an open store. */
+    private long acquireOpen() {
+        long h = acquire();
+        if (finished != null) {
+            release();
+            throw new IllegalStateException("transaction already " + finished);
+        }
+        if (store.isClosed()) {
+            release();
+            throw new IllegalStateException("store is closed");
+        }
+        return h;
+    }
+
+    /** {@link #acquireOpen()} for calls that write. */
+    private long acquireForWrite() {
+        long h = acquireOpen();
+        if (store.options().readOnly()) {
+            release();
+            throw new RockCaskException("ReadOnly: store at " + store.path() + " is open read-only");
+        }
+        return h;
+    }
+
+    /** Hands buffered operations to the native transaction; a failure there rolled it back. */
+    private void flush(long h) {
+        if (pending.size() == 0) {
+            return;
+        }
+        try {
+            Native.txApply(h, pending.buffer(), pending.size());
+        } catch (RuntimeException e) {
+            finished = "rolled back";
+            throw e;
+        } finally {
+            pending.clear();
+            lastPendingPut = null;
+        }
+    }
+
+    private static void checkPayload(byte[] payload) {
+        Objects.requireNonNull(payload, "payload");
+        if (payload.length > Wire.MAX_PAYLOAD_BYTES) {
+            throw new IllegalArgumentException("payload of " + payload.length + " bytes exceeds the limit of " + Wire.MAX_PAYLOAD_BYTES + " bytes");
+        }
     }
 
     /** Encodes queue names once per distinct name in a row (engines reuse a few names). */
     private byte[] name(String queue) {
         Objects.requireNonNull(queue, "queue");
         NameBytes last = lastName;
-        if (last.name.equals(queue)) {
+        if (last != null && last.name.equals(queue)) {
             return last.bytes;
         }
         byte[] bytes = Wire.queueName(queue);
+        Wire.checkQueueName(bytes);
         lastName = new NameBytes(queue, bytes);
         return bytes;
     }

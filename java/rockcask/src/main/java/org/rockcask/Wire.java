@@ -12,6 +12,19 @@ import java.util.UUID;
 final class Wire {
     private Wire() {}
 
+    /** Limits the native store enforces too (rust/core: keys.rs, options.rs). */
+    static final int MAX_QUEUE_NAME_BYTES = 1024;
+    static final int MAX_PAYLOAD_BYTES = 1 << 30;
+
+    static void checkQueueName(byte[] utf8) {
+        if (utf8.length == 0) {
+            throw new IllegalArgumentException("queue name is empty");
+        }
+        if (utf8.length > MAX_QUEUE_NAME_BYTES) {
+            throw new IllegalArgumentException("queue name is " + utf8.length + " bytes long; at most " + MAX_QUEUE_NAME_BYTES + " are allowed");
+        }
+    }
+
     static byte[] queueName(String queue) {
         Objects.requireNonNull(queue, "queue");
         return queue.getBytes(StandardCharsets.UTF_8);

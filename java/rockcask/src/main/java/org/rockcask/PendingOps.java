@@ -1,0 +1,75 @@
+package org.rockcask;
+
+import java.nio.ByteBuffer;
+import java.util.UUID;
+
+/**
+ * Operations a {@link Transaction} buffers instead of crossing JNI once per item: the buffer is
+ * handed to native code in one call before any other operation, at commit, and when full.
+ * Layout (big-endian), read by rust/jni/src/wire.rs: {@code 1} enqueue new (u16 name length,
+ * name, id, i32 length, payload), {@code 2} put (id, i32 length, payload), {@code 3} enqueue
+ * existing (u16 name length, name, id).
+ */
+final class PendingOps {
+    /** Payloads above this go to native code directly (after a flush), keeping the buffer small. */
+    static final int DIRECT_PAYLOAD_BYTES = 64 << 10;
+    private static final int CAPACITY = 256 << 10;
+
+    private ByteBuffer buffer;
+
+    /** Bytes buffered so far. */
+    int size() {
+        return buffer == null ? 0 : buffer.position();
+    }
+
+    ByteBuffer buffer() {
+        return buffer;
+    }
+
+    void clear() {
+        if (buffer != null) {
+            buffer.clear();
+        }
+    }
+
+    /** False when the record does not fit: flush and try again. */
+    boolean enqueueNew(byte[] queue, UUID id, byte[] payload) {
+        if (!room(1 + 2 + queue.length + 16 + 4 + payload.length)) {
+            return false;
+        }
+        buffer.put((byte) 1).putShort((short) queue.length).put(queue);
+        putId(id);
+        buffer.putInt(payload.length).put(payload);
+        return true;
+    }
+
+    boolean put(UUID id, byte[] payload) {
+        if (!room(1 + 16 + 4 + payload.length)) {
+            return false;
+        }
+        buffer.put((byte) 2);
+        putId(id);
+        buffer.putInt(payload.length).put(payload);
+        return true;
+    }
+
+    boolean enqueueExisting(byte[] queue, UUID id) {
+        if (!room(1 + 2 + queue.length + 16)) {
+            return false;
+        }
+        buffer.put((byte) 3).putShort((short) queue.length).put(queue);
+        putId(id);
+        return true;
+    }
+
+    private void putId(UUID id) {
+        buffer.putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits());
+    }
+
+    private boolean room(int bytes) {
+        if (buffer == null) {
+            buffer = ByteBuffer.allocateDirect(CAPACITY);
+        }
+        return buffer.remaining() >= bytes;
+    }
+}
