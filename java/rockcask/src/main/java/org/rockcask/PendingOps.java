@@ -2,6 +2,8 @@ package org.rockcask;
 
 import java.nio.ByteBuffer;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Operations a {@link Transaction} buffers instead of crossing JNI once per item: the buffer is
@@ -14,7 +16,15 @@ final class PendingOps {
     /** Payloads above this go to native code directly (after a flush), keeping the buffer small. */
     static final int DIRECT_PAYLOAD_BYTES = 64 << 10;
     private static final int CAPACITY = 256 << 10;
+    /**
+     * Empty buffers ready for reuse: allocating a direct buffer costs far more than a small
+     * transaction, so a buffer goes back here after every flush. Bounded, so idle memory is too.
+     */
+    private static final ConcurrentLinkedQueue<ByteBuffer> POOL = new ConcurrentLinkedQueue<>();
+    private static final AtomicInteger POOLED = new AtomicInteger();
+    private static final int MAX_POOLED = 16;
 
+    /** Borrowed from the pool at the first buffered operation, returned by {@link #clear()}. */
     private ByteBuffer buffer;
 
     /** Bytes buffered so far. */
@@ -26,9 +36,18 @@ final class PendingOps {
         return buffer;
     }
 
+    /** Drops what is buffered and returns the buffer to the pool. */
     void clear() {
-        if (buffer != null) {
-            buffer.clear();
+        ByteBuffer b = buffer;
+        if (b == null) {
+            return;
+        }
+        buffer = null;
+        b.clear();
+        if (POOLED.incrementAndGet() <= MAX_POOLED) {
+            POOL.offer(b);
+        } else {
+            POOLED.decrementAndGet();
         }
     }
 
@@ -68,7 +87,12 @@ final class PendingOps {
 
     private boolean room(int bytes) {
         if (buffer == null) {
-            buffer = ByteBuffer.allocateDirect(CAPACITY);
+            buffer = POOL.poll();
+            if (buffer == null) {
+                buffer = ByteBuffer.allocateDirect(CAPACITY);
+            } else {
+                POOLED.decrementAndGet();
+            }
         }
         return buffer.remaining() >= bytes;
     }
