@@ -1,7 +1,8 @@
 //! Seed experiment 1 inside Rust, without JNI: where a transaction's time goes (buffering the
 //! items vs. the synced commit), beside one naive RocksDB WriteBatch with two puts per item.
 //!
-//! `cargo run --release -p rockcask-core --example seed_core -- [N] [reps]`
+//! `cargo run --release -p rockcask-core --example seed_core -- [N] [reps] [enqueue|put]`
+//! (`put`: `put(id, bytes)` + `enqueue_id(queue, id)` with random ids, the object under its own id)
 
 use std::time::Instant;
 
@@ -12,6 +13,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).map_or(100_000, |s| s.parse().expect("N"));
     let reps: usize = args.get(2).map_or(4, |s| s.parse().expect("reps"));
+    let put_mode = args.get(3).is_some_and(|m| m == "put");
     let root = tempfile::tempdir().expect("temp dir");
     println!("{:>9} {:>12} {:>12} {:>12} {:>14} {:>14}", "N", "buffer ms", "commit ms", "items/s", "raw batch ms", "raw items/s");
     for rep in 0..reps {
@@ -20,7 +22,13 @@ fn main() {
         let mut tx = store.begin().expect("begin");
         let t0 = Instant::now();
         for p in &payloads {
-            tx.enqueue("queue", p).expect("enqueue");
+            if put_mode {
+                let id = Uuid::new_v4();
+                tx.put(id, p).expect("put");
+                tx.enqueue_id("queue", id).expect("enqueue id");
+            } else {
+                tx.enqueue("queue", p).expect("enqueue");
+            }
         }
         let t1 = Instant::now();
         tx.commit().expect("commit");

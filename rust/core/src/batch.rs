@@ -117,6 +117,12 @@ impl BatchRep {
         self.count = mark.count;
     }
 
+    /// Append every record of `other`.
+    pub fn append(&mut self, other: &BatchRep) {
+        self.rep.extend_from_slice(&other.rep[HEADER..]);
+        self.count += other.count;
+    }
+
     pub fn to_write_batch(&mut self) -> WriteBatch {
         self.rep[8..12].copy_from_slice(&self.count.to_le_bytes());
         WriteBatch::from_data(&self.rep)
@@ -190,5 +196,11 @@ mod tests {
         assert_eq!(b.rep, before);
         let at = b.put(3, b"k", b"value");
         assert_eq!(b.slice(at, 5), b"value");
+        let mut other = BatchRep::default();
+        other.delete(2, b"c");
+        let mut expected = b.rep.clone();
+        b.append(&other);
+        expected.extend_from_slice(&other.rep[HEADER..]);
+        assert_eq!((b.rep, b.count), (expected, 3));
     }
 }

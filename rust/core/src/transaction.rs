@@ -87,6 +87,12 @@ pub struct Transaction {
     /// Object puts and deletes, already encoded in `batch` in the order they were made.
     batch: BatchRep,
     objects: IdMap<Uuid, ObjectWrite>,
+    /// Every object write so far had a larger id than the one before (new ids are time-ordered,
+    /// so this is the common case): `batch` is then already in key order. Otherwise commit
+    /// writes each object's final state sorted by id, because RocksDB's memtable inserts keys in
+    /// order far faster than scattered ones.
+    objects_in_key_order: bool,
+    last_object: Option<Uuid>,
     /// Change in the number of owned entries pointing at each queue-owned object.
     ref_delta: IdMap<Uuid, i64>,
 }
@@ -100,6 +106,8 @@ impl Transaction {
             enqueued: OwnEnqueues::default(),
             batch: BatchRep::default(),
             objects: IdMap::default(),
+            objects_in_key_order: true,
+            last_object: None,
             ref_delta: IdMap::default(),
         }
     }
@@ -169,8 +177,18 @@ impl Transaction {
             buf[0] = keys::ownership_byte(own);
             fill(&mut buf[1..])
         })?;
-        self.objects.insert(id, ObjectWrite::Put { at, len: len + 1 });
+        self.note_object_write(id, ObjectWrite::Put { at, len: len + 1 });
         Ok(())
+    }
+
+    fn note_object_write(&mut self, id: Uuid, w: ObjectWrite) {
+        if self.last_object.is_some_and(|last| id <= last) {
+            self.objects_in_key_order = false;
+        }
+        self.last_object = Some(id);
+        if self.objects.insert(id, w).is_some() {
+            self.objects_in_key_order = false; // the earlier record is still in the batch
+        }
     }
 
     /// An entry for the existing object `id` at the tail of `queue` (no copy of the payload).
@@ -338,7 +356,7 @@ impl Transaction {
         };
         self.batch.delete(self.store.cf_ids.objects, id.as_bytes());
         self.batch.delete(self.store.cf_ids.refs, id.as_bytes());
-        self.objects.insert(id, ObjectWrite::Delete);
+        self.note_object_write(id, ObjectWrite::Delete);
         self.ref_delta.remove(&id);
         Ok(existed)
     }
@@ -397,20 +415,22 @@ impl Transaction {
         let db = store.db()?;
         store.check_writable()?;
         let _serial = store.commit_lock.lock();
-        let mark = self.batch.mark();
-        let appends = match self.append_commit_records(&db) {
-            Ok(appends) => appends,
-            Err(e) => {
-                self.batch.truncate(mark);
-                return Err(e);
-            }
-        };
+        let mut tail = BatchRep::default();
+        let appends = self.append_commit_records(&db, &mut tail)?;
         let mut wo = WriteOptions::default();
         wo.set_sync(store.options.sync_on_commit);
-        if let Err(e) = db.db().write_opt(self.batch.to_write_batch(), &wo).context(|| format!("committing to {}", store.path.display())) {
-            self.batch.truncate(mark);
-            return Err(e);
-        }
+        let written = if self.objects_in_key_order {
+            let mark = self.batch.mark();
+            self.batch.append(&tail);
+            let written = db.db().write_opt(self.batch.to_write_batch(), &wo);
+            self.batch.truncate(mark); // the transaction stays usable if the write failed
+            written
+        } else {
+            let mut sorted = self.objects_sorted_by_id();
+            sorted.append(&tail);
+            db.db().write_opt(sorted.to_write_batch(), &wo)
+        };
+        written.context(|| format!("committing to {}", store.path.display()))?;
 
         let mut queues = store.queues.lock();
         for (qid, n, created) in appends {
@@ -433,10 +453,30 @@ impl Transaction {
         Ok(())
     }
 
-    /// Append what only commit time knows: entry sequence numbers (each queue's tail, in commit
-    /// order), deletion of consumed entries, reference counts and queue layouts. Returns the
-    /// appends to publish once the write succeeded: (queue, count, name if new).
-    fn append_commit_records(&mut self, db: &DbRef<'_>) -> Result<Vec<(QueueId, u64, Option<String>)>> {
+    /// Each object's final write in this transaction, sorted by id.
+    fn objects_sorted_by_id(&self) -> BatchRep {
+        let cf = self.store.cf_ids;
+        let mut writes: Vec<(&Uuid, &ObjectWrite)> = self.objects.iter().collect();
+        writes.sort_unstable_by_key(|(id, _)| **id);
+        let mut out = BatchRep::default();
+        for (id, w) in writes {
+            match *w {
+                ObjectWrite::Put { at, len } => {
+                    out.put(cf.objects, id.as_bytes(), self.batch.slice(at, len));
+                }
+                ObjectWrite::Delete => {
+                    out.delete(cf.objects, id.as_bytes());
+                    out.delete(cf.refs, id.as_bytes());
+                }
+            }
+        }
+        out
+    }
+
+    /// Records only commit time knows, into `tail`: entry sequence numbers (each queue's tail, in
+    /// commit order), deletion of consumed entries, reference counts and queue layouts. Returns
+    /// the appends to publish once the write succeeded: (queue, count, name if new).
+    fn append_commit_records(&self, db: &DbRef<'_>, tail_batch: &mut BatchRep) -> Result<Vec<(QueueId, u64, Option<String>)>> {
         let cf = self.store.cf_ids;
         let mut consuming: HashMap<QueueId, BTreeSet<u64>> = HashMap::new();
         for c in &self.claims {
@@ -455,12 +495,12 @@ impl Transaction {
                     None => {
                         let id = next_id;
                         next_id = next_id.checked_add(1).ok_or_else(|| Error::InvalidArgument("too many queues".into()))?;
-                        self.batch.put(cf.meta, &keys::meta_queue_key(name), &id.to_le_bytes());
+                        tail_batch.put(cf.meta, &keys::meta_queue_key(name), &id.to_le_bytes());
                         (id, 0, Some(name.clone()))
                     }
                 };
                 for (i, (id, own)) in items.iter().enumerate() {
-                    self.batch.put(cf.entries, &keys::entry_key(qid, tail + i as u64), &keys::entry_value(*id, *own));
+                    tail_batch.put(cf.entries, &keys::entry_key(qid, tail + i as u64), &keys::entry_value(*id, *own));
                 }
                 appends.push((qid, items.len() as u64, created));
             }
@@ -472,18 +512,18 @@ impl Transaction {
         }
         for c in &self.claims {
             // Entries are written exactly once, which is what SingleDelete requires.
-            self.batch.single_delete(cf.entries, &keys::entry_key(c.queue, c.seq));
+            tail_batch.single_delete(cf.entries, &keys::entry_key(c.queue, c.seq));
         }
-        self.append_ref_changes(db)?;
+        self.append_ref_changes(db, tail_batch)?;
         for (qid, layout) in &layouts {
-            self.batch.put(cf.meta, &keys::meta_head_key(*qid), &layout.encode());
+            tail_batch.put(cf.meta, &keys::meta_head_key(*qid), &layout.encode());
         }
         Ok(appends)
     }
 
     /// Reference counts live in CF_REFS only while above one; an owned object whose count drops
     /// to zero is deleted. Read under the commit lock, so no other commit changes them meanwhile.
-    fn append_ref_changes(&mut self, db: &DbRef<'_>) -> Result<()> {
+    fn append_ref_changes(&self, db: &DbRef<'_>, tail_batch: &mut BatchRep) -> Result<()> {
         let cf = self.store.cf_ids;
         for (id, delta) in self.ref_delta.iter().filter(|(_, d)| **d != 0) {
             if *delta > 0 && !self.objects.contains_key(id) {
@@ -501,12 +541,12 @@ impl Transaction {
             };
             match current + delta {
                 n if n <= 0 => {
-                    self.batch.delete(cf.objects, id.as_bytes());
-                    self.batch.delete(cf.refs, id.as_bytes());
+                    tail_batch.delete(cf.objects, id.as_bytes());
+                    tail_batch.delete(cf.refs, id.as_bytes());
                 }
-                1 => self.batch.delete(cf.refs, id.as_bytes()),
+                1 => tail_batch.delete(cf.refs, id.as_bytes()),
                 n => {
-                    self.batch.put(cf.refs, id.as_bytes(), &(n as u64).to_le_bytes());
+                    tail_batch.put(cf.refs, id.as_bytes(), &(n as u64).to_le_bytes());
                 }
             }
         }
@@ -523,6 +563,8 @@ impl Transaction {
         self.enqueued = OwnEnqueues::default();
         self.batch = BatchRep::default();
         self.objects.clear();
+        self.objects_in_key_order = true;
+        self.last_object = None;
         self.ref_delta.clear();
         self.finished = Some("rolled back");
         Ok(())

@@ -375,3 +375,34 @@ fn enqueue_new_stores_a_queue_owned_object_under_the_given_id() {
     tx.commit().unwrap();
     assert_eq!(store.begin().unwrap().get(id).unwrap(), None, "queue-owned: gone with its entry");
 }
+
+#[test]
+fn scattered_ids_overwrites_and_deletes_in_one_transaction_commit_to_their_final_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let ids: Vec<Uuid> = (0..1000).map(|_| Uuid::new_v4()).collect();
+    let mut tx = store.begin().unwrap();
+    for (i, id) in ids.iter().enumerate() {
+        tx.put(*id, format!("first {i}").as_bytes()).unwrap();
+    }
+    for (i, id) in ids.iter().enumerate().step_by(2) {
+        tx.put(*id, format!("second {i}").as_bytes()).unwrap();
+    }
+    for id in ids.iter().step_by(4) {
+        assert!(tx.delete(*id).unwrap());
+    }
+    for id in ids.iter().skip(1).step_by(4) {
+        tx.enqueue_id("q", *id).unwrap();
+    }
+    tx.commit().unwrap();
+    let tx = store.begin().unwrap();
+    for (i, id) in ids.iter().enumerate() {
+        let expected = match i % 4 {
+            0 => None,
+            2 => Some(format!("second {i}")),
+            _ => Some(format!("first {i}")),
+        };
+        assert_eq!(tx.get(*id).unwrap().map(|v| String::from_utf8(v).unwrap()), expected, "object {i}");
+    }
+    assert_eq!(store.queue_size("q").unwrap(), 250);
+}

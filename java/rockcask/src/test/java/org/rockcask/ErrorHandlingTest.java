@@ -215,6 +215,38 @@ public class ErrorHandlingTest {
         }
     }
 
+    @Test
+    public void aForgottenTransactionIsRolledBackByTheCleanerAndItsItemsReturn() throws Exception {
+        try (Store store = open()) {
+            try (Transaction tx = store.begin()) {
+                tx.enqueue("q", new byte[] {7});
+                tx.commit();
+            }
+            pollAndForget(store);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            for (;;) {
+                System.gc();
+                try (Transaction tx = store.begin()) {
+                    Message m = tx.poll("q");
+                    if (m != null) {
+                        assertEquals(7, m.payload()[0]);
+                        return;
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("item claimed by a forgotten transaction never came back");
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    private static void pollAndForget(Store store) {
+        Transaction tx = store.begin();
+        assertEquals(7, tx.poll("q").payload()[0]);
+        // neither committed nor closed
+    }
+
     private static void openAndForget(Path dir) {
         Store s = Store.open(dir, StoreOptions.defaults());
         Transaction tx = s.begin();

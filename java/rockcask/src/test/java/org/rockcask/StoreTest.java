@@ -257,6 +257,18 @@ public class StoreTest {
     }
 
     @Test
+    public void messagesCompareByIdAndPayload() {
+        UUID id = UUID.randomUUID();
+        Message a = new Message(id, b("x"));
+        assertEquals(a, new Message(id, b("x")));
+        assertEquals(a.hashCode(), new Message(id, b("x")).hashCode());
+        assertFalse(a.equals(new Message(id, b("y"))));
+        assertFalse(a.equals(new Message(UUID.randomUUID(), b("x"))));
+        assertTrue(a.toString().contains("1 bytes"));
+        assertTrue(new Message(id, null).toString().contains("deleted"));
+    }
+
+    @Test
     public void storePathAndOptionsAreReported() {
         assertEquals(dir.toAbsolutePath(), store.path());
         assertFalse(store.options().syncOnCommit());
