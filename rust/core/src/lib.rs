@@ -7,6 +7,7 @@ pub mod error;
 mod hash;
 pub mod keys;
 pub mod options;
+mod pipeline;
 mod queue;
 pub mod store;
 pub mod transaction;

@@ -13,8 +13,13 @@ pub(crate) struct QueueState {
     pub id: QueueId,
     /// Next sequence handed out from the contiguous committed range `[head, tail)`.
     head: u64,
-    /// One past the last committed entry.
+    /// One past the last committed entry consumers may see (published).
     tail: u64,
+    /// One past the last entry assigned to a commit: at or above `tail` while commits are being
+    /// written; the range between is published in commit order once on disk.
+    reserved_tail: u64,
+    /// False for a queue created by a commit still being written: not listed yet.
+    pub published: bool,
     /// Entries given back by a rollback: handed out again before anything at `head`, lowest
     /// first, which keeps FIFO order across rollbacks. All are below `head`.
     returned: BTreeSet<u64>,
@@ -24,13 +29,18 @@ pub(crate) struct QueueState {
 
 impl QueueState {
     pub fn new(id: QueueId, head: u64, tail: u64) -> Self {
-        QueueState { id, head, tail, returned: BTreeSet::new(), in_flight: BTreeSet::new() }
+        QueueState { id, head, tail, reserved_tail: tail, published: true, returned: BTreeSet::new(), in_flight: BTreeSet::new() }
+    }
+
+    /// A queue a commit creates: listed once that commit is published.
+    pub fn unpublished(id: QueueId) -> Self {
+        QueueState { published: false, ..QueueState::new(id, 0, 0) }
     }
 
     /// State rebuilt at open: `below_head` are entries still on disk under `head` (claimed or
     /// handed back before the restart); they are handed out first, lowest first.
     pub fn recovered(id: QueueId, head: u64, tail: u64, below_head: BTreeSet<u64>) -> Self {
-        QueueState { id, head, tail, returned: below_head, in_flight: BTreeSet::new() }
+        QueueState { id, head, tail, reserved_tail: tail, published: true, returned: below_head, in_flight: BTreeSet::new() }
     }
 
     /// Entries committed and still present (including those claimed by open transactions).
@@ -43,8 +53,11 @@ impl QueueState {
         (self.tail - self.head) + self.returned.len() as u64
     }
 
-    pub fn tail(&self) -> u64 {
-        self.tail
+    /// Assign `n` sequence numbers to a commit; returns the first.
+    pub fn reserve(&mut self, n: u64) -> u64 {
+        let first = self.reserved_tail;
+        self.reserved_tail += n;
+        first
     }
 
     /// Claim up to `max` entries in FIFO order.
@@ -81,9 +94,10 @@ impl QueueState {
         self.in_flight.remove(&seq);
     }
 
-    /// A commit appended `n` entries (sequences `tail .. tail + n`).
-    pub fn appended(&mut self, n: u64) {
+    /// A commit's `n` reserved entries are on disk: consumers may take them.
+    pub fn publish(&mut self, n: u64) {
         self.tail += n;
+        self.published = true;
     }
 
     /// Where this queue's entries on disk will be once the claims in `consuming` are deleted:
@@ -176,6 +190,12 @@ mod tests {
         assert_eq!(c, vec![0, 1, 4]);
         assert_eq!(q.available(), 0);
         assert_eq!(q.committed_len(), 5);
+        // Reserved entries stay invisible until published.
+        assert_eq!(q.reserve(2), 5);
+        assert_eq!(q.available(), 0);
+        q.publish(2);
+        assert_eq!(q.available(), 2);
+        assert_eq!(q.committed_len(), 7);
     }
 
     #[test]

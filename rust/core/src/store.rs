@@ -15,6 +15,7 @@ use crate::batch::{self, CfIds};
 use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, QueueId, ALL_CFS, CF_ENTRIES, CF_META, CF_OBJECTS};
 use crate::options::StoreOptions;
+use crate::pipeline::{CommitState, GroupCommit};
 use crate::queue::{HeadLayout, QueueState, Queues};
 use crate::transaction::Transaction;
 
@@ -36,8 +37,10 @@ pub(crate) struct Shared {
     pub queues: Mutex<Queues>,
     /// Signalled whenever entries become claimable (commit, rollback) and on close.
     pub arrivals: Condvar,
-    /// Commits are serialized: sequence numbers are assigned and published in commit order.
-    pub commit_lock: Mutex<()>,
+    /// Commits are prepared one at a time (sequence numbers, reference counts), which fixes
+    /// their order; they are then written in groups (`pipeline.rs`) and published in that order.
+    pub commit_lock: Mutex<CommitState>,
+    pub group_commit: GroupCommit,
     pub closed: AtomicBool,
     /// Column family ids for write batches built as bytes (`batch.rs`).
     pub cf_ids: CfIds,
@@ -87,6 +90,13 @@ impl Shared {
         if self.options.read_only {
             return Err(Error::ReadOnly(self.path.clone()));
         }
+        if let Some(why) = self.group_commit.failure() {
+            return Err(Error::Rocks {
+                status: rocksdb::ErrorKind::IOError,
+                context: format!("store at {} refuses writes after a failed write; reopen it", self.path.display()),
+                message: why.to_string(),
+            });
+        }
         Ok(())
     }
 }
@@ -121,7 +131,8 @@ impl Store {
                 db: RwLock::new(Some(db)),
                 queues: Mutex::new(queues),
                 arrivals: Condvar::new(),
-                commit_lock: Mutex::new(()),
+                commit_lock: Mutex::new(CommitState::default()),
+                group_commit: GroupCommit::default(),
                 closed: AtomicBool::new(false),
                 cf_ids,
                 cache,
@@ -151,7 +162,10 @@ impl Store {
     /// Names of every queue ever committed to, sorted.
     pub fn queue_names(&self) -> Result<Vec<String>> {
         self.shared.db()?;
-        let mut names: Vec<String> = self.shared.queues.lock().by_name.keys().cloned().collect();
+        let queues = self.shared.queues.lock();
+        let mut names: Vec<String> =
+            queues.by_name.iter().filter(|(_, id)| queues.states.get(id).is_some_and(|q| q.published)).map(|(name, _)| name.clone()).collect();
+        drop(queues);
         names.sort();
         Ok(names)
     }
@@ -167,7 +181,7 @@ impl Store {
         let db = self.shared.db()?;
         let (queues, queued_items) = {
             let q = self.shared.queues.lock();
-            (q.states.len() as u64, q.states.values().map(QueueState::committed_len).sum())
+            (q.states.values().filter(|s| s.published).count() as u64, q.states.values().map(QueueState::committed_len).sum())
         };
         let prop = |cf: &str, name: &str| -> Result<u64> {
             Ok(db.db().property_int_value_cf(db.cf(cf), name).context(|| format!("reading {name}"))?.unwrap_or(0))

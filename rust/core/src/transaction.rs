@@ -11,12 +11,12 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rocksdb::WriteOptions;
 use uuid::Uuid;
 
 use crate::batch::BatchRep;
 use crate::error::{Error, Result, RocksContext};
 use crate::hash::IdMap;
+use crate::pipeline::{CommitState, PendingObject, Prepared};
 use crate::keys::{self, Ownership, QueueId, CF_ENTRIES, CF_OBJECTS, CF_REFS};
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
 use crate::queue::QueueState;
@@ -408,49 +408,148 @@ impl Transaction {
     }
 
     /// Make everything durable at once (synced when the store says so), then publish the new
-    /// entries to consumers. On error nothing was written and the transaction stays open.
+    /// entries to consumers. Commits from several threads share one synced write (group
+    /// commit). If the commit is refused before anything is written (an enqueued object was
+    /// deleted meanwhile), the transaction stays open; if the write itself fails, it is over and
+    /// the store refuses further writes until reopened.
     pub fn commit(&mut self) -> Result<()> {
         self.check_open()?;
         let store = self.store.clone();
         let db = store.db()?;
         store.check_writable()?;
-        let _serial = store.commit_lock.lock();
-        let mut tail = BatchRep::default();
-        let appends = self.append_commit_records(&db, &mut tail)?;
-        let mut wo = WriteOptions::default();
-        wo.set_sync(store.options.sync_on_commit);
-        let written = if self.objects_in_key_order {
-            let mark = self.batch.mark();
-            self.batch.append(&tail);
-            let written = db.db().write_opt(self.batch.to_write_batch(), &wo);
-            self.batch.truncate(mark); // the transaction stays usable if the write failed
-            written
-        } else {
-            let mut sorted = self.objects_sorted_by_id();
-            sorted.append(&tail);
-            db.db().write_opt(sorted.to_write_batch(), &wo)
+        let ticket = {
+            let mut serial = store.commit_lock.lock();
+            // Everything that can refuse the commit happens before anything is reserved.
+            let outcomes = self.decide_references(&db, &serial)?;
+            let mut tail = BatchRep::default();
+            let appends = self.reserve_and_record(&mut tail, &outcomes);
+            let mut batch = if self.objects_in_key_order { std::mem::take(&mut self.batch) } else { self.objects_sorted_by_id() };
+            batch.append(&tail);
+            let ticket = store.group_commit.submit(Prepared { batch, appends });
+            self.mark_pending_objects(&mut serial, &outcomes, ticket);
+            ticket
         };
-        written.context(|| format!("committing to {}", store.path.display()))?;
+        self.claims.clear();
+        let written = store.group_commit.wait(&store, &db, ticket);
+        self.finished = Some(if written.is_ok() { "committed" } else { "failed" });
+        written
+    }
 
-        let mut queues = store.queues.lock();
-        for (qid, n, created) in appends {
-            if let Some(name) = created {
-                queues.by_name.insert(name, qid);
-                queues.states.insert(qid, QueueState::new(qid, 0, 0));
-                queues.next_id = queues.next_id.max(qid + 1);
+    /// New owning-entry count of every queue-owned object this transaction changed, as the
+    /// store will be once the commits prepared before it are written.
+    fn decide_references(&self, db: &DbRef<'_>, serial: &CommitState) -> Result<Vec<(Uuid, i64)>> {
+        let mut outcomes = Vec::with_capacity(self.ref_delta.len());
+        for (id, delta) in self.ref_delta.iter().filter(|(_, d)| **d != 0) {
+            let pending = serial.pending_objects.get(id).map(|(state, _)| *state);
+            let own_write = self.objects.contains_key(id);
+            if *delta > 0 && !own_write {
+                // Entries were added for an object read before this commit: an earlier commit
+                // may have consumed its last entry (deleting it) since. Refuse rather than point
+                // at nothing.
+                let exists = match pending {
+                    Some(PendingObject::Deleted) => false,
+                    Some(PendingObject::Count(_)) => true,
+                    None => db.db().get_pinned_cf(db.cf(CF_OBJECTS), id.as_bytes()).context(|| format!("reading object {id}"))?.is_some(),
+                };
+                if !exists {
+                    return Err(Error::NoSuchObject(*id));
+                }
             }
-            queues.states.get_mut(&qid).expect("queue registered").appended(n);
+            let current = match pending {
+                Some(PendingObject::Count(n)) => n as i64,
+                Some(PendingObject::Deleted) => i64::from(own_write),
+                None => match db.db().get_pinned_cf(db.cf(CF_REFS), id.as_bytes()).context(|| format!("reading references of {id}"))? {
+                    Some(v) => keys::decode_u64(&v, "reference count")? as i64,
+                    None => 1,
+                },
+            };
+            outcomes.push((*id, current + delta));
+        }
+        Ok(outcomes)
+    }
+
+    /// Reserve sequence numbers and record what only commit time knows, into `tail`: entries
+    /// (each queue's next sequences, in commit order), deletion of consumed entries, reference
+    /// counts (kept in CF_REFS only while above one; an owned object at zero is deleted) and
+    /// queue layouts. Returns the entries to publish per queue once written.
+    fn reserve_and_record(&self, tail_batch: &mut BatchRep, outcomes: &[(Uuid, i64)]) -> Vec<(QueueId, u64)> {
+        let cf = self.store.cf_ids;
+        let mut consuming: HashMap<QueueId, BTreeSet<u64>> = HashMap::new();
+        for c in &self.claims {
+            consuming.entry(c.queue).or_default().insert(c.seq);
+        }
+        let mut appends = Vec::new();
+        let mut layouts = Vec::with_capacity(consuming.len());
+        {
+            let mut queues = self.store.queues.lock();
+            let mut own: Vec<&(String, VecDeque<(Uuid, Ownership)>)> = self.enqueued.queues.iter().filter(|(_, q)| !q.is_empty()).collect();
+            own.sort_by(|a, b| a.0.cmp(&b.0));
+            for (name, items) in own {
+                let qid = match queues.by_name.get(name) {
+                    Some(&qid) => qid,
+                    None => {
+                        let qid = queues.next_id;
+                        queues.next_id += 1;
+                        queues.by_name.insert(name.clone(), qid);
+                        queues.states.insert(qid, QueueState::unpublished(qid));
+                        tail_batch.put(cf.meta, &keys::meta_queue_key(name), &qid.to_le_bytes());
+                        qid
+                    }
+                };
+                let first = queues.states.get_mut(&qid).expect("queue registered").reserve(items.len() as u64);
+                for (i, (id, own)) in items.iter().enumerate() {
+                    tail_batch.put(cf.entries, &keys::entry_key(qid, first + i as u64), &keys::entry_value(*id, *own));
+                }
+                appends.push((qid, items.len() as u64));
+            }
+            for (qid, seqs) in &consuming {
+                if let Some(q) = queues.states.get_mut(qid) {
+                    layouts.push((*qid, q.layout_after(seqs)));
+                    // Gone for every commit prepared after this one.
+                    seqs.iter().for_each(|&seq| q.consumed(seq));
+                }
+            }
         }
         for c in &self.claims {
-            if let Some(q) = queues.states.get_mut(&c.queue) {
-                q.consumed(c.seq);
+            // Entries are written exactly once, which is what SingleDelete requires.
+            tail_batch.single_delete(cf.entries, &keys::entry_key(c.queue, c.seq));
+        }
+        for &(id, count) in outcomes {
+            match count {
+                n if n <= 0 => {
+                    tail_batch.delete(cf.objects, id.as_bytes());
+                    tail_batch.delete(cf.refs, id.as_bytes());
+                }
+                1 => tail_batch.delete(cf.refs, id.as_bytes()),
+                n => {
+                    tail_batch.put(cf.refs, id.as_bytes(), &(n as u64).to_le_bytes());
+                }
             }
         }
-        store.arrivals.notify_all();
-        drop(queues);
-        self.claims.clear();
-        self.finished = Some("committed");
-        Ok(())
+        for (qid, layout) in &layouts {
+            tail_batch.put(cf.meta, &keys::meta_head_key(*qid), &layout.encode());
+        }
+        appends
+    }
+
+    /// Tell commits prepared after this one what it does to objects before it is on disk.
+    fn mark_pending_objects(&self, serial: &mut CommitState, outcomes: &[(Uuid, i64)], ticket: u64) {
+        for (id, w) in &self.objects {
+            let state = match w {
+                ObjectWrite::Delete => Some(PendingObject::Deleted),
+                ObjectWrite::Put { .. } => match serial.pending_objects.get(id) {
+                    Some((PendingObject::Deleted, _)) => Some(PendingObject::Count(1)),
+                    _ => None,
+                },
+            };
+            if let Some(state) = state {
+                serial.pending_objects.insert(*id, (state, ticket));
+            }
+        }
+        for &(id, count) in outcomes {
+            let state = if count <= 0 { PendingObject::Deleted } else { PendingObject::Count(count as u64) };
+            serial.pending_objects.insert(id, (state, ticket));
+        }
     }
 
     /// Each object's final write in this transaction, sorted by id.
@@ -471,86 +570,6 @@ impl Transaction {
             }
         }
         out
-    }
-
-    /// Records only commit time knows, into `tail`: entry sequence numbers (each queue's tail, in
-    /// commit order), deletion of consumed entries, reference counts and queue layouts. Returns
-    /// the appends to publish once the write succeeded: (queue, count, name if new).
-    fn append_commit_records(&self, db: &DbRef<'_>, tail_batch: &mut BatchRep) -> Result<Vec<(QueueId, u64, Option<String>)>> {
-        let cf = self.store.cf_ids;
-        let mut consuming: HashMap<QueueId, BTreeSet<u64>> = HashMap::new();
-        for c in &self.claims {
-            consuming.entry(c.queue).or_default().insert(c.seq);
-        }
-        let mut appends = Vec::new();
-        let mut layouts = Vec::with_capacity(consuming.len());
-        {
-            let queues = self.store.queues.lock();
-            let mut next_id = queues.next_id;
-            let mut own: Vec<&(String, VecDeque<(Uuid, Ownership)>)> = self.enqueued.queues.iter().filter(|(_, q)| !q.is_empty()).collect();
-            own.sort_by(|a, b| a.0.cmp(&b.0));
-            for (name, items) in own {
-                let (qid, tail, created) = match queues.get(name) {
-                    Some(q) => (q.id, q.tail(), None),
-                    None => {
-                        let id = next_id;
-                        next_id = next_id.checked_add(1).ok_or_else(|| Error::InvalidArgument("too many queues".into()))?;
-                        tail_batch.put(cf.meta, &keys::meta_queue_key(name), &id.to_le_bytes());
-                        (id, 0, Some(name.clone()))
-                    }
-                };
-                for (i, (id, own)) in items.iter().enumerate() {
-                    tail_batch.put(cf.entries, &keys::entry_key(qid, tail + i as u64), &keys::entry_value(*id, *own));
-                }
-                appends.push((qid, items.len() as u64, created));
-            }
-            for (qid, seqs) in &consuming {
-                if let Some(q) = queues.states.get(qid) {
-                    layouts.push((*qid, q.layout_after(seqs)));
-                }
-            }
-        }
-        for c in &self.claims {
-            // Entries are written exactly once, which is what SingleDelete requires.
-            tail_batch.single_delete(cf.entries, &keys::entry_key(c.queue, c.seq));
-        }
-        self.append_ref_changes(db, tail_batch)?;
-        for (qid, layout) in &layouts {
-            tail_batch.put(cf.meta, &keys::meta_head_key(*qid), &layout.encode());
-        }
-        Ok(appends)
-    }
-
-    /// Reference counts live in CF_REFS only while above one; an owned object whose count drops
-    /// to zero is deleted. Read under the commit lock, so no other commit changes them meanwhile.
-    fn append_ref_changes(&self, db: &DbRef<'_>, tail_batch: &mut BatchRep) -> Result<()> {
-        let cf = self.store.cf_ids;
-        for (id, delta) in self.ref_delta.iter().filter(|(_, d)| **d != 0) {
-            if *delta > 0 && !self.objects.contains_key(id) {
-                // Entries were added for an object read before this commit: another commit may
-                // have consumed its last entry (deleting it) since. Refuse rather than point at
-                // nothing.
-                let exists = db.db().get_pinned_cf(db.cf(CF_OBJECTS), id.as_bytes()).context(|| format!("reading object {id}"))?.is_some();
-                if !exists {
-                    return Err(Error::NoSuchObject(*id));
-                }
-            }
-            let current = match db.db().get_pinned_cf(db.cf(CF_REFS), id.as_bytes()).context(|| format!("reading references of {id}"))? {
-                Some(v) => keys::decode_u64(&v, "reference count")? as i64,
-                None => 1,
-            };
-            match current + delta {
-                n if n <= 0 => {
-                    tail_batch.delete(cf.objects, id.as_bytes());
-                    tail_batch.delete(cf.refs, id.as_bytes());
-                }
-                1 => tail_batch.delete(cf.refs, id.as_bytes()),
-                n => {
-                    tail_batch.put(cf.refs, id.as_bytes(), &(n as u64).to_le_bytes());
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Undo everything: claimed entries go back to the head of their queues in order.

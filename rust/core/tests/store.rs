@@ -406,3 +406,38 @@ fn scattered_ids_overwrites_and_deletes_in_one_transaction_commit_to_their_final
     }
     assert_eq!(store.queue_size("q").unwrap(), 250);
 }
+
+#[test]
+fn concurrent_synced_commits_share_writes_yet_keep_each_threads_order_and_every_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), StoreOptions::default()).unwrap(); // synced commits
+    fill(&store, "shared", 0..64);
+    let threads: Vec<_> = (0..8u32)
+        .map(|t| {
+            let store = store.clone();
+            thread::spawn(move || {
+                for i in 0..150u32 {
+                    let mut tx = store.begin().unwrap();
+                    // Each thread's own sequence, one commit per item: must come out in order.
+                    tx.enqueue("log", &(t << 16 | i).to_be_bytes()).unwrap();
+                    // And a move by reference: the reference count changes while other commits
+                    // touching the same objects are still being written.
+                    for m in tx.poll("shared", 1).unwrap() {
+                        tx.enqueue_id("shared", m.id).unwrap();
+                    }
+                    tx.commit().unwrap();
+                }
+            })
+        })
+        .collect();
+    threads.into_iter().for_each(|t| t.join().unwrap());
+    let log = drain(&store, "log");
+    assert_eq!(log.len(), 8 * 150);
+    for t in 0..8u32 {
+        let mine: Vec<u32> = log.iter().filter(|v| *v >> 16 == t).map(|v| v & 0xffff).collect();
+        assert_eq!(mine, (0..150).collect::<Vec<_>>(), "thread {t}'s commits out of order");
+    }
+    let mut shared = drain(&store, "shared");
+    shared.sort();
+    assert_eq!(shared, (0..64).collect::<Vec<_>>(), "every moved object is still there, once");
+}

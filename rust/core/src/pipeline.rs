@@ -1,0 +1,144 @@
+//! Group commit: transactions prepare their write batch under the store's commit lock (which
+//! fixes their order), then the first one to wait becomes the leader, writes every batch
+//! waiting at that moment as one synced RocksDB write, publishes them in order and wakes the
+//! others. Concurrent committers thus share one fsync instead of paying one each in turn.
+//!
+//! A failed group write leaves the store failed for writes (RocksDB itself refuses further
+//! writes after a failed WAL write): later commits are refused until the store is reopened.
+
+use std::collections::VecDeque;
+use std::sync::OnceLock;
+
+use parking_lot::{Condvar, Mutex};
+use rocksdb::WriteOptions;
+use uuid::Uuid;
+
+use crate::batch::BatchRep;
+use crate::error::{Error, Result, RocksContext};
+use crate::hash::IdMap;
+use crate::keys::QueueId;
+use crate::store::{DbRef, Shared};
+
+/// What commits prepared but not yet written have done to objects, so that the next commit
+/// prepared under the commit lock reads the state it will be written after, not the disk's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PendingObject {
+    /// Deleted (explicitly or with its last owning entry).
+    Deleted,
+    /// Alive with this many owning entries (1 for objects that are not shared or not owned).
+    Count(u64),
+}
+
+/// State guarded by the commit lock.
+#[derive(Default)]
+pub(crate) struct CommitState {
+    pub pending_objects: IdMap<Uuid, (PendingObject, u64)>,
+}
+
+/// A prepared commit waiting to be written.
+pub(crate) struct Prepared {
+    pub batch: BatchRep,
+    /// Entries to publish per queue once written.
+    pub appends: Vec<(QueueId, u64)>,
+}
+
+#[derive(Default)]
+pub(crate) struct Pipeline {
+    next_ticket: u64,
+    waiting: VecDeque<(u64, Prepared)>,
+    leader: bool,
+    /// Every ticket below this has been written (or failed).
+    done_below: u64,
+    /// First ticket of the group whose write failed.
+    failed_from: Option<u64>,
+}
+
+pub(crate) struct GroupCommit {
+    pipeline: Mutex<Pipeline>,
+    written: Condvar,
+    failure: OnceLock<String>,
+}
+
+impl Default for GroupCommit {
+    fn default() -> Self {
+        GroupCommit { pipeline: Mutex::new(Pipeline::default()), written: Condvar::new(), failure: OnceLock::new() }
+    }
+}
+
+impl GroupCommit {
+    /// Why the store refuses writes, if a group write failed.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.get().map(String::as_str)
+    }
+
+    /// Queue a prepared commit. Call under the commit lock, so tickets follow preparation order.
+    pub fn submit(&self, prepared: Prepared) -> u64 {
+        let mut p = self.pipeline.lock();
+        let ticket = p.next_ticket;
+        p.next_ticket += 1;
+        p.waiting.push_back((ticket, prepared));
+        ticket
+    }
+
+    /// Wait until `ticket` is written, leading the write of a group when no one else is.
+    pub fn wait(&self, store: &Shared, db: &DbRef<'_>, ticket: u64) -> Result<()> {
+        let mut p = self.pipeline.lock();
+        loop {
+            if p.done_below > ticket {
+                return match p.failed_from {
+                    Some(first) if ticket >= first => Err(Error::Rocks {
+                        status: rocksdb::ErrorKind::IOError,
+                        context: format!("committing to {}", store.path.display()),
+                        message: self.failure().unwrap_or("write failed").to_string(),
+                    }),
+                    _ => Ok(()),
+                };
+            }
+            if p.leader {
+                self.written.wait(&mut p);
+                continue;
+            }
+            p.leader = true;
+            let group: Vec<(u64, Prepared)> = p.waiting.drain(..).collect();
+            drop(p);
+            let (first, last) = (group.first().map_or(ticket, |g| g.0), group.last().map_or(ticket, |g| g.0));
+            let written = self.write_group(store, db, group);
+            p = self.pipeline.lock();
+            p.leader = false;
+            p.done_below = p.done_below.max(last + 1);
+            if let Err(e) = written {
+                let _ = self.failure.set(e.to_string());
+                p.failed_from = Some(p.failed_from.map_or(first, |f| f.min(first)));
+            }
+            self.written.notify_all();
+        }
+    }
+
+    fn write_group(&self, store: &Shared, db: &DbRef<'_>, group: Vec<(u64, Prepared)>) -> Result<()> {
+        if self.failure().is_some() {
+            return Err(Error::Internal("an earlier write failed".into()));
+        }
+        let last = group.last().map_or(0, |g| g.0);
+        let mut all = BatchRep::default();
+        for (_, prepared) in &group {
+            all.append(&prepared.batch);
+        }
+        let mut wo = WriteOptions::default();
+        wo.set_sync(store.options.sync_on_commit);
+        db.db().write_opt(all.to_write_batch(), &wo).context(|| format!("committing to {}", store.path.display()))?;
+        {
+            let mut queues = store.queues.lock();
+            for (_, prepared) in &group {
+                for &(qid, n) in &prepared.appends {
+                    if let Some(q) = queues.states.get_mut(&qid) {
+                        q.publish(n);
+                    }
+                }
+            }
+            store.arrivals.notify_all();
+        }
+        // What these commits did to objects is on disk now; keep only later commits' marks.
+        store.commit_lock.lock().pending_objects.retain(|_, (_, ticket)| *ticket > last);
+        Ok(())
+    }
+}
