@@ -190,8 +190,14 @@ public final class Transaction extends NativeResource {
 
     /**
      * Applies everything atomically and durably. After it returns the transaction is finished:
-     * further calls throw {@link IllegalStateException}. If it throws, nothing was applied and
-     * the transaction is still open (roll it back or close it).
+     * further calls throw {@link IllegalStateException}. Commits from several threads share one
+     * synced write (group commit).
+     *
+     * <p>If it throws, nothing was applied. When the commit was refused before writing (status
+     * {@code NoSuchObject}: an object enqueued by id was deleted by another commit meanwhile),
+     * the transaction is still open: roll it back or close it. When the write itself failed
+     * (an {@code IOError} such as a full disk), the transaction is over and the store refuses
+     * further writes until it is reopened, which recovers every commit that did return.
      */
     public synchronized void commit() {
         long h = acquireForWrite();
@@ -219,7 +225,10 @@ public final class Transaction extends NativeResource {
         }
     }
 
-    /** Rolls back unless committed, and releases the native transaction. Idempotent. */
+    /**
+     * Rolls back unless committed, and releases the native transaction. Idempotent. A call in
+     * progress on another thread (such as a blocking {@link #take}) is waited for first.
+     */
     @Override
     public void close() {
         synchronized (this) {
