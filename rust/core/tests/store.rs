@@ -441,3 +441,36 @@ fn concurrent_synced_commits_share_writes_yet_keep_each_threads_order_and_every_
     shared.sort();
     assert_eq!(shared, (0..64).collect::<Vec<_>>(), "every moved object is still there, once");
 }
+
+#[test]
+fn put_over_a_queue_owned_object_keeps_it_owned_even_when_enqueued_again_in_that_transaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let id = {
+        let mut tx = store.begin().unwrap();
+        let id = tx.enqueue("a", b"v1").unwrap();
+        tx.commit().unwrap();
+        id
+    };
+    let fresh = Uuid::new_v4();
+    {
+        let mut tx = store.begin().unwrap();
+        tx.put(id, b"v2").unwrap(); // ownership of what it replaces: read at commit
+        tx.enqueue_id("b", id).unwrap(); // so this entry's ownership is decided there too
+        tx.put(fresh, b"mine").unwrap();
+        tx.enqueue_id("b", fresh).unwrap();
+        tx.commit().unwrap();
+    }
+    let get = |id| store.begin().unwrap().get(id).unwrap();
+    assert_eq!(get(id).as_deref(), Some(&b"v2"[..]));
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.poll("a", 1).unwrap()[0].id, id);
+    tx.commit().unwrap();
+    assert_eq!(get(id).as_deref(), Some(&b"v2"[..]), "still owned by the entry in b");
+    let mut tx = store.begin().unwrap();
+    let polled: Vec<Uuid> = tx.poll("b", 2).unwrap().iter().map(|m| m.id).collect();
+    assert_eq!(polled, vec![id, fresh]);
+    tx.commit().unwrap();
+    assert_eq!(get(id), None, "queue-owned: deleted with its last entry");
+    assert_eq!(get(fresh).as_deref(), Some(&b"mine"[..]), "put object: lives until deleted");
+}
