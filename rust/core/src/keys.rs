@@ -89,14 +89,8 @@ pub fn decode_entry_value(v: &[u8]) -> Result<(Uuid, Ownership)> {
     Ok((id, Ownership::from_byte(v[16], "queue entry")?))
 }
 
-/// Object value: one flag byte then the payload, so the payload is never copied to be decoded.
-pub fn object_value(own: Ownership, payload: &[u8]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(payload.len() + 1);
-    v.push(own.to_byte());
-    v.extend_from_slice(payload);
-    v
-}
-
+/// Object value: one flag byte (`ownership_byte`) then the payload, so the payload is never
+/// copied to be decoded. Transactions write it in place into their write batch.
 pub fn decode_object_value(v: &[u8]) -> Result<(Ownership, &[u8])> {
     let (&flag, payload) = v.split_first().ok_or_else(|| Error::Corrupt("empty object value".into()))?;
     Ok((Ownership::from_byte(flag, "object")?, payload))
@@ -160,7 +154,7 @@ mod tests {
         let mut bad = entry_value(id, Ownership::Reference);
         bad[16] = 9;
         assert!(decode_entry_value(&bad).is_err());
-        let v = object_value(Ownership::Reference, b"abc");
+        let v = [&[ownership_byte(Ownership::Reference)][..], b"abc"].concat();
         assert_eq!(decode_object_value(&v).unwrap(), (Ownership::Reference, &b"abc"[..]));
         assert!(decode_object_value(&[]).is_err());
     }
