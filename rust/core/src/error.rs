@@ -42,6 +42,11 @@ pub enum Error {
     #[error("{status:?}: {context}: {message}")]
     Rocks { status: RocksStatus, context: String, message: String },
 
+    /// A failure after a poll had claimed entries: the transaction was rolled back so that no
+    /// entry can be consumed without having been delivered.
+    #[error("transaction rolled back: {0}")]
+    RolledBack(Box<Error>),
+
     /// A fault inside RockCask itself (a broken internal assumption): a bug to report.
     #[error("internal error: {0}")]
     Internal(String),

@@ -4,7 +4,7 @@
 //! are contiguous and sorted in FIFO order; value = object id (16 bytes) + ownership flag.
 //! Column family `objects`: key = 16-byte UUID; value = flag byte + payload.
 //! Column family `refs`: key = UUID of a queue-owned object referenced by more than one entry;
-//! value = u32 LE count of live owned entries. Absent means exactly one.
+//! value = u64 LE count of live owned entries. Absent means exactly one.
 //! Column family `meta`: format marker, queue names -> ids, per-queue head hints.
 
 use uuid::Uuid;

@@ -102,7 +102,10 @@ impl GroupCommit {
             let group: Vec<(u64, Prepared)> = p.waiting.drain(..).collect();
             drop(p);
             let (first, last) = (group.first().map_or(ticket, |g| g.0), group.last().map_or(ticket, |g| g.0));
-            let written = self.write_group(store, db, group);
+            // A panic here must not leave `leader` set (every later commit would wait forever):
+            // it becomes a failed write like any other.
+            let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.write_group(store, db, group)))
+                .unwrap_or_else(|_| Err(Error::Internal("panic while writing a commit group".into())));
             p = self.pipeline.lock();
             p.leader = false;
             p.done_below = p.done_below.max(last + 1);

@@ -207,6 +207,9 @@ impl Transaction {
 
     /// Remove up to `max` items from the head of `queue`: committed entries first (FIFO), then
     /// this transaction's own enqueues. Others never receive them unless this rolls back.
+    ///
+    /// If reading what was claimed fails, the whole transaction rolls back (and the error says
+    /// so): claimed entries must never be consumed by a later commit without being delivered.
     pub fn poll(&mut self, queue: &str, max: usize) -> Result<Vec<Message>> {
         self.check_open()?;
         let store = self.store.clone();
@@ -214,6 +217,16 @@ impl Transaction {
         store.check_writable()?;
         keys::validate_queue_name(queue)?;
         check_batch(max)?;
+        match self.claim_and_read(&db, queue, max) {
+            Ok(messages) => Ok(messages),
+            Err(e) => {
+                self.rollback()?;
+                Err(Error::RolledBack(Box::new(e)))
+            }
+        }
+    }
+
+    fn claim_and_read(&mut self, db: &DbRef<'_>, queue: &str, max: usize) -> Result<Vec<Message>> {
         let mut seqs = Vec::new();
         let queue_id = {
             let mut queues = self.store.queues.lock();
@@ -227,27 +240,18 @@ impl Transaction {
         };
         let mut out = Vec::with_capacity(seqs.len());
         if let Some(qid) = queue_id.filter(|_| !seqs.is_empty()) {
-            let entries = match read_entries(&db, qid, &seqs) {
-                Ok(e) => e,
-                Err(e) => {
-                    let mut queues = self.store.queues.lock();
-                    if let Some(q) = queues.states.get_mut(&qid) {
-                        seqs.iter().for_each(|&s| q.give_back(s));
-                    }
-                    self.store.arrivals.notify_all();
-                    return Err(e);
-                }
-            };
+            // Claimed first, so that a failure below gives every one of them back (rollback).
+            self.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq }));
+            let entries = read_entries(db, qid, &seqs)?;
             let mut ids = Vec::with_capacity(entries.len());
             for (seq, entry) in seqs.iter().zip(entries) {
                 let (id, own) = entry.ok_or_else(|| Error::Corrupt(format!("queue '{queue}' entry {seq} is missing")))?;
-                self.claims.push(Claim { queue: qid, seq: *seq });
                 if own == Ownership::Owned {
                     *self.ref_delta.entry(id).or_insert(0) -= 1;
                 }
                 ids.push(id);
             }
-            let payloads = self.read_payloads(&db, &ids)?;
+            let payloads = self.read_payloads(db, &ids)?;
             out.extend(ids.into_iter().zip(payloads).map(|(id, payload)| Message { id, payload }));
         }
         if out.len() < max {
@@ -258,7 +262,7 @@ impl Transaction {
                     if own == Ownership::Owned {
                         *self.ref_delta.entry(id).or_insert(0) -= 1;
                     }
-                    let payload = self.payload_of(&db, id)?;
+                    let payload = self.payload_of(db, id)?;
                     out.push(Message { id, payload });
                 }
             }

@@ -474,3 +474,28 @@ fn put_over_a_queue_owned_object_keeps_it_owned_even_when_enqueued_again_in_that
     assert_eq!(get(id), None, "queue-owned: deleted with its last entry");
     assert_eq!(get(fresh).as_deref(), Some(&b"mine"[..]), "put object: lives until deleted");
 }
+
+#[test]
+fn a_poll_that_cannot_read_what_it_claimed_rolls_back_and_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let damaged = {
+        let store = open(dir.path());
+        fill(&store, "q", 0..3);
+        let id = store.begin().unwrap().peek("q", 1).unwrap()[0].id;
+        store.close().unwrap();
+        id
+    };
+    {
+        // Damage the first object underneath RockCask: an ownership flag it never writes.
+        let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), dir.path(), rockcask_core::keys::ALL_CFS).unwrap();
+        db.put_cf(db.cf_handle(rockcask_core::keys::CF_OBJECTS).unwrap(), damaged.as_bytes(), [9u8, 1, 2]).unwrap();
+    }
+    let store = open(dir.path());
+    let mut tx = store.begin().unwrap();
+    let err = tx.poll("q", 3).unwrap_err();
+    assert!(matches!(&err, Error::RolledBack(cause) if matches!(**cause, Error::Corrupt(_))), "{err}");
+    assert!(matches!(tx.commit(), Err(Error::TransactionFinished(_))), "nothing claimed can be committed");
+    assert_eq!(store.queue_size("q").unwrap(), 3);
+    let mut again = store.begin().unwrap();
+    assert!(again.poll("q", 3).is_err(), "the same items are back at the head");
+}

@@ -34,27 +34,41 @@ const ILLEGAL_ARGUMENT: &str = "java/lang/IllegalArgumentException";
 const NULL_POINTER: &str = "java/lang/NullPointerException";
 const ROCKCASK: &str = "org/rockcask/RockCaskException";
 
+/// A rolled-back transaction's error is thrown as its cause's class, status included, with a
+/// message that says the transaction is gone.
+fn rolled_back(class: &'static str, cause_message: String) -> (&'static str, String) {
+    let status = cause_message.split_once(": ").filter(|_| class == ROCKCASK).map(|(s, _)| format!("{s}: ")).unwrap_or_default();
+    (class, format!("{status}transaction rolled back: {cause_message}"))
+}
+
+fn core_class_and_message(e: &CoreError) -> (&'static str, String) {
+    match e {
+        CoreError::Closed(_) | CoreError::TransactionFinished(_) => (ILLEGAL_STATE, e.to_string()),
+        CoreError::InvalidArgument(_) => (ILLEGAL_ARGUMENT, e.to_string()),
+        CoreError::NoSuchObject(_) => (ROCKCASK, format!("NoSuchObject: {e}")),
+        CoreError::ReadOnly(_) => (ROCKCASK, format!("ReadOnly: {e}")),
+        CoreError::Locked { .. } => (ROCKCASK, format!("Locked: {e}")),
+        CoreError::NotAStore { .. } => (ROCKCASK, format!("NotAStore: {e}")),
+        CoreError::Corrupt(_) => (ROCKCASK, format!("Corruption: {e}")),
+        CoreError::Internal(_) => (ROCKCASK, format!("Internal: {e}")),
+        CoreError::RolledBack(cause) => {
+            let (class, message) = core_class_and_message(cause);
+            rolled_back(class, message)
+        }
+        // Display already starts with the RocksDB status name.
+        CoreError::Rocks { .. } => (ROCKCASK, e.to_string()),
+    }
+}
+
 impl BridgeError {
     fn java_class_and_message(&self) -> (&'static str, String) {
         match self {
             // The cause decides the class; the message says the transaction is gone.
             BridgeError::RolledBack(cause) => {
                 let (class, message) = cause.java_class_and_message();
-                let status = message.split_once(": ").filter(|_| class == ROCKCASK).map(|(s, _)| format!("{s}: ")).unwrap_or_default();
-                (class, format!("{status}transaction rolled back: applying buffered operations failed: {message}"))
+                rolled_back(class, format!("applying buffered operations failed: {message}"))
             }
-            BridgeError::Core(e) => match e {
-                CoreError::Closed(_) | CoreError::TransactionFinished(_) => (ILLEGAL_STATE, e.to_string()),
-                CoreError::InvalidArgument(_) => (ILLEGAL_ARGUMENT, e.to_string()),
-                CoreError::NoSuchObject(_) => (ROCKCASK, format!("NoSuchObject: {e}")),
-                CoreError::ReadOnly(_) => (ROCKCASK, format!("ReadOnly: {e}")),
-                CoreError::Locked { .. } => (ROCKCASK, format!("Locked: {e}")),
-                CoreError::NotAStore { .. } => (ROCKCASK, format!("NotAStore: {e}")),
-                CoreError::Corrupt(_) => (ROCKCASK, format!("Corruption: {e}")),
-                CoreError::Internal(_) => (ROCKCASK, format!("Internal: {e}")),
-                // Display already starts with the RocksDB status name.
-                CoreError::Rocks { .. } => (ROCKCASK, e.to_string()),
-            },
+            BridgeError::Core(e) => core_class_and_message(e),
             BridgeError::Jni(e) => (ROCKCASK, format!("Internal: {e}")),
             BridgeError::Null(_) => (NULL_POINTER, self.to_string()),
             BridgeError::BadHandle(_) => (ILLEGAL_STATE, self.to_string()),
@@ -105,3 +119,4 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowMapped {
         Ok(T::default())
     }
 }
+

@@ -96,7 +96,12 @@ public final class Transaction extends NativeResource {
         return one.isEmpty() ? null : one.get(0);
     }
 
-    /** Removes and returns up to {@code max} items from the head of {@code queue}, in order. */
+    /**
+     * Removes and returns up to {@code max} (1 to 1,048,576) items from the head of
+     * {@code queue}, in order. If the store cannot read what this claimed (a damaged object, a
+     * failed disk), the whole transaction is rolled back and the exception says so: claimed items
+     * are never consumed without having been delivered.
+     */
     public synchronized List<Message> poll(String queue, int max) {
         byte[] name = name(queue);
         long h = acquireOpen();
@@ -193,11 +198,13 @@ public final class Transaction extends NativeResource {
      * further calls throw {@link IllegalStateException}. Commits from several threads share one
      * synced write (group commit).
      *
-     * <p>If it throws, nothing was applied. When the commit was refused before writing (status
-     * {@code NoSuchObject}: an object enqueued by id was deleted by another commit meanwhile),
-     * the transaction is still open: roll it back or close it. When the write itself failed
-     * (an {@code IOError} such as a full disk), the transaction is over and the store refuses
-     * further writes until it is reopened, which recovers every commit that did return.
+     * <p>When the commit is refused before writing (status {@code NoSuchObject}: an object
+     * enqueued by id was deleted by another commit meanwhile), nothing was applied and the
+     * transaction is still open: roll it back or close it. When the write itself fails (an
+     * {@code IOError} such as a full disk), the transaction is over and the store refuses further
+     * writes until it is reopened; as with any store after a failed sync, whether that last
+     * commit reached the disk is then unknown, and reopening shows it. Every commit that returned
+     * is recovered.
      */
     public synchronized void commit() {
         long h = acquireForWrite();
