@@ -86,6 +86,13 @@ impl Shared {
         Ok(DbRef(guard))
     }
 
+    /// The open database, for a call that writes.
+    pub fn writable_db(&self) -> Result<DbRef<'_>> {
+        let db = self.db()?;
+        self.check_writable()?;
+        Ok(db)
+    }
+
     pub fn check_writable(&self) -> Result<()> {
         if self.options.read_only {
             return Err(Error::ReadOnly(self.path.clone()));

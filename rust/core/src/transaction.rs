@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
-use crate::batch::BatchRep;
+use crate::batch::{BatchRep, CfIds};
 use crate::error::{Error, Result, RocksContext};
 use crate::hash::IdMap;
 use crate::pipeline::{CommitState, PendingObject, Prepared};
@@ -121,33 +121,14 @@ impl Transaction {
 
     fn check_write(&self) -> Result<DbRef<'_>> {
         self.check_open()?;
-        let db = self.store.db()?;
-        self.store.check_writable()?;
-        Ok(db)
+        self.store.writable_db()
     }
 
-    /// New queue-owned object with `payload`, and an entry for it at the tail of `queue`.
+    /// New queue-owned object with `payload` (under a new time-ordered id, returned), and an
+    /// entry for it at the tail of `queue`.
     pub fn enqueue(&mut self, queue: &str, payload: &[u8]) -> Result<Uuid> {
-        self.enqueue_with(queue, payload.len(), |buf| {
-            buf.copy_from_slice(payload);
-            Ok::<(), Error>(())
-        })
-    }
-
-    /// `enqueue` for a payload of `len` bytes that `fill` writes in place (the JNI bridge copies
-    /// Java arrays straight into the write batch this way). Nothing is enqueued if `fill` fails.
-    pub fn enqueue_with<E: From<Error>>(
-        &mut self,
-        queue: &str,
-        len: usize,
-        fill: impl FnOnce(&mut [u8]) -> std::result::Result<(), E>,
-    ) -> std::result::Result<Uuid, E> {
-        self.check_write()?;
-        keys::validate_queue_name(queue)?;
-        check_payload_len(len)?;
         let id = Uuid::now_v7();
-        self.write_object(id, Ownership::Owned, len, fill)?;
-        self.enqueued.push(queue, (id, Ownership::Owned));
+        self.enqueue_new(queue, id, payload)?;
         Ok(id)
     }
 
@@ -155,13 +136,26 @@ impl Transaction {
     /// RockCask's own generator (the Java API creates ids without a native call so that
     /// enqueues can cross JNI in chunks). An existing object with that id would be replaced.
     pub fn enqueue_new(&mut self, queue: &str, id: Uuid, payload: &[u8]) -> Result<()> {
-        self.check_write()?;
-        keys::validate_queue_name(queue)?;
-        check_payload_len(payload.len())?;
-        self.write_object(id, Ownership::Owned, payload.len(), |buf| {
+        self.enqueue_new_with(queue, id, payload.len(), |buf| {
             buf.copy_from_slice(payload);
             Ok::<(), Error>(())
-        })?;
+        })
+    }
+
+    /// `enqueue_new` for a payload of `len` bytes that `fill` writes in place (the JNI bridge
+    /// copies large Java arrays straight into the write batch this way). Nothing is enqueued if
+    /// `fill` fails.
+    pub fn enqueue_new_with<E: From<Error>>(
+        &mut self,
+        queue: &str,
+        id: Uuid,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        self.check_write()?;
+        keys::validate_queue_name(queue)?;
+        check_payload_len(len)?;
+        self.write_object(id, Ownership::Owned, len, fill)?;
         self.enqueued.push(queue, (id, Ownership::Owned));
         Ok(())
     }
@@ -213,8 +207,7 @@ impl Transaction {
     pub fn poll(&mut self, queue: &str, max: usize) -> Result<Vec<Message>> {
         self.check_open()?;
         let store = self.store.clone();
-        let db = store.db()?;
-        store.check_writable()?;
+        let db = store.writable_db()?;
         keys::validate_queue_name(queue)?;
         check_batch(max)?;
         match self.claim_and_read(&db, queue, max) {
@@ -358,8 +351,7 @@ impl Transaction {
             let db = self.check_write()?;
             self.ownership_of(&db, id)?.is_some()
         };
-        self.batch.delete(self.store.cf_ids.objects, id.as_bytes());
-        self.batch.delete(self.store.cf_ids.refs, id.as_bytes());
+        delete_object(&mut self.batch, self.store.cf_ids, &id);
         self.note_object_write(id, ObjectWrite::Delete);
         self.ref_delta.remove(&id);
         Ok(existed)
@@ -373,39 +365,38 @@ impl Transaction {
         })
     }
 
-    fn ownership_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<Ownership>> {
+    /// Object `id` as this transaction sees it (its own writes first), reduced by `keep` to
+    /// what the caller needs; `None` when there is no such object.
+    fn read_object<T>(&self, db: &DbRef<'_>, id: Uuid, keep: impl Fn(Ownership, &[u8]) -> T) -> Result<Option<T>> {
+        let decode = |v: &[u8]| keys::decode_object_value(v).map(|(own, payload)| keep(own, payload));
         match self.own_value(&id) {
-            Some(Some(v)) => Ok(Some(keys::decode_object_value(v)?.0)),
-            Some(None) => Ok(None),
+            Some(own) => own.map(decode).transpose(),
             None => {
                 let v = db.db().get_pinned_cf(db.cf(CF_OBJECTS), id.as_bytes()).context(|| format!("reading object {id}"))?;
-                v.map(|v| keys::decode_object_value(&v).map(|(own, _)| own)).transpose()
+                v.map(|v| decode(&v)).transpose()
             }
         }
+    }
+
+    fn ownership_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<Ownership>> {
+        self.read_object(db, id, |own, _| own)
     }
 
     fn payload_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<Vec<u8>>> {
-        match self.own_value(&id) {
-            Some(Some(v)) => Ok(Some(keys::decode_object_value(v)?.1.to_vec())),
-            Some(None) => Ok(None),
-            None => {
-                let v = db.db().get_pinned_cf(db.cf(CF_OBJECTS), id.as_bytes()).context(|| format!("reading object {id}"))?;
-                v.map(|v| keys::decode_object_value(&v).map(|(_, p)| p.to_vec())).transpose()
-            }
-        }
+        self.read_object(db, id, |_, payload| payload.to_vec())
     }
 
-    /// Payloads of `ids` in order: own writes first, the rest in one batched read.
+    /// Payloads of `ids` in order, like `payload_of` each, with the stored ones in one batched read.
     fn read_payloads(&self, db: &DbRef<'_>, ids: &[Uuid]) -> Result<Vec<Option<Vec<u8>>>> {
+        let payload = |v: &[u8]| keys::decode_object_value(v).map(|(_, p)| p.to_vec());
         let missing: Vec<&[u8]> = ids.iter().filter(|id| self.own_value(id).is_none()).map(|id| &id.as_bytes()[..]).collect();
         let mut fetched = db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), missing, false).into_iter();
         ids.iter()
             .map(|id| match self.own_value(id) {
-                Some(Some(v)) => Ok(Some(keys::decode_object_value(v)?.1.to_vec())),
-                Some(None) => Ok(None),
+                Some(own) => own.map(payload).transpose(),
                 None => {
                     let v = fetched.next().expect("one result per key").context(|| format!("reading object {id}"))?;
-                    v.map(|v| keys::decode_object_value(&v).map(|(_, p)| p.to_vec())).transpose()
+                    v.map(|v| payload(&v)).transpose()
                 }
             })
             .collect()
@@ -419,8 +410,7 @@ impl Transaction {
     pub fn commit(&mut self) -> Result<()> {
         self.check_open()?;
         let store = self.store.clone();
-        let db = store.db()?;
-        store.check_writable()?;
+        let db = store.writable_db()?;
         let ticket = {
             let mut serial = store.commit_lock.lock();
             // Everything that can refuse the commit happens before anything is reserved.
@@ -520,10 +510,7 @@ impl Transaction {
         }
         for &(id, count) in outcomes {
             match count {
-                n if n <= 0 => {
-                    tail_batch.delete(cf.objects, id.as_bytes());
-                    tail_batch.delete(cf.refs, id.as_bytes());
-                }
+                n if n <= 0 => delete_object(tail_batch, cf, &id),
                 1 => tail_batch.delete(cf.refs, id.as_bytes()),
                 n => {
                     tail_batch.put(cf.refs, id.as_bytes(), &(n as u64).to_le_bytes());
@@ -567,10 +554,7 @@ impl Transaction {
                 ObjectWrite::Put { at, len } => {
                     out.put(cf.objects, id.as_bytes(), self.batch.slice(at, len));
                 }
-                ObjectWrite::Delete => {
-                    out.delete(cf.objects, id.as_bytes());
-                    out.delete(cf.refs, id.as_bytes());
-                }
+                ObjectWrite::Delete => delete_object(&mut out, cf, id),
             }
         }
         out
@@ -615,6 +599,12 @@ impl Drop for Transaction {
     fn drop(&mut self) {
         let _ = self.rollback();
     }
+}
+
+/// An object and its reference count go together.
+fn delete_object(batch: &mut BatchRep, cf: CfIds, id: &Uuid) {
+    batch.delete(cf.objects, id.as_bytes());
+    batch.delete(cf.refs, id.as_bytes());
 }
 
 fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option<(Uuid, Ownership)>>> {

@@ -96,8 +96,10 @@ pub extern "system" fn Java_org_rockcask_Native_txEnqueueNew<'local>(
 ) {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
         let queue = wire::QueueName::read(env, &queue)?;
-        let payload = wire::bytes(env, &payload, "payload")?;
-        Ok(tx(handle)?.enqueue_new(queue.as_str(), wire::uuid(msb, lsb), &payload)?)
+        let len = wire::array_len(env, &payload, "payload")?;
+        tx(handle)?.enqueue_new_with(queue.as_str(), wire::uuid(msb, lsb), len, |buf| -> BridgeResult<()> {
+            Ok(payload.get_region(env, 0, wire::as_jbytes(buf))?)
+        })
     })
     .resolve::<ThrowMapped>()
 }
