@@ -1,0 +1,276 @@
+//! A casket on disk: a small marker file at the caller's path, the RocksDB directory beside it.
+//!
+//! Code written for Tokyo Cabinet treats a database as one file: it deletes it with
+//! `File.delete()` and expects the next `open(..., OCREAT)` to start empty. So the path holds a
+//! marker (format, kind, key order, instance id) and the data lives in `<path>.rockcask/`. A
+//! directory whose marker is gone is stale: the next create at that path removes it. The
+//! marker is also what processes lock (`flock`): writers exclusively, readers shared.
+
+use std::collections::HashSet;
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use super::error::{CasketError, CasketResult, Ecode};
+
+const MAGIC: &str = "RockCask casket 1";
+/// Written first into every data directory RockCask creates; only such a directory (or an
+/// empty one) is ever removed as stale.
+const DIR_TAG: &str = "CASKET";
+
+/// What kind of database a casket holds; opening it as the other kind fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Btree,
+    Hash,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Btree => "bdb",
+            Kind::Hash => "hdb",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Marker {
+    pub kind: String,
+    pub order: String,
+    pub id: String,
+}
+
+impl Marker {
+    pub fn new(kind: Kind, order: String) -> Marker {
+        Marker { kind: kind.name().into(), order, id: uuid::Uuid::new_v4().to_string() }
+    }
+
+    fn render(&self) -> String {
+        format!("{MAGIC}\nkind={}\norder={}\nid={}\n", self.kind, self.order, self.id)
+    }
+
+    fn parse(text: &str) -> Option<Marker> {
+        let mut lines = text.lines();
+        if lines.next()? != MAGIC {
+            return None;
+        }
+        let mut field = |name: &str| lines.next()?.strip_prefix(name)?.strip_prefix('=').map(str::to_owned);
+        Some(Marker { kind: field("kind")?, order: field("order")?, id: field("id")? })
+    }
+
+    /// Refuses a casket of another kind or key order than the caller asks for.
+    pub fn check(&self, path: &Path, kind: Kind, order: &str) -> CasketResult<()> {
+        if self.kind != kind.name() {
+            return Err(CasketError::new(
+                Ecode::Meta,
+                format!("{} holds a {} database, not a {}", path.display(), self.kind, kind.name()),
+            ));
+        }
+        if self.order != order {
+            return Err(CasketError::new(
+                Ecode::Meta,
+                format!("{} was created with key order {}, opened with {}", path.display(), self.order, order),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The data directory of the casket at `path`.
+pub fn data_dir(path: &Path) -> PathBuf {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".rockcask");
+    path.with_file_name(name)
+}
+
+/// The opened (and, unless asked otherwise, locked) marker file.
+pub struct MarkerFile {
+    file: File,
+    path: PathBuf,
+}
+
+pub enum LockMode {
+    None,
+    Blocking,
+    NonBlocking,
+}
+
+impl MarkerFile {
+    pub fn open(path: &Path, writer: bool, create: bool, lock: LockMode) -> CasketResult<MarkerFile> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(writer)
+            .create(writer && create)
+            .open(path)
+            .map_err(|e| CasketError::io(Ecode::Open, format!("opening {}", path.display()), e))?;
+        if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+            return Err(CasketError::new(Ecode::Meta, format!("{} is a directory, not a casket", path.display())));
+        }
+        let locked = match (lock, writer) {
+            (LockMode::None, _) => Ok(()),
+            (LockMode::Blocking, true) => file.lock().map_err(std::fs::TryLockError::Error),
+            (LockMode::Blocking, false) => file.lock_shared().map_err(std::fs::TryLockError::Error),
+            (LockMode::NonBlocking, true) => file.try_lock(),
+            (LockMode::NonBlocking, false) => file.try_lock_shared(),
+        };
+        locked.map_err(|e| {
+            CasketError::new(Ecode::Lock, format!("{} is locked by another process: {e}", path.display()))
+        })?;
+        Ok(MarkerFile { file, path: path.to_path_buf() })
+    }
+
+    /// `None` for an empty file (just created); an error for a file that is not a marker.
+    pub fn read(&mut self) -> CasketResult<Option<Marker>> {
+        let mut text = String::new();
+        self.file
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| (&self.file).take(4096).read_to_string(&mut text))
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::InvalidData {
+                    CasketError::new(Ecode::Meta, format!("{} is not a RockCask casket", self.path.display()))
+                } else {
+                    CasketError::io(Ecode::Read, format!("reading {}", self.path.display()), e)
+                }
+            })?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        Marker::parse(&text)
+            .map(Some)
+            .ok_or_else(|| CasketError::new(Ecode::Meta, format!("{} is not a RockCask casket", self.path.display())))
+    }
+
+    /// Replaces the marker's content in place (the file stays the one that is locked).
+    pub fn write(&mut self, marker: &Marker) -> CasketResult<()> {
+        let text = marker.render();
+        let io = |e| CasketError::io(Ecode::Write, format!("writing {}", self.path.display()), e);
+        self.file.set_len(0).map_err(io)?;
+        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
+        self.file.write_all(text.as_bytes()).map_err(io)?;
+        self.file.sync_all().map_err(io)
+    }
+}
+
+/// Writes a marker for a copy at `path` (not locked: the copy is not open).
+pub fn write_marker(path: &Path, marker: &Marker) -> CasketResult<()> {
+    fs::write(path, marker.render()).map_err(|e| CasketError::io(Ecode::Write, format!("writing {}", path.display()), e))
+}
+
+/// Removes a stale data directory: one RockCask created (tagged) or an empty one.
+pub fn remove_stale_dir(dir: &Path) -> CasketResult<()> {
+    match fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(CasketError::io(Ecode::Rmdir, format!("reading {}", dir.display()), e)),
+        Ok(mut entries) => {
+            if !dir.join(DIR_TAG).exists() && entries.next().is_some() {
+                return Err(CasketError::new(
+                    Ecode::Rmdir,
+                    format!("{} exists and was not created by RockCask; not removing it", dir.display()),
+                ));
+            }
+        }
+    }
+    fs::remove_dir_all(dir).map_err(|e| CasketError::io(Ecode::Rmdir, format!("removing {}", dir.display()), e))
+}
+
+/// Creates an empty, tagged data directory.
+pub fn create_dir(dir: &Path) -> CasketResult<()> {
+    fs::create_dir(dir).map_err(|e| CasketError::io(Ecode::Mkdir, format!("creating {}", dir.display()), e))?;
+    fs::write(dir.join(DIR_TAG), "RockCask casket data directory\n")
+        .map_err(|e| CasketError::io(Ecode::Write, format!("writing {}", dir.join(DIR_TAG).display()), e))
+}
+
+/// Tags a directory made by a RocksDB checkpoint.
+pub fn tag_dir(dir: &Path) -> CasketResult<()> {
+    fs::write(dir.join(DIR_TAG), "RockCask casket data directory\n")
+        .map_err(|e| CasketError::io(Ecode::Write, format!("writing {}", dir.join(DIR_TAG).display()), e))
+}
+
+/// Bytes the casket occupies: the marker and every file under its directory.
+pub fn disk_bytes(path: &Path) -> u64 {
+    fn walk(dir: &Path) -> u64 {
+        let Ok(entries) = fs::read_dir(dir) else { return 0 };
+        entries
+            .flatten()
+            .map(|e| match e.metadata() {
+                Ok(m) if m.is_dir() => walk(&e.path()),
+                Ok(m) => m.len(),
+                Err(_) => 0,
+            })
+            .sum()
+    }
+    fs::metadata(path).map(|m| m.len()).unwrap_or(0) + walk(&data_dir(path))
+}
+
+/// Caskets open in this process, by absolute path: a second open of the same casket is
+/// refused at once (Tokyo Cabinet forbids it; `flock` between two handles of one process would
+/// otherwise wait forever).
+pub struct OpenRegistration(PathBuf);
+
+impl OpenRegistration {
+    pub fn register(path: &Path) -> CasketResult<OpenRegistration> {
+        let key = std::path::absolute(path)
+            .map_err(|e| CasketError::io(Ecode::Invalid, format!("resolving {}", path.display()), e))?;
+        let mut open = registry().lock().unwrap_or_else(|p| p.into_inner());
+        if !open.insert(key.clone()) {
+            return Err(CasketError::new(Ecode::Lock, format!("{} is already open in this process", path.display())));
+        }
+        Ok(OpenRegistration(key))
+    }
+}
+
+impl Drop for OpenRegistration {
+    fn drop(&mut self) {
+        registry().lock().unwrap_or_else(|p| p.into_inner()).remove(&self.0);
+    }
+}
+
+fn registry() -> &'static Mutex<HashSet<PathBuf>> {
+    static OPEN: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
+    OPEN.get_or_init(Default::default)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marker_round_trips_and_rejects_other_files() {
+        let m = Marker::new(Kind::Btree, "int32".into());
+        assert_eq!(Marker::parse(&m.render()), Some(m.clone()));
+        assert_eq!(Marker::parse("hello"), None);
+        assert!(m.check(Path::new("x"), Kind::Hash, "int32").is_err());
+        assert_eq!(m.check(Path::new("x"), Kind::Btree, "lexical").unwrap_err().code, Ecode::Meta);
+    }
+
+    #[test]
+    fn data_dir_is_beside_the_path() {
+        assert_eq!(data_dir(Path::new("/a/b/q.tcb")), PathBuf::from("/a/b/q.tcb.rockcask"));
+    }
+
+    #[test]
+    fn a_directory_rockcask_did_not_create_is_never_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("x.rockcask");
+        fs::create_dir(&dir).unwrap();
+        fs::write(dir.join("precious"), "data").unwrap();
+        assert_eq!(remove_stale_dir(&dir).unwrap_err().code, Ecode::Rmdir);
+        assert!(dir.join("precious").exists());
+        fs::remove_file(dir.join("precious")).unwrap();
+        create_dir(&tmp.path().join("y.rockcask")).unwrap();
+        remove_stale_dir(&tmp.path().join("y.rockcask")).unwrap();
+        remove_stale_dir(&dir).unwrap();
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn second_registration_of_one_path_is_refused_until_the_first_is_dropped() {
+        let first = OpenRegistration::register(Path::new("/tmp/rockcask-registry-test")).unwrap();
+        let again = OpenRegistration::register(Path::new("/tmp/rockcask-registry-test"));
+        assert_eq!(again.err().map(|e| e.code), Some(Ecode::Lock));
+        drop(first);
+        OpenRegistration::register(Path::new("/tmp/rockcask-registry-test")).unwrap();
+    }
+}

@@ -1,0 +1,616 @@
+//! Caskets: the key/value databases behind the Tokyo Cabinet drop-in (`tokyocabinet.BDB`,
+//! `HDB`), one RocksDB database each.
+//!
+//! Records are ordered by the casket's key order; a key may hold several values (duplicates),
+//! kept in insertion order (`order.rs`). Writes outside a transaction are written at once
+//! (write-ahead logged, not synced: they survive the process being killed, as Tokyo Cabinet
+//! promised nothing stronger without a transaction). Inside a transaction they are gathered in a
+//! batch and undo-logged when they must be written early (`undo.rs`).
+//!
+//! All operations on one casket are serialized by one mutex; `tranbegin` from a second thread
+//! waits on a condition variable until the first transaction ends.
+
+pub mod cursor;
+pub mod error;
+pub mod files;
+pub mod order;
+pub mod records;
+mod undo;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::thread::ThreadId;
+
+use parking_lot::{Condvar, Mutex, MutexGuard};
+use rocksdb::{
+    BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, Direction, IteratorMode, Options,
+    WriteBatch, WriteOptions, DB,
+};
+
+pub use error::{errmsg, CasketError, CasketResult, Ecode};
+pub use files::{Kind, LockMode};
+pub use order::{ExternalCompare, KeyOrder};
+pub use cursor::{CursorPut, Position};
+pub use records::{PutMode, Range};
+
+use files::{MarkerFile, OpenRegistration};
+use undo::Undo;
+
+const CF_DATA: &str = "data";
+const META_RNUM: &[u8] = b"m/rnum";
+const META_SEQ: &[u8] = b"m/seq";
+const META_ID: &[u8] = b"m/id";
+/// Name of the RocksDB comparator of caskets with a caller-supplied order. The order's own
+/// identity is checked through the marker, before RocksDB sees the comparator.
+const EXTERNAL_COMPARATOR: &str = "rockcask.casket.external";
+/// Transaction writes gathered beyond this many bytes are written early, with undo records.
+const MAX_PENDING_BYTES: usize = 64 << 20;
+/// Bound on the per-key "first live duplicate" hints (a cache; losing it costs one longer seek).
+const MAX_HINTS: usize = 1 << 16;
+
+/// Compression of the casket's files (Tokyo Cabinet's `TDEFLATE`, `TBZIP`, `TTCBS` map here).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Compression {
+    #[default]
+    None,
+    Lz4,
+    Zstd,
+}
+
+#[derive(Clone, Debug)]
+pub struct CasketOptions {
+    pub kind: Kind,
+    pub order: KeyOrder,
+    pub writer: bool,
+    pub create: bool,
+    pub truncate: bool,
+    pub lock: LockMode,
+    /// Sync every transaction commit to the device (`OTSYNC`).
+    pub sync_transactions: bool,
+    pub cache_bytes: usize,
+    pub write_buffer_bytes: usize,
+    pub compression: Compression,
+}
+
+impl CasketOptions {
+    pub fn new(kind: Kind, writer: bool) -> CasketOptions {
+        CasketOptions {
+            kind,
+            order: KeyOrder::Lexical,
+            writer,
+            create: false,
+            truncate: false,
+            lock: LockMode::Blocking,
+            sync_transactions: false,
+            cache_bytes: 32 << 20,
+            write_buffer_bytes: 64 << 20,
+            compression: Compression::None,
+        }
+    }
+}
+
+impl Clone for LockMode {
+    fn clone(&self) -> Self {
+        match self {
+            LockMode::None => LockMode::None,
+            LockMode::Blocking => LockMode::Blocking,
+            LockMode::NonBlocking => LockMode::NonBlocking,
+        }
+    }
+}
+
+impl std::fmt::Debug for LockMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LockMode::None => "None",
+            LockMode::Blocking => "Blocking",
+            LockMode::NonBlocking => "NonBlocking",
+        })
+    }
+}
+
+pub struct Casket {
+    path: PathBuf,
+    marker: files::Marker,
+    order: KeyOrder,
+    kind: Kind,
+    writer: bool,
+    sync_transactions: bool,
+    inner: Mutex<Inner>,
+    /// Signalled when a transaction ends or the casket closes.
+    transaction_ended: Condvar,
+}
+
+struct TxState {
+    owner: ThreadId,
+    rnum_at_begin: u64,
+    /// Undo records already written (index 0, the header, is written with the first).
+    undo_written: u64,
+}
+
+struct Inner {
+    /// `None` once closed.
+    db: Option<DB>,
+    /// The locked marker file; dropping it releases the lock.
+    marker_file: Option<MarkerFile>,
+    registration: Option<OpenRegistration>,
+    /// Writes of the running transaction not yet written to RocksDB, and their inverses.
+    pending: WriteBatch,
+    pending_undo: Vec<Undo>,
+    rnum: u64,
+    /// Next duplicate counter; sequences are `counter << 16`, leaving room to insert between
+    /// neighbours (cursor puts) without renumbering.
+    next_counter: u64,
+    tx: Option<TxState>,
+    /// Per user-key part: a sequence at or below the key's first live value, so reading the
+    /// head of a much-consumed key does not walk over the tombstones of consumed values.
+    first_hint: HashMap<Vec<u8>, u64>,
+    _cache: Option<Cache>,
+}
+
+impl Casket {
+    pub fn open(path: impl AsRef<Path>, opts: CasketOptions) -> CasketResult<Casket> {
+        let path = path.as_ref().to_path_buf();
+        if path.as_os_str().is_empty() {
+            return Err(CasketError::new(Ecode::NoFile, "empty path"));
+        }
+        let registration = OpenRegistration::register(&path)?;
+        let create = opts.writer && opts.create;
+        let mut marker_file = MarkerFile::open(&path, opts.writer, create, opts.lock.clone())?;
+        let dir = files::data_dir(&path);
+        let order_id = opts.order.id();
+        let existing = match if opts.writer && opts.truncate { None } else { marker_file.read()? } {
+            Some(m) => {
+                m.check(&path, opts.kind, &order_id)?;
+                if !dir.is_dir() {
+                    return Err(CasketError::new(
+                        Ecode::Meta,
+                        format!("data directory {} of casket {} is missing", dir.display(), path.display()),
+                    ));
+                }
+                Some(m)
+            }
+            None if opts.writer => None,
+            None => return Err(CasketError::new(Ecode::Meta, format!("{} is empty, not a casket", path.display()))),
+        };
+        let cache = (opts.cache_bytes > 0).then(|| Cache::new_lru_cache(opts.cache_bytes));
+        let (db, marker) = match existing {
+            Some(m) => (open_db(&dir, &opts, cache.as_ref(), false)?, m),
+            None => {
+                // A new casket (or a truncated one): whatever directory is there is stale.
+                files::remove_stale_dir(&dir)?;
+                files::create_dir(&dir)?;
+                let m = files::Marker::new(opts.kind, order_id);
+                let db = open_db(&dir, &opts, cache.as_ref(), true)?;
+                let mut batch = WriteBatch::default();
+                batch.put(META_ID, m.id.as_bytes());
+                db.write(batch).map_err(|e| CasketError::rocks(Ecode::Write, "initialising the casket", e))?;
+                db.flush_wal(true).map_err(|e| CasketError::rocks(Ecode::Sync, "syncing the new casket", e))?;
+                // The marker is written last: a crash before this leaves a stale directory and
+                // no casket, never a marker without data.
+                marker_file.write(&m)?;
+                (db, m)
+            }
+        };
+        let stored_id = db.get(META_ID).map_err(|e| CasketError::rocks(Ecode::Read, "reading the casket id", e))?;
+        if stored_id.as_deref() != Some(marker.id.as_bytes()) {
+            return Err(CasketError::new(
+                Ecode::Meta,
+                format!("{} belongs to another casket than {}", dir.display(), path.display()),
+            ));
+        }
+        let casket = Casket {
+            path,
+            marker,
+            order: opts.order.clone(),
+            kind: opts.kind,
+            writer: opts.writer,
+            sync_transactions: opts.sync_transactions,
+            inner: Mutex::new(Inner {
+                db: Some(db),
+                marker_file: Some(marker_file),
+                registration: Some(registration),
+                pending: WriteBatch::default(),
+                pending_undo: Vec::new(),
+                rnum: 0,
+                next_counter: 1,
+                tx: None,
+                first_hint: HashMap::new(),
+                _cache: cache,
+            }),
+            transaction_ended: Condvar::new(),
+        };
+        {
+            let mut inner = casket.inner.lock();
+            let db = inner.db.as_ref().expect("just opened");
+            if has_undo(db)? {
+                if !opts.writer {
+                    return Err(CasketError::new(
+                        Ecode::Meta,
+                        format!("{}: a transaction was interrupted; open it once as a writer to roll it back", casket.path.display()),
+                    ));
+                }
+                rollback_undo(db)?;
+            }
+            let (rnum, counter) = (read_u64(db, META_RNUM)?, read_u64(db, META_SEQ)?.max(1));
+            inner.rnum = rnum;
+            inner.next_counter = counter;
+        }
+        Ok(casket)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    pub fn order(&self) -> &KeyOrder {
+        &self.order
+    }
+
+    /// Aborts a running transaction, writes what is pending, syncs, releases RocksDB, the
+    /// lock and the marker. Later calls fail with EINVALID. A second close is a no-op.
+    pub fn close(&self) -> CasketResult<()> {
+        let mut inner = self.inner.lock();
+        if inner.db.is_none() {
+            return Ok(());
+        }
+        let mut result = Ok(());
+        if inner.tx.is_some() {
+            result = inner.abort();
+        }
+        if result.is_ok() {
+            result = inner.flush();
+        }
+        if result.is_ok() && self.writer {
+            result = inner.db().flush_wal(true).map_err(|e| CasketError::rocks(Ecode::Sync, "syncing at close", e));
+        }
+        inner.db = None;
+        inner.marker_file = None;
+        inner.registration = None;
+        inner.first_hint.clear();
+        drop(inner);
+        self.transaction_ended.notify_all();
+        result
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.inner.lock().db.is_some()
+    }
+
+    /// The casket, open; `write` also requires a writer.
+    fn lock(&self, write: bool) -> CasketResult<MutexGuard<'_, Inner>> {
+        let inner = self.inner.lock();
+        if inner.db.is_none() {
+            return Err(CasketError::new(Ecode::Invalid, "the database is not open"));
+        }
+        if write && !self.writer {
+            return Err(CasketError::new(Ecode::Invalid, format!("{} is open as a reader", self.path.display())));
+        }
+        Ok(inner)
+    }
+
+    /// The casket, open, with every gathered write applied (so reads see them).
+    fn lock_flushed(&self, write: bool) -> CasketResult<MutexGuard<'_, Inner>> {
+        let mut inner = self.lock(write)?;
+        inner.flush()?;
+        Ok(inner)
+    }
+
+    pub fn rnum(&self) -> CasketResult<u64> {
+        Ok(self.lock(false)?.rnum)
+    }
+
+    pub fn disk_bytes(&self) -> CasketResult<u64> {
+        drop(self.lock_flushed(false)?);
+        Ok(files::disk_bytes(&self.path))
+    }
+
+    // ---- transactions -------------------------------------------------------------------
+
+    /// Starts a transaction; waits while another thread's transaction runs.
+    pub fn tranbegin(&self) -> CasketResult<()> {
+        let me = std::thread::current().id();
+        let mut inner = self.lock(true)?;
+        while let Some(tx) = &inner.tx {
+            if tx.owner == me {
+                return Err(CasketError::new(Ecode::Invalid, "this thread already runs a transaction on this database"));
+            }
+            self.transaction_ended.wait(&mut inner);
+            if inner.db.is_none() {
+                return Err(CasketError::new(Ecode::Invalid, "the database was closed while waiting for a transaction"));
+            }
+        }
+        inner.flush()?;
+        inner.tx = Some(TxState { owner: me, rnum_at_begin: inner.rnum, undo_written: 0 });
+        Ok(())
+    }
+
+    /// Writes the transaction durably (synced if opened with `sync_transactions`). If the
+    /// write fails, the transaction is rolled back.
+    pub fn trancommit(&self) -> CasketResult<()> {
+        let mut inner = self.lock(true)?;
+        let Some(tx) = inner.tx.as_ref() else {
+            return Err(CasketError::new(Ecode::Invalid, "no transaction is running"));
+        };
+        let undo_written = tx.undo_written;
+        let mut batch = std::mem::take(&mut inner.pending);
+        inner.pending_undo.clear();
+        if undo_written > 0 {
+            let (lo, hi) = undo::undo_range();
+            batch.delete_range(lo, hi);
+        }
+        inner.put_meta(&mut batch);
+        let mut wo = WriteOptions::default();
+        wo.set_sync(self.sync_transactions);
+        let written = inner.db().write_opt(batch, &wo).map_err(|e| CasketError::rocks(Ecode::Write, "committing the transaction", e));
+        let result = match written {
+            Ok(()) => {
+                inner.tx = None;
+                Ok(())
+            }
+            Err(e) => {
+                let _ = inner.abort();
+                Err(e)
+            }
+        };
+        drop(inner);
+        self.transaction_ended.notify_all();
+        result
+    }
+
+    /// Restores the state at `tranbegin`: values, record count, everything.
+    pub fn tranabort(&self) -> CasketResult<()> {
+        let mut inner = self.lock(true)?;
+        if inner.tx.is_none() {
+            return Err(CasketError::new(Ecode::Invalid, "no transaction is running"));
+        }
+        let result = inner.abort();
+        drop(inner);
+        self.transaction_ended.notify_all();
+        result
+    }
+
+    pub fn in_transaction(&self) -> bool {
+        self.inner.lock().tx.is_some()
+    }
+
+    // ---- maintenance --------------------------------------------------------------------
+
+    /// Writes everything and syncs it to the device.
+    pub fn sync(&self) -> CasketResult<()> {
+        let inner = self.lock_flushed(true)?;
+        inner.db().flush_wal(true).map_err(|e| CasketError::rocks(Ecode::Sync, "syncing", e))
+    }
+
+    /// Compacts the data (Tokyo Cabinet's `optimize` rebuilt the file).
+    pub fn optimize(&self) -> CasketResult<()> {
+        let inner = self.lock_flushed(true)?;
+        let db = inner.db();
+        db.compact_range_cf(inner.data(), None::<&[u8]>, None::<&[u8]>);
+        db.compact_range(None::<&[u8]>, None::<&[u8]>);
+        Ok(())
+    }
+
+    /// A copy that opens at `dest`: a RocksDB checkpoint (hard links where possible) beside a
+    /// new marker. An existing casket or file at `dest` is replaced.
+    pub fn copy(&self, dest: &Path) -> CasketResult<()> {
+        let inner = self.lock_flushed(false)?;
+        if std::path::absolute(dest).ok() == std::path::absolute(&self.path).ok() {
+            return Err(CasketError::new(Ecode::Invalid, "cannot copy a database onto itself"));
+        }
+        let dest_dir = files::data_dir(dest);
+        files::remove_stale_dir(&dest_dir)?;
+        let checkpoint = rocksdb::checkpoint::Checkpoint::new(inner.db())
+            .map_err(|e| CasketError::rocks(Ecode::Misc, "preparing the copy", e))?;
+        checkpoint
+            .create_checkpoint(&dest_dir)
+            .map_err(|e| CasketError::rocks(Ecode::Write, format!("copying to {}", dest_dir.display()), e))?;
+        files::tag_dir(&dest_dir)?;
+        files::write_marker(dest, &self.marker)
+    }
+}
+
+impl std::fmt::Debug for Casket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Casket({}, {:?}, {:?})", self.path.display(), self.kind, self.order)
+    }
+}
+
+impl Drop for Casket {
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}
+
+impl Inner {
+    fn db(&self) -> &DB {
+        self.db.as_ref().expect("checked open by Casket::lock")
+    }
+
+    fn data(&self) -> &ColumnFamily {
+        self.db().cf_handle(CF_DATA).expect("opened with the data column family")
+    }
+
+    fn next_seq(&mut self) -> u64 {
+        let seq = self.next_counter << 16;
+        self.next_counter += 1;
+        seq
+    }
+
+    fn put_meta(&self, batch: &mut WriteBatch) {
+        batch.put(META_RNUM, self.rnum.to_le_bytes());
+        batch.put(META_SEQ, self.next_counter.to_le_bytes());
+    }
+
+    /// Records one data write: gathered in a transaction, written at once outside one.
+    fn write_put(&mut self, key: Vec<u8>, value: &[u8], undo: Undo) -> CasketResult<()> {
+        let cf = self.data() as *const ColumnFamily;
+        // SAFETY: the handle lives as long as the DB, which `self` keeps while we hold `&mut`.
+        self.pending.put_cf(unsafe { &*cf }, &key, value);
+        self.after_write(undo)
+    }
+
+    fn write_delete(&mut self, key: &[u8], undo: Undo) -> CasketResult<()> {
+        let cf = self.data() as *const ColumnFamily;
+        // SAFETY: as in `write_put`.
+        self.pending.delete_cf(unsafe { &*cf }, key);
+        self.after_write(undo)
+    }
+
+    fn after_write(&mut self, undo: Undo) -> CasketResult<()> {
+        if self.tx.is_some() {
+            self.pending_undo.push(undo);
+            if self.pending.size_in_bytes() >= MAX_PENDING_BYTES {
+                self.flush()?;
+            }
+            Ok(())
+        } else {
+            self.flush()
+        }
+    }
+
+    /// Writes the gathered writes (with their undo records inside a transaction).
+    fn flush(&mut self) -> CasketResult<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let mut batch = std::mem::take(&mut self.pending);
+        let undo = std::mem::take(&mut self.pending_undo);
+        if let Some(tx) = self.tx.as_mut() {
+            if tx.undo_written == 0 {
+                batch.put(undo::undo_key(0), tx.rnum_at_begin.to_le_bytes());
+            }
+            for u in &undo {
+                tx.undo_written += 1;
+                batch.put(undo::undo_key(tx.undo_written), u.encode());
+            }
+        }
+        self.put_meta(&mut batch);
+        match self.db().write_opt(batch, &WriteOptions::default()) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let err = CasketError::rocks(Ecode::Write, "writing records", e);
+                // Nothing of the batch was applied: go back to the counts last written, and
+                // end a running transaction so it cannot commit with writes missing.
+                self.rnum = read_u64(self.db(), META_RNUM).unwrap_or(self.rnum);
+                if self.tx.is_some() {
+                    let _ = self.abort();
+                    return Err(CasketError::new(err.code, format!("{}; the transaction was rolled back", err.detail)));
+                }
+                Err(err)
+            }
+        }
+    }
+
+    /// Drops gathered writes, applies written undo records newest first, restores the count.
+    fn abort(&mut self) -> CasketResult<()> {
+        let Some(tx) = self.tx.take() else { return Ok(()) };
+        self.pending.clear();
+        self.pending_undo.clear();
+        self.first_hint.clear();
+        if tx.undo_written > 0 {
+            rollback_undo(self.db())?;
+        }
+        self.rnum = tx.rnum_at_begin;
+        let mut batch = WriteBatch::default();
+        self.put_meta(&mut batch);
+        self.db().write(batch).map_err(|e| CasketError::rocks(Ecode::Write, "restoring the record count", e))
+    }
+}
+
+fn read_u64(db: &DB, key: &[u8]) -> CasketResult<u64> {
+    match db.get_pinned(key).map_err(|e| CasketError::rocks(Ecode::Read, "reading casket metadata", e))? {
+        None => Ok(0),
+        Some(v) => Ok(u64::from_le_bytes(
+            v.as_ref().try_into().map_err(|_| CasketError::new(Ecode::Meta, "damaged casket metadata"))?,
+        )),
+    }
+}
+
+fn has_undo(db: &DB) -> CasketResult<bool> {
+    let mut it = db.raw_iterator();
+    it.seek(undo::UNDO_PREFIX);
+    it.status().map_err(|e| CasketError::rocks(Ecode::Read, "reading the undo log", e))?;
+    Ok(it.key().is_some_and(|k| k.starts_with(undo::UNDO_PREFIX)))
+}
+
+/// Applies every undo record, newest first, deleting each in the batch that applies it (so an
+/// interrupted rollback resumes where it stopped), then restores the record count from the
+/// header.
+fn rollback_undo(db: &DB) -> CasketResult<()> {
+    let data = db.cf_handle(CF_DATA).expect("opened with the data column family");
+    let failed = |e| CasketError::rocks(Ecode::Write, "rolling back a transaction", e);
+    let (lo, hi) = undo::undo_range();
+    let mut rnum_at_begin = None;
+    let mut batch = WriteBatch::default();
+    for item in db.iterator(IteratorMode::From(&hi, Direction::Reverse)) {
+        let (k, v) = item.map_err(|e| CasketError::rocks(Ecode::Read, "reading the undo log", e))?;
+        if !k.starts_with(undo::UNDO_PREFIX) || k.as_ref() < lo.as_slice() {
+            break;
+        }
+        if k.as_ref() == lo.as_slice() {
+            rnum_at_begin = Some(u64::from_le_bytes(
+                v.as_ref().try_into().map_err(|_| CasketError::new(Ecode::Meta, "damaged undo log header"))?,
+            ));
+        } else {
+            match Undo::decode(&v).ok_or_else(|| CasketError::new(Ecode::RHead, "damaged undo record"))? {
+                Undo::Delete(key) => batch.delete_cf(data, key),
+                Undo::Restore(key, value) => batch.put_cf(data, key, value),
+            }
+        }
+        batch.delete(&k);
+        if batch.len() >= 10_000 {
+            db.write(std::mem::take(&mut batch)).map_err(failed)?;
+        }
+    }
+    if let Some(rnum) = rnum_at_begin {
+        batch.put(META_RNUM, rnum.to_le_bytes());
+    }
+    db.write(batch).map_err(failed)?;
+    db.flush_wal(true).map_err(|e| CasketError::rocks(Ecode::Sync, "syncing a rollback", e))
+}
+
+fn open_db(dir: &Path, opts: &CasketOptions, cache: Option<&Cache>, creating: bool) -> CasketResult<DB> {
+    let mut db_opts = Options::default();
+    db_opts.create_if_missing(creating);
+    db_opts.create_missing_column_families(creating);
+    db_opts.set_max_background_jobs(2);
+    db_opts.set_keep_log_file_num(2);
+    db_opts.set_db_write_buffer_size(opts.write_buffer_bytes * 2);
+    let mut data = Options::default();
+    let mut table = BlockBasedOptions::default();
+    match cache {
+        Some(c) => table.set_block_cache(c),
+        None => table.disable_cache(),
+    }
+    table.set_cache_index_and_filter_blocks(true);
+    data.set_block_based_table_factory(&table);
+    data.set_write_buffer_size(opts.write_buffer_bytes.max(1 << 20));
+    data.set_compression_type(match opts.compression {
+        Compression::None => DBCompressionType::None,
+        Compression::Lz4 => DBCompressionType::Lz4,
+        Compression::Zstd => DBCompressionType::Zstd,
+    });
+    // Consumed duplicates (the queue pattern) are tombstones: compact files full of them early.
+    data.add_compact_on_deletion_collector_factory(10_000, 5_000, 0.5);
+    if let KeyOrder::External { compare, .. } = &opts.order {
+        data.set_comparator(EXTERNAL_COMPARATOR, KeyOrder::rocks_comparator(compare.clone()));
+    }
+    let cfs = vec![
+        ColumnFamilyDescriptor::new(rocksdb::DEFAULT_COLUMN_FAMILY_NAME, Options::default()),
+        ColumnFamilyDescriptor::new(CF_DATA, data),
+    ];
+    let opened = if opts.writer {
+        DB::open_cf_descriptors(&db_opts, dir, cfs)
+    } else {
+        DB::open_cf_descriptors_read_only(&db_opts, dir, cfs, false)
+    };
+    opened.map_err(|e| {
+        let code = if e.kind() == rocksdb::ErrorKind::IOError && e.to_string().contains("lock") { Ecode::Lock } else { Ecode::Open };
+        CasketError::rocks(code, format!("opening {}", dir.display()), e)
+    })
+}

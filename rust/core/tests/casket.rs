@@ -1,0 +1,340 @@
+//! Caskets (the Tokyo Cabinet drop-in's store): records, duplicates, orders, cursors,
+//! transactions and files.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rockcask_core::casket::{Casket, CasketOptions, CursorPut, Ecode, KeyOrder, Kind, LockMode, PutMode, Range};
+
+fn writer(path: &Path) -> Casket {
+    writer_with(path, KeyOrder::Lexical)
+}
+
+fn writer_with(path: &Path, order: KeyOrder) -> Casket {
+    let mut o = CasketOptions::new(Kind::Btree, true);
+    o.create = true;
+    o.order = order;
+    Casket::open(path, o).expect("open writer")
+}
+
+fn tmp() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("casket.tcb");
+    (dir, path)
+}
+
+fn code<T: std::fmt::Debug>(r: Result<T, rockcask_core::casket::CasketError>) -> Ecode {
+    r.expect_err("expected a failure").code
+}
+
+#[test]
+fn duplicates_keep_insertion_order_and_first_value_rules() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    for v in [&b"1"[..], b"2", b"3"] {
+        c.put(b"k", v, PutMode::Dup).unwrap();
+    }
+    assert_eq!(c.get_list(b"k").unwrap(), vec![b"1".to_vec(), b"2".to_vec(), b"3".to_vec()]);
+    c.put(b"k", b"one", PutMode::Over).unwrap();
+    assert_eq!(c.get_list(b"k").unwrap(), vec![b"one".to_vec(), b"2".to_vec(), b"3".to_vec()]);
+    assert_eq!(c.vnum(b"k").unwrap(), 3);
+    assert_eq!(c.rnum().unwrap(), 3);
+    c.out(b"k").unwrap();
+    assert_eq!(c.get(b"k").unwrap(), b"2");
+    assert_eq!(c.vsiz(b"k").unwrap(), 1);
+    c.out_list(b"k").unwrap();
+    assert_eq!(code(c.get(b"k")), Ecode::NoRec);
+    assert_eq!(code(c.out(b"k")), Ecode::NoRec);
+    assert_eq!(code(c.out_list(b"k")), Ecode::NoRec);
+    assert_eq!(c.vnum(b"k").unwrap(), 0);
+    assert_eq!(c.rnum().unwrap(), 0);
+}
+
+#[test]
+fn putkeep_putcat_and_numbers_follow_tokyo_cabinet_rules() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    c.put(b"a", b"x", PutMode::Keep).unwrap();
+    assert_eq!(code(c.put(b"a", b"y", PutMode::Keep)), Ecode::Keep);
+    c.put(b"a", b"yz", PutMode::Cat).unwrap();
+    c.put(b"new", b"v", PutMode::Cat).unwrap();
+    assert_eq!(c.get(b"a").unwrap(), b"xyz");
+    assert_eq!(c.get(b"new").unwrap(), b"v");
+    assert_eq!(c.add_int(b"n", 5).unwrap(), 5);
+    assert_eq!(c.add_int(b"n", -7).unwrap(), -2);
+    assert_eq!(c.add_int(b"n", 0).unwrap(), -2);
+    assert_eq!(c.get(b"n").unwrap(), (-2i32).to_ne_bytes());
+    assert_eq!(code(c.add_int(b"a", 1)), Ecode::Keep);
+    assert_eq!(c.add_double(b"d", 1.5).unwrap(), 1.5);
+    assert_eq!(c.add_double(b"d", 0.25).unwrap(), 1.75);
+    assert_eq!(code(c.add_double(b"n", 1.0)), Ecode::Keep);
+}
+
+#[test]
+fn queue_pattern_is_fifo_and_reading_the_head_skips_consumed_values() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    c.tranbegin().unwrap();
+    for i in 0..20_000u32 {
+        c.put(b"queue", &i.to_be_bytes(), PutMode::Dup).unwrap();
+    }
+    c.trancommit().unwrap();
+    for i in 0..20_000u32 {
+        assert_eq!(c.get(b"queue").unwrap(), i.to_be_bytes());
+        c.out(b"queue").unwrap();
+    }
+    assert_eq!(code(c.get(b"queue")), Ecode::NoRec);
+    assert_eq!(c.rnum().unwrap(), 0);
+}
+
+#[test]
+fn range_and_fwmkeys_return_distinct_keys_in_order_within_bounds() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    for k in ["b", "a", "ab", "abc", "c", "b"] {
+        c.put(k.as_bytes(), b"v", PutMode::Dup).unwrap();
+    }
+    let keys = |v: Vec<Vec<u8>>| v.into_iter().map(|k| String::from_utf8(k).unwrap()).collect::<Vec<_>>();
+    let all = Range { begin: None, begin_inclusive: true, end: None, end_inclusive: true, max: -1 };
+    assert_eq!(keys(c.range(&all).unwrap()), ["a", "ab", "abc", "b", "c"]);
+    let r = Range { begin: Some(b"ab"), begin_inclusive: false, end: Some(b"c"), end_inclusive: false, max: -1 };
+    assert_eq!(keys(c.range(&r).unwrap()), ["abc", "b"]);
+    let r = Range { begin: Some(b"a"), begin_inclusive: true, end: Some(b"b"), end_inclusive: true, max: 2 };
+    assert_eq!(keys(c.range(&r).unwrap()), ["a", "ab"]);
+    assert_eq!(keys(c.fwmkeys(b"ab", -1).unwrap()), ["ab", "abc"]);
+    assert_eq!(keys(c.fwmkeys(b"", 3).unwrap()), ["a", "ab", "abc"]);
+    assert!(c.fwmkeys(b"zz", -1).unwrap().is_empty());
+}
+
+#[test]
+fn built_in_and_external_orders_sort_keys_and_are_checked_at_reopen() {
+    let (_d, path) = tmp();
+    {
+        let c = writer_with(&path, KeyOrder::Decimal);
+        for k in ["10", "9", "-1", "2.5"] {
+            c.put(k.as_bytes(), b"v", PutMode::Over).unwrap();
+        }
+        let all = Range { begin: None, begin_inclusive: true, end: None, end_inclusive: true, max: -1 };
+        assert_eq!(c.range(&all).unwrap(), vec![b"-1".to_vec(), b"2.5".to_vec(), b"9".to_vec(), b"10".to_vec()]);
+        c.close().unwrap();
+    }
+    let mut o = CasketOptions::new(Kind::Btree, true);
+    assert_eq!(code(Casket::open(&path, o.clone())), Ecode::Meta);
+    o.kind = Kind::Hash;
+    o.order = KeyOrder::Decimal;
+    assert_eq!(code(Casket::open(&path, o)), Ecode::Meta);
+
+    let (_d2, path2) = tmp();
+    let reverse = || KeyOrder::External { name: "reverse".into(), compare: Arc::new(|a: &[u8], b: &[u8]| b.cmp(a)) };
+    {
+        let c = writer_with(&path2, reverse());
+        for k in ["a", "c", "b"] {
+            c.put(k.as_bytes(), b"1", PutMode::Dup).unwrap();
+            c.put(k.as_bytes(), b"2", PutMode::Dup).unwrap();
+        }
+        let mut pos = c.cursor_first().unwrap();
+        let mut seen = vec![];
+        loop {
+            seen.push((c.cursor_key(&pos).unwrap(), c.cursor_value(&pos).unwrap()));
+            match c.cursor_next(&pos) {
+                Ok(p) => pos = p,
+                Err(e) => {
+                    assert_eq!(e.code, Ecode::NoRec);
+                    break;
+                }
+            }
+        }
+        let want: Vec<(Vec<u8>, Vec<u8>)> =
+            [("c", "1"), ("c", "2"), ("b", "1"), ("b", "2"), ("a", "1"), ("a", "2")].iter().map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec())).collect();
+        assert_eq!(seen, want);
+        c.close().unwrap();
+    }
+    let c = writer_with(&path2, reverse());
+    assert_eq!(c.rnum().unwrap(), 6);
+    drop(c);
+    assert_eq!(code(Casket::open(&path2, CasketOptions::new(Kind::Btree, true))), Ecode::Meta);
+}
+
+#[test]
+fn cursor_moves_over_every_value_and_inserts_within_a_key() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    c.put(b"a", b"a1", PutMode::Dup).unwrap();
+    c.put(b"b", b"b1", PutMode::Dup).unwrap();
+    c.put(b"b", b"b2", PutMode::Dup).unwrap();
+    c.put(b"c", b"c1", PutMode::Dup).unwrap();
+    let p = c.cursor_jump(b"aa").unwrap();
+    assert_eq!(c.cursor_key(&p).unwrap(), b"b");
+    let p = c.cursor_put(&p, b"b0", CursorPut::Before).unwrap();
+    assert_eq!(c.cursor_value(&p).unwrap(), b"b0");
+    let p = c.cursor_next(&p).unwrap();
+    let p = c.cursor_put(&p, b"b1.5", CursorPut::After).unwrap();
+    assert_eq!(c.cursor_value(&p).unwrap(), b"b1.5");
+    let p2 = c.cursor_next(&p).unwrap();
+    let p2 = c.cursor_put(&p2, b"B2", CursorPut::Current).unwrap();
+    assert_eq!(c.get_list(b"b").unwrap(), vec![b"b0".to_vec(), b"b1".to_vec(), b"b1.5".to_vec(), b"B2".to_vec()]);
+    // Removing moves to the next value; the removed position is then invalid.
+    let next = c.cursor_out(&p2).unwrap().unwrap();
+    assert_eq!(c.cursor_key(&next).unwrap(), b"c");
+    assert_eq!(code(c.cursor_value(&p2)), Ecode::NoRec);
+    assert_eq!(c.cursor_key(&c.cursor_next(&p2).unwrap()).unwrap(), b"c");
+    assert_eq!(c.cursor_value(&c.cursor_prev(&p2).unwrap()).unwrap(), b"b1.5");
+    assert_eq!(code(c.cursor_next(&c.cursor_last().unwrap())), Ecode::NoRec);
+    assert_eq!(code(c.cursor_prev(&c.cursor_first().unwrap())), Ecode::NoRec);
+    assert_eq!(c.rnum().unwrap(), 5);
+}
+
+#[test]
+fn repeated_inserts_at_one_spot_renumber_and_keep_order() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    c.put(b"k", b"first", PutMode::Dup).unwrap();
+    c.put(b"k", b"last", PutMode::Dup).unwrap();
+    let mut p = c.cursor_last().unwrap();
+    // Each insert goes before the previous one: halves the gap every time, so it must renumber.
+    for i in 0..40 {
+        p = c.cursor_put(&p, format!("{i:02}").as_bytes(), CursorPut::Before).unwrap();
+    }
+    let values = c.get_list(b"k").unwrap();
+    let mut want = vec![b"first".to_vec()];
+    want.extend((0..40).rev().map(|i| format!("{i:02}").into_bytes()));
+    want.push(b"last".to_vec());
+    assert_eq!(values, want);
+    assert_eq!(c.rnum().unwrap(), 42);
+}
+
+#[test]
+fn abort_restores_values_and_count_including_writes_flushed_early() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    c.put(b"keep", b"v0", PutMode::Dup).unwrap();
+    c.put(b"keep", b"v1", PutMode::Dup).unwrap();
+    c.tranbegin().unwrap();
+    c.put(b"new", b"x", PutMode::Dup).unwrap();
+    // A read flushes the gathered writes, so they are undone from the undo log.
+    assert_eq!(c.get(b"new").unwrap(), b"x");
+    c.out(b"keep").unwrap();
+    c.put(b"keep", b"changed", PutMode::Over).unwrap();
+    c.put(b"more", b"y", PutMode::Dup).unwrap();
+    assert_eq!(c.rnum().unwrap(), 3);
+    c.tranabort().unwrap();
+    assert_eq!(c.rnum().unwrap(), 2);
+    assert_eq!(c.get_list(b"keep").unwrap(), vec![b"v0".to_vec(), b"v1".to_vec()]);
+    assert_eq!(code(c.get(b"new")), Ecode::NoRec);
+    assert_eq!(code(c.get(b"more")), Ecode::NoRec);
+    assert_eq!(code(c.tranabort()), Ecode::Invalid);
+    assert_eq!(code(c.trancommit()), Ecode::Invalid);
+    c.close().unwrap();
+    let c = writer(&path);
+    assert_eq!(c.rnum().unwrap(), 2);
+}
+
+#[test]
+fn an_interrupted_transaction_is_rolled_back_at_the_next_open() {
+    let (d, path) = tmp();
+    let c = writer(&path);
+    c.put(b"a", b"before", PutMode::Over).unwrap();
+    c.tranbegin().unwrap();
+    c.put(b"a", b"during", PutMode::Over).unwrap();
+    c.put(b"b", b"during", PutMode::Dup).unwrap();
+    c.get(b"a").unwrap();
+    // A copy taken now holds the transaction's writes and their undo log, as a crash would.
+    let copy = d.path().join("copy.tcb");
+    c.copy(&copy).unwrap();
+    c.trancommit().unwrap();
+    let recovered = writer(&copy);
+    assert_eq!(recovered.get(b"a").unwrap(), b"before");
+    assert_eq!(code(recovered.get(b"b")), Ecode::NoRec);
+    assert_eq!(recovered.rnum().unwrap(), 1);
+    assert_eq!(c.get(b"a").unwrap(), b"during");
+}
+
+#[test]
+fn a_second_thread_waits_for_the_running_transaction() {
+    let (_d, path) = tmp();
+    let c = Arc::new(writer(&path));
+    c.tranbegin().unwrap();
+    assert_eq!(code(c.tranbegin()), Ecode::Invalid);
+    let other = {
+        let c = c.clone();
+        std::thread::spawn(move || {
+            c.tranbegin().unwrap();
+            let seen = c.get(b"k").unwrap();
+            c.trancommit().unwrap();
+            seen
+        })
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!other.is_finished(), "the second tranbegin must wait");
+    c.put(b"k", b"from-first", PutMode::Over).unwrap();
+    c.trancommit().unwrap();
+    assert_eq!(other.join().unwrap(), b"from-first");
+}
+
+#[test]
+fn deleting_the_marker_gives_an_empty_casket_and_readers_cannot_write() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    c.put(b"k", b"v", PutMode::Over).unwrap();
+    c.close().unwrap();
+    assert!(path.is_file());
+    let mut ro = CasketOptions::new(Kind::Btree, false);
+    ro.lock = LockMode::NonBlocking;
+    let r = Casket::open(&path, ro.clone()).unwrap();
+    assert_eq!(r.get(b"k").unwrap(), b"v");
+    assert_eq!(code(r.put(b"k", b"w", PutMode::Over)), Ecode::Invalid);
+    assert_eq!(code(r.tranbegin()), Ecode::Invalid);
+    r.close().unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(code(Casket::open(&path, ro)), Ecode::NoFile);
+    let c = writer(&path);
+    assert_eq!(c.rnum().unwrap(), 0);
+    assert_eq!(code(c.get(b"k")), Ecode::NoRec);
+    assert!(c.disk_bytes().unwrap() > 0);
+    // A second open of the same casket in this process is refused at once.
+    assert_eq!(code(Casket::open(&path, CasketOptions::new(Kind::Btree, true))), Ecode::Lock);
+    c.close().unwrap();
+    assert_eq!(code(c.get(b"k")), Ecode::Invalid);
+}
+
+#[test]
+fn a_file_that_is_not_a_casket_is_refused_unless_truncated() {
+    let (_d, path) = tmp();
+    std::fs::write(&path, b"\x00\x01 some other format").unwrap();
+    let mut o = CasketOptions::new(Kind::Btree, true);
+    o.create = true;
+    assert_eq!(code(Casket::open(&path, o.clone())), Ecode::Meta);
+    o.truncate = true;
+    let c = Casket::open(&path, o).unwrap();
+    assert_eq!(c.rnum().unwrap(), 0);
+}
+
+#[test]
+fn vanish_and_copy_work_on_a_live_casket() {
+    let (d, path) = tmp();
+    let c = writer(&path);
+    for i in 0..100u32 {
+        c.put(&i.to_be_bytes(), b"v", PutMode::Dup).unwrap();
+    }
+    let copy = d.path().join("copy.tcb");
+    c.copy(&copy).unwrap();
+    c.vanish().unwrap();
+    assert_eq!(c.rnum().unwrap(), 0);
+    assert_eq!(code(c.cursor_first()), Ecode::NoRec);
+    let copied = writer(&copy);
+    assert_eq!(copied.rnum().unwrap(), 100);
+    assert_eq!(copied.get(&7u32.to_be_bytes()).unwrap(), b"v");
+}
+
+#[test]
+fn hash_caskets_have_no_duplicates() {
+    let (_d, path) = tmp();
+    let mut o = CasketOptions::new(Kind::Hash, true);
+    o.create = true;
+    let c = Casket::open(&path, o).unwrap();
+    assert_eq!(code(c.put(b"k", b"v", PutMode::Dup)), Ecode::Invalid);
+    c.put(b"k", b"v", PutMode::Over).unwrap();
+    c.put(b"k", b"w", PutMode::Over).unwrap();
+    assert_eq!(c.rnum().unwrap(), 1);
+}
