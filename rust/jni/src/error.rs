@@ -12,6 +12,9 @@ use rockcask_core::Error as CoreError;
 pub enum BridgeError {
     #[error(transparent)]
     Core(#[from] CoreError),
+    /// A Tokyo Cabinet drop-in failure: reported through `ecode()`, not as an exception.
+    #[error(transparent)]
+    Casket(#[from] rockcask_core::casket::CasketError),
     #[error("JNI call failed: {0}")]
     Jni(#[from] jni::errors::Error),
     /// A Java argument that must not be null was null.
@@ -33,6 +36,8 @@ const ILLEGAL_STATE: &str = "java/lang/IllegalStateException";
 const ILLEGAL_ARGUMENT: &str = "java/lang/IllegalArgumentException";
 const NULL_POINTER: &str = "java/lang/NullPointerException";
 const ROCKCASK: &str = "org/rockcask/RockCaskException";
+/// Caught by the drop-in's classes, which turn it into an error code and a failure value.
+const CASKET: &str = "tokyocabinet/CasketException";
 
 /// A rolled-back transaction's error is thrown as its cause's class, status included, with a
 /// message that says the transaction is gone.
@@ -69,6 +74,7 @@ impl BridgeError {
                 rolled_back(class, format!("applying buffered operations failed: {message}"))
             }
             BridgeError::Core(e) => core_class_and_message(e),
+            BridgeError::Casket(e) => (CASKET, format!("{}:{}", e.code as i32, e.detail)),
             BridgeError::Jni(e) => (ROCKCASK, format!("Internal: {e}")),
             BridgeError::Null(_) => (NULL_POINTER, self.to_string()),
             BridgeError::BadHandle(_) => (ILLEGAL_STATE, self.to_string()),

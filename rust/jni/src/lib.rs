@@ -4,6 +4,7 @@
 //! Every entry point runs inside `EnvUnowned::with_env`, which catches panics, and resolves
 //! with `ThrowMapped`, which turns each error into the matching Java exception.
 
+mod casket;
 mod error;
 mod handle;
 mod store;

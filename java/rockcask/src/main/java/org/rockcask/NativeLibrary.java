@@ -17,8 +17,10 @@ import java.util.Properties;
  * <p>By default the library packed in this jar for the running platform is copied to a private
  * temporary file (random name, owner-only permissions), loaded, and the file removed. The system
  * property {@value #PATH_PROPERTY} names a library file to load instead.
+ *
+ * <p>Public only for RockCask's own modules (the {@code tokyocabinet} drop-in); not API.
  */
-final class NativeLibrary {
+public final class NativeLibrary {
     /** System property naming a native library file to load instead of the packed one. */
     static final String PATH_PROPERTY = "rockcask.library.path";
     private static final String[] PACKED_PLATFORMS = {"linux-x86_64"};
@@ -26,7 +28,8 @@ final class NativeLibrary {
 
     private NativeLibrary() {}
 
-    static synchronized void load() {
+    /** Loads the library if this class loader has not yet; throws UnsatisfiedLinkError if it cannot. */
+    public static synchronized void load() {
         if (loaded) {
             return;
         }

@@ -10,8 +10,10 @@ import java.util.function.LongConsumer;
  * Owner of one native handle: counts the calls in flight so the handle is never freed under a
  * running call, refuses calls once closing starts (IllegalStateException), frees exactly once,
  * and lets a Cleaner free it if the owner is forgotten without {@code close()}.
+ *
+ * <p>Public only for RockCask's own modules (the {@code tokyocabinet} drop-in); not API.
  */
-abstract class NativeResource implements AutoCloseable {
+public abstract class NativeResource implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
     private static final int CLOSING = Integer.MIN_VALUE;
 
@@ -21,14 +23,14 @@ abstract class NativeResource implements AutoCloseable {
     private final AtomicInteger users = new AtomicInteger();
     private final Cleaner.Cleanable cleanable;
 
-    NativeResource(String kind, long handle, LongConsumer free) {
+    protected NativeResource(String kind, long handle, LongConsumer free) {
         this.kind = kind;
         this.handle = handle;
         this.cleanable = CLEANER.register(this, new Free(handle, free));
     }
 
     /** Enter a native call; pair with {@link #release()} in a finally block. */
-    final long acquire() {
+    protected final long acquire() {
         for (;;) {
             int n = users.get();
             if (n < 0) {
@@ -40,16 +42,16 @@ abstract class NativeResource implements AutoCloseable {
         }
     }
 
-    final void release() {
+    protected final void release() {
         users.decrementAndGet();
     }
 
-    final boolean isClosed() {
+    protected final boolean isClosed() {
         return users.get() < 0;
     }
 
     /** Runs once when closing starts, while calls may still be in flight (the handle is valid). */
-    void beforeFree(long handle) {}
+    protected void beforeFree(long handle) {}
 
     /** Idempotent. Waits for calls in flight on other threads, then frees the native object. */
     @Override

@@ -102,7 +102,7 @@ public final class Store extends NativeResource {
     }
 
     @Override
-    void beforeFree(long handle) {
+    protected void beforeFree(long handle) {
         // Wakes transactions blocked in take() so close does not wait for their timeouts.
         Native.storeClose(handle);
     }

@@ -1,0 +1,307 @@
+package tokyocabinet;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.rockcask.NativeResource;
+import org.rockcask.RockCaskException;
+
+/**
+ * What {@link BDB} and {@link HDB} share: the open native casket, the settings made before
+ * {@code open}, the per-thread error code, the embedded iterator, and the one place where a
+ * native call's failure becomes an error code and a failure value.
+ *
+ * <p>Thread-safe. Calls on another thread while {@code close} runs either finish first or fail
+ * with EINVALID; the native casket is freed once no call is inside it.
+ */
+final class Database {
+    private static final String[] MESSAGES = {"success", "threading error", "invalid operation", "file not found", "no permission",
+            "invalid meta data", "invalid record header", "open error", "close error", "trunc error", "sync error", "stat error",
+            "seek error", "read error", "write error", "mmap error", "lock error", "unlink error", "rename error", "mkdir error",
+            "rmdir error", "existing record", "no record found"};
+
+    static String errmsg(int ecode) {
+        if (ecode >= 0 && ecode < MESSAGES.length) {
+            return MESSAGES[ecode];
+        }
+        return ecode == BDB.EMISC ? "miscellaneous error" : "unknown error";
+    }
+
+    static IllegalArgumentException illegalArgument() {
+        return new IllegalArgumentException("illegal argument");
+    }
+
+    /** The String overloads' encoding: the platform default charset, as in the original. */
+    static byte[] bytes(String s) {
+        if (s == null) {
+            throw illegalArgument();
+        }
+        return s.getBytes();
+    }
+
+    static byte[] check(byte[] b) {
+        if (b == null) {
+            throw illegalArgument();
+        }
+        return b;
+    }
+
+    /** Returned bytes are decoded as UTF-8 ({@code Util.otos}). */
+    static String string(byte[] b) {
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
+    }
+
+    static List<String> strings(List<byte[]> list) {
+        if (list == null) {
+            return null;
+        }
+        List<String> out = new ArrayList<>(list.size());
+        for (byte[] b : list) {
+            out.add(string(b));
+        }
+        return out;
+    }
+
+    /** The open casket; freed by close() or, if the owner is forgotten, by a Cleaner. */
+    private static final class Handle extends NativeResource {
+        final String path;
+        volatile CasketException closeError;
+
+        Handle(long db, String path) {
+            super("database", db, CasketNative::free);
+            this.path = path;
+        }
+
+        long enter() {
+            return acquire();
+        }
+
+        void exit() {
+            release();
+        }
+
+        @Override
+        protected void beforeFree(long db) {
+            // Ends a running transaction (rollback) and wakes threads waiting to begin one.
+            try {
+                CasketNative.close(db);
+            } catch (CasketException e) {
+                closeError = e;
+            }
+        }
+    }
+
+    interface Call<T> {
+        T run(long db);
+    }
+
+    interface VoidCall {
+        void run(long db);
+    }
+
+    private final boolean hash;
+    private final Object openLock = new Object();
+    private volatile Handle handle;
+    private final ThreadLocal<int[]> ecode = ThreadLocal.withInitial(() -> new int[1]);
+    /** Position of the embedded iterator (iterinit/iternext); null when exhausted. */
+    private volatile byte[] iterPos;
+
+    // Settings made before open.
+    int cmpfunc = BDB.CMPLEXICAL;
+    BDBCMP comparator;
+    long cacheBytes = 24L << 20;
+    long writeBufferBytes = 64L << 20;
+    /** 0 none, 1 lz4, 2 zstd. */
+    int compression;
+
+    Database(boolean hash) {
+        this.hash = hash;
+    }
+
+    int ecode() {
+        return ecode.get()[0];
+    }
+
+    boolean fail(int code) {
+        ecode.get()[0] = code;
+        return false;
+    }
+
+    /** Settings may change only while closed. */
+    boolean configurable() {
+        return handle == null || fail(BDB.EINVALID);
+    }
+
+    void tuneCompression(int opts) {
+        if ((opts & (BDB.TDEFLATE | BDB.TBZIP)) != 0) {
+            compression = 2;
+        } else if ((opts & BDB.TTCBS) != 0) {
+            compression = 1;
+        } else {
+            compression = 0;
+        }
+    }
+
+    <T> T call(Call<T> op, T failure) {
+        Handle h = handle;
+        if (h == null) {
+            fail(BDB.EINVALID);
+            return failure;
+        }
+        long db;
+        try {
+            db = h.enter();
+        } catch (IllegalStateException closed) {
+            fail(BDB.EINVALID);
+            return failure;
+        }
+        try {
+            return op.run(db);
+        } catch (CasketException e) {
+            fail(e.code);
+            return failure;
+        } catch (RockCaskException e) {
+            // An internal failure of the native layer: reported, never thrown, as the original.
+            fail(BDB.EMISC);
+            return failure;
+        } finally {
+            h.exit();
+        }
+    }
+
+    boolean run(VoidCall op) {
+        return call(db -> {
+            op.run(db);
+            return Boolean.TRUE;
+        }, Boolean.FALSE);
+    }
+
+    boolean open(String path, int omode) {
+        if (path == null) {
+            throw illegalArgument();
+        }
+        synchronized (openLock) {
+            if (handle != null) {
+                return fail(BDB.EINVALID);
+            }
+            try {
+                String cmpName = comparator == null ? null : comparator.getClass().getName();
+                long db = CasketNative.open(path, omode, hash, cmpfunc, comparator, cmpName, cacheBytes, writeBufferBytes, compression);
+                handle = new Handle(db, path);
+                iterPos = null;
+                return true;
+            } catch (CasketException e) {
+                return fail(e.code);
+            }
+        }
+    }
+
+    boolean close() {
+        synchronized (openLock) {
+            Handle h = handle;
+            if (h == null) {
+                return fail(BDB.EINVALID);
+            }
+            handle = null;
+            h.close();
+            CasketException e = h.closeError;
+            return e == null || fail(e.code);
+        }
+    }
+
+    String path() {
+        Handle h = handle;
+        if (h == null) {
+            fail(BDB.EINVALID);
+            return null;
+        }
+        return h.path;
+    }
+
+    boolean put(byte[] key, byte[] value, int mode) {
+        check(key);
+        check(value);
+        return run(db -> CasketNative.put(db, key, value, mode));
+    }
+
+    boolean out(byte[] key, boolean all) {
+        check(key);
+        return run(db -> CasketNative.out(db, key, all));
+    }
+
+    byte[] get(byte[] key) {
+        check(key);
+        return call(db -> CasketNative.get(db, key), null);
+    }
+
+    int vsiz(byte[] key) {
+        check(key);
+        return call(db -> CasketNative.vsiz(db, key), -1);
+    }
+
+    int addint(byte[] key, int num) {
+        check(key);
+        return call(db -> CasketNative.addint(db, key, num), Integer.MIN_VALUE);
+    }
+
+    double adddouble(byte[] key, double num) {
+        check(key);
+        return call(db -> CasketNative.adddouble(db, key, num), Double.NaN);
+    }
+
+    /** Never fails: an empty list when nothing matches or the database is not open. */
+    List<byte[]> fwmkeys(byte[] prefix, int max) {
+        check(prefix);
+        List<byte[]> keys = call(db -> CasketNative.unpack(CasketNative.fwmkeys(db, prefix, max)), null);
+        return keys == null ? new ArrayList<>() : keys;
+    }
+
+    boolean iterinit() {
+        return call(db -> {
+            try {
+                iterPos = CasketNative.curFirst(db);
+                return Boolean.TRUE;
+            } catch (CasketException e) {
+                iterPos = null;
+                // The B+ tree's iterator starts at its first record and fails on an empty
+                // database; the hash database's just starts.
+                if (hash && e.code == BDB.ENOREC) {
+                    return Boolean.TRUE;
+                }
+                throw e;
+            }
+        }, Boolean.FALSE);
+    }
+
+    byte[] iternext() {
+        return call(db -> {
+            byte[] pos = iterPos;
+            if (pos == null) {
+                throw new CasketException(BDB.ENOREC + ":no record found");
+            }
+            List<byte[]> keyAndNext = CasketNative.unpack(CasketNative.curKeyNext(db, pos));
+            iterPos = keyAndNext.get(1);
+            return keyAndNext.get(0);
+        }, null);
+    }
+
+    long rnum() {
+        return call(CasketNative::rnum, 0L);
+    }
+
+    long fsiz() {
+        return call(CasketNative::fsiz, 0L);
+    }
+
+    boolean copy(String path) {
+        if (path == null) {
+            throw illegalArgument();
+        }
+        // The original ran a path starting with '@' as a shell command; a database call must
+        // not be a way to run commands, so it is refused.
+        if (path.startsWith("@")) {
+            return fail(BDB.EINVALID);
+        }
+        return run(db -> CasketNative.copy(db, path));
+    }
+}

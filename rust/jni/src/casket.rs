@@ -1,0 +1,382 @@
+//! `tokyocabinet.CasketNative` entry points: the Tokyo Cabinet drop-in's native side.
+//!
+//! Every failure of the casket is thrown as `tokyocabinet.CasketException` with the message
+//! "<ecode>:<detail>"; the Java classes catch it, record the code for `ecode()` and return the
+//! original binding's failure value. Lists cross as one packed byte[] (`pack_list`).
+
+use std::cmp::Ordering;
+use std::path::Path;
+use std::sync::Arc;
+
+use jni::objects::{Global, JByteArray, JClass, JObject, JString};
+use jni::sys::{jboolean, jdouble, jint, jlong};
+use jni::{jni_sig, jni_str, Env, EnvUnowned, JValue};
+use rockcask_core::casket::{
+    Casket, CasketOptions, Compression, CursorPut, ExternalCompare, KeyOrder, Kind, LockMode, PutMode, Range,
+};
+
+use crate::error::{BridgeError, BridgeResult, ThrowMapped};
+use crate::handle::{borrow, free_handle, into_handle, Tagged};
+use crate::wire;
+
+pub struct CasketHandle(Casket);
+
+impl Tagged for CasketHandle {
+    const TAG: u64 = 0x5463_4361_736b_6574; // "TcCasket"
+    const NAME: &'static str = "database";
+}
+
+// Open modes of the original binding.
+const OWRITER: jint = 2;
+const OCREAT: jint = 4;
+const OTRUNC: jint = 8;
+const ONOLCK: jint = 16;
+const OLCKNB: jint = 32;
+const OTSYNC: jint = 64;
+
+fn casket<'a>(handle: jlong) -> BridgeResult<&'a Casket> {
+    Ok(&borrow::<CasketHandle>(handle)?.0)
+}
+
+fn key(env: &Env<'_>, array: &JByteArray<'_>) -> BridgeResult<Vec<u8>> {
+    wire::bytes(env, array, "key")
+}
+
+fn optional(env: &Env<'_>, array: &JByteArray<'_>) -> BridgeResult<Option<Vec<u8>>> {
+    if array.is_null() {
+        Ok(None)
+    } else {
+        Ok(Some(env.convert_byte_array(array)?))
+    }
+}
+
+fn bytes_out<'local>(env: &mut Env<'local>, bytes: &[u8]) -> BridgeResult<JByteArray<'local>> {
+    Ok(env.byte_array_from_slice(bytes)?)
+}
+
+/// i32 count, then per item i32 length (-1: absent) and bytes. Read by `CasketNative.unpack`.
+fn pack_list<'i>(items: impl IntoIterator<Item = Option<&'i [u8]>>) -> Vec<u8> {
+    let mut out = vec![0; 4];
+    let mut n = 0i32;
+    for item in items {
+        n += 1;
+        match item {
+            Some(b) => {
+                out.extend_from_slice(&(b.len() as i32).to_be_bytes());
+                out.extend_from_slice(b);
+            }
+            None => out.extend_from_slice(&(-1i32).to_be_bytes()),
+        }
+    }
+    out[..4].copy_from_slice(&n.to_be_bytes());
+    out
+}
+
+fn packed<'local>(env: &mut Env<'local>, items: &[Vec<u8>]) -> BridgeResult<JByteArray<'local>> {
+    bytes_out(env, &pack_list(items.iter().map(|v| Some(v.as_slice()))))
+}
+
+/// A Java `BDBCMP` as a key order. RocksDB may compare from its own threads, which are
+/// attached to the JVM for the call. Like the original binding, a comparator that throws
+/// counts as "equal" (the exception is cleared).
+fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> BridgeResult<KeyOrder> {
+    let vm = env.get_java_vm()?;
+    let target: Global<JObject<'static>> = env.new_global_ref(comparator)?;
+    let compare: ExternalCompare = Arc::new(move |a: &[u8], b: &[u8]| -> Ordering {
+        let result = vm.attach_current_thread(|env: &mut Env<'_>| -> jni::errors::Result<i32> {
+            let ja = env.byte_array_from_slice(a)?;
+            let jb = env.byte_array_from_slice(b)?;
+            env.call_method(&target, jni_str!("compare"), jni_sig!((a: [jbyte], b: [jbyte]) -> jint), &[JValue::Object(&ja), JValue::Object(&jb)])?.i()
+        });
+        match result {
+            Ok(v) => v.cmp(&0),
+            Err(_) => {
+                let _ = vm.attach_current_thread(|env: &mut Env<'_>| -> jni::errors::Result<()> {
+                    env.exception_clear();
+                    Ok(())
+                });
+                Ordering::Equal
+            }
+        }
+    });
+    Ok(KeyOrder::External { name, compare })
+}
+
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_tokyocabinet_CasketNative_open<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    path: JString<'local>,
+    omode: jint,
+    hash: jboolean,
+    builtin_order: jint,
+    comparator: JObject<'local>,
+    comparator_name: JString<'local>,
+    cache_bytes: jlong,
+    write_buffer_bytes: jlong,
+    compression: jint,
+) -> jlong {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jlong> {
+        if path.is_null() {
+            return Err(BridgeError::Null("path"));
+        }
+        let path: String = path.try_to_string(env)?;
+        let mut o = CasketOptions::new(if hash { Kind::Hash } else { Kind::Btree }, omode & OWRITER != 0);
+        o.create = omode & OCREAT != 0;
+        o.truncate = omode & OTRUNC != 0;
+        o.sync_transactions = omode & OTSYNC != 0;
+        o.lock = if omode & ONOLCK != 0 {
+            LockMode::None
+        } else if omode & OLCKNB != 0 {
+            LockMode::NonBlocking
+        } else {
+            LockMode::Blocking
+        };
+        o.order = if !comparator.is_null() {
+            if comparator_name.is_null() {
+                return Err(BridgeError::Null("comparator name"));
+            }
+            let name = comparator_name.try_to_string(env)?;
+            java_order(env, &comparator, name)?
+        } else {
+            match builtin_order {
+                0 => KeyOrder::Lexical,
+                1 => KeyOrder::Decimal,
+                2 => KeyOrder::Int32,
+                3 => KeyOrder::Int64,
+                other => return Err(BridgeError::InvalidArgument(format!("unknown comparison function {other}"))),
+            }
+        };
+        o.cache_bytes = usize::try_from(cache_bytes).unwrap_or(0);
+        o.write_buffer_bytes = usize::try_from(write_buffer_bytes).unwrap_or(64 << 20).max(1 << 20);
+        o.compression = match compression {
+            1 => Compression::Lz4,
+            2 => Compression::Zstd,
+            _ => Compression::None,
+        };
+        Ok(into_handle(CasketHandle(Casket::open(Path::new(&path), o)?)))
+    })
+    .resolve::<ThrowMapped>()
+}
+
+/// Entry points taking only the handle.
+macro_rules! handle_call {
+    ($name:ident, $ret:ty, |$env:ident, $c:ident| $body:expr) => {
+        #[unsafe(no_mangle)]
+        pub extern "system" fn $name<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) -> $ret {
+            #[allow(unused_variables)]
+            env.with_env(|$env: &mut Env<'local>| -> BridgeResult<$ret> {
+                let $c = casket(handle)?;
+                Ok($body)
+            })
+            .resolve::<ThrowMapped>()
+        }
+    };
+}
+
+handle_call!(Java_tokyocabinet_CasketNative_close, (), |env, c| c.close()?);
+handle_call!(Java_tokyocabinet_CasketNative_sync, (), |env, c| c.sync()?);
+handle_call!(Java_tokyocabinet_CasketNative_optimize, (), |env, c| c.optimize()?);
+handle_call!(Java_tokyocabinet_CasketNative_vanish, (), |env, c| c.vanish()?);
+handle_call!(Java_tokyocabinet_CasketNative_tranbegin, (), |env, c| c.tranbegin()?);
+handle_call!(Java_tokyocabinet_CasketNative_trancommit, (), |env, c| c.trancommit()?);
+handle_call!(Java_tokyocabinet_CasketNative_tranabort, (), |env, c| c.tranabort()?);
+handle_call!(Java_tokyocabinet_CasketNative_rnum, jlong, |env, c| c.rnum()? as jlong);
+handle_call!(Java_tokyocabinet_CasketNative_fsiz, jlong, |env, c| c.disk_bytes()? as jlong);
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_tokyocabinet_CasketNative_free<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) {
+    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> { free_handle::<CasketHandle>(handle) }).resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_tokyocabinet_CasketNative_put<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    k: JByteArray<'local>,
+    v: JByteArray<'local>,
+    mode: jint,
+) {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
+        let mode = match mode {
+            0 => PutMode::Over,
+            1 => PutMode::Keep,
+            2 => PutMode::Cat,
+            3 => PutMode::Dup,
+            other => return Err(BridgeError::InvalidArgument(format!("unknown put mode {other}"))),
+        };
+        let c = casket(handle)?;
+        Ok(c.put(&key(env, &k)?, &wire::bytes(env, &v, "value")?, mode)?)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_tokyocabinet_CasketNative_out<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    k: JByteArray<'local>,
+    all: jboolean,
+) {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
+        let c = casket(handle)?;
+        let k = key(env, &k)?;
+        Ok(if all { c.out_list(&k)? } else { c.out(&k)? })
+    })
+    .resolve::<ThrowMapped>()
+}
+
+/// Entry points taking the handle and one byte[] (a key or a cursor position).
+macro_rules! bytes_call {
+    ($name:ident, $ret:ty, |$env:ident, $c:ident, $k:ident| $body:expr) => {
+        #[unsafe(no_mangle)]
+        pub extern "system" fn $name<'local>(
+            mut env: EnvUnowned<'local>,
+            _class: JClass<'local>,
+            handle: jlong,
+            arg: JByteArray<'local>,
+        ) -> $ret {
+            env.with_env(|$env: &mut Env<'local>| -> BridgeResult<$ret> {
+                let $c = casket(handle)?;
+                let $k = key($env, &arg)?;
+                Ok($body)
+            })
+            .resolve::<ThrowMapped>()
+        }
+    };
+}
+
+bytes_call!(Java_tokyocabinet_CasketNative_get, JByteArray<'local>, |env, c, k| bytes_out(env, &c.get(&k)?)?);
+bytes_call!(Java_tokyocabinet_CasketNative_getlist, JByteArray<'local>, |env, c, k| packed(env, &c.get_list(&k)?)?);
+bytes_call!(Java_tokyocabinet_CasketNative_vnum, jint, |env, c, k| c.vnum(&k)?.min(jint::MAX as usize) as jint);
+bytes_call!(Java_tokyocabinet_CasketNative_vsiz, jint, |env, c, k| c.vsiz(&k)?.min(jint::MAX as usize) as jint);
+bytes_call!(Java_tokyocabinet_CasketNative_curJump, JByteArray<'local>, |env, c, k| bytes_out(env, &c.cursor_jump(&k)?)?);
+bytes_call!(Java_tokyocabinet_CasketNative_curNext, JByteArray<'local>, |env, c, k| bytes_out(env, &c.cursor_next(&k)?)?);
+bytes_call!(Java_tokyocabinet_CasketNative_curPrev, JByteArray<'local>, |env, c, k| bytes_out(env, &c.cursor_prev(&k)?)?);
+bytes_call!(Java_tokyocabinet_CasketNative_curKey, JByteArray<'local>, |env, c, k| bytes_out(env, &c.cursor_key(&k)?)?);
+bytes_call!(Java_tokyocabinet_CasketNative_curVal, JByteArray<'local>, |env, c, k| bytes_out(env, &c.cursor_value(&k)?)?);
+// Removes the entry at the cursor; packed [next position or absent].
+bytes_call!(Java_tokyocabinet_CasketNative_curOut, JByteArray<'local>, |env, c, k| {
+    let next = c.cursor_out(&k)?;
+    bytes_out(env, &pack_list([next.as_deref()]))?
+});
+// One step of iteration: packed [key, next position or absent].
+bytes_call!(Java_tokyocabinet_CasketNative_curKeyNext, JByteArray<'local>, |env, c, k| {
+    let (key, _value, next) = c.cursor_key_value_next(&k)?;
+    bytes_out(env, &pack_list([Some(key.as_slice()), next.as_deref()]))?
+});
+
+handle_call!(Java_tokyocabinet_CasketNative_curFirst, JByteArray<'local>, |env, c| bytes_out(env, &c.cursor_first()?)?);
+handle_call!(Java_tokyocabinet_CasketNative_curLast, JByteArray<'local>, |env, c| bytes_out(env, &c.cursor_last()?)?);
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_tokyocabinet_CasketNative_addint<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    k: JByteArray<'local>,
+    num: jint,
+) -> jint {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jint> { Ok(casket(handle)?.add_int(&key(env, &k)?, num)?) })
+        .resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_tokyocabinet_CasketNative_adddouble<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    k: JByteArray<'local>,
+    num: jdouble,
+) -> jdouble {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jdouble> { Ok(casket(handle)?.add_double(&key(env, &k)?, num)?) })
+        .resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_tokyocabinet_CasketNative_range<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    begin: JByteArray<'local>,
+    begin_inclusive: jboolean,
+    end: JByteArray<'local>,
+    end_inclusive: jboolean,
+    max: jint,
+) -> JByteArray<'local> {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
+        let c = casket(handle)?;
+        let (b, e) = (optional(env, &begin)?, optional(env, &end)?);
+        let keys = c.range(&Range { begin: b.as_deref(), begin_inclusive, end: e.as_deref(), end_inclusive, max: max.into() })?;
+        packed(env, &keys)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_tokyocabinet_CasketNative_fwmkeys<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    prefix: JByteArray<'local>,
+    max: jint,
+) -> JByteArray<'local> {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
+        let c = casket(handle)?;
+        let keys = c.fwmkeys(&key(env, &prefix)?, max.into())?;
+        packed(env, &keys)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_tokyocabinet_CasketNative_copy<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    dest: JString<'local>,
+) {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
+        if dest.is_null() {
+            return Err(BridgeError::Null("path"));
+        }
+        let dest: String = dest.try_to_string(env)?;
+        Ok(casket(handle)?.copy(Path::new(&dest))?)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_tokyocabinet_CasketNative_curPut<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    pos: JByteArray<'local>,
+    value: JByteArray<'local>,
+    mode: jint,
+) -> JByteArray<'local> {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
+        let mode = match mode {
+            0 => CursorPut::Current,
+            1 => CursorPut::Before,
+            2 => CursorPut::After,
+            other => return Err(BridgeError::InvalidArgument(format!("unknown cursor put mode {other}"))),
+        };
+        let c = casket(handle)?;
+        let pos = c.cursor_put(&wire::bytes(env, &pos, "position")?, &wire::bytes(env, &value, "value")?, mode)?;
+        bytes_out(env, &pos)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn packed_lists_carry_count_lengths_and_absent_items() {
+        let p = super::pack_list([Some(&b"ab"[..]), None]);
+        assert_eq!(p, [0, 0, 0, 2, 0, 0, 0, 2, b'a', b'b', 0xff, 0xff, 0xff, 0xff]);
+    }
+}
