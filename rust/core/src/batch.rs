@@ -39,7 +39,7 @@ pub(crate) struct BatchRep {
 
 impl Default for BatchRep {
     fn default() -> Self {
-        BatchRep { rep: vec![0; HEADER], count: 0 }
+        BatchRep::with_capacity(0)
     }
 }
 
@@ -56,6 +56,12 @@ fn len32(n: usize, what: &str) -> Result<u32> {
 }
 
 impl BatchRep {
+    pub fn with_capacity(bytes: usize) -> BatchRep {
+        let mut rep = Vec::with_capacity(HEADER + bytes);
+        rep.resize(HEADER, 0);
+        BatchRep { rep, count: 0 }
+    }
+
     fn record(&mut self, kind: u8, cf: u32, key: &[u8]) {
         self.rep.push(kind);
         put_varint32(&mut self.rep, cf);
@@ -129,29 +135,47 @@ impl BatchRep {
     }
 }
 
+/// The id RocksDB gives column family `cf` in write batches, read from its encoding of a probe
+/// record. Not for the default column family (its records carry no id).
+pub(crate) fn cf_id(cf: &ColumnFamily, name: &str) -> Result<u32> {
+    let mut probe = WriteBatch::default();
+    probe.put_cf(cf, b"k", b"v");
+    let data = probe.data();
+    match data.get(HEADER) {
+        Some(&TYPE_CF_VALUE) => {
+            let mut id = 0u32;
+            for (i, b) in data[HEADER + 1..].iter().enumerate().take(5) {
+                id |= u32::from(b & 0x7f) << (7 * i);
+                if b & 0x80 == 0 {
+                    return Ok(id);
+                }
+            }
+            Err(Error::Internal("unreadable column family id in RocksDB's write batch".into()))
+        }
+        _ => Err(Error::Internal(format!("RocksDB's write batch format is not the one RockCask writes (column family '{name}')"))),
+    }
+}
+
+/// Checks that `BatchRep` encodes a put and a delete to `cf` (id `id`) exactly as RocksDB does.
+pub(crate) fn check_encoding(cf: &ColumnFamily, id: u32) -> Result<()> {
+    let mut theirs = WriteBatch::default();
+    theirs.put_cf(cf, b"key", vec![7u8; 300]);
+    theirs.delete_cf(cf, b"key2");
+    let mut ours = BatchRep::default();
+    ours.put(id, b"key", &[7u8; 300]);
+    ours.delete(id, b"key2");
+    if ours.to_write_batch().data() != theirs.data() {
+        return Err(Error::Internal("RocksDB's write batch format is not the one RockCask writes".into()));
+    }
+    Ok(())
+}
+
 /// Learn each column family's id from RocksDB's own encoding of a probe record, then check that
 /// this module encodes puts, deletes and single deletes exactly as RocksDB does.
 pub(crate) fn verify_format(db: &DB) -> Result<CfIds> {
     let cf = |name: &str| -> &ColumnFamily { db.cf_handle(name).expect("opened with all column families") };
     use crate::keys::{CF_ENTRIES, CF_META, CF_OBJECTS, CF_REFS};
-    let id_of = |name: &str| -> Result<u32> {
-        let mut probe = WriteBatch::default();
-        probe.put_cf(cf(name), b"k", b"v");
-        let data = probe.data();
-        match data.get(HEADER) {
-            Some(&TYPE_CF_VALUE) => {
-                let mut id = 0u32;
-                for (i, b) in data[HEADER + 1..].iter().enumerate().take(5) {
-                    id |= u32::from(b & 0x7f) << (7 * i);
-                    if b & 0x80 == 0 {
-                        return Ok(id);
-                    }
-                }
-                Err(Error::Internal("unreadable column family id in RocksDB's write batch".into()))
-            }
-            _ => Err(Error::Internal(format!("RocksDB's write batch format is not the one RockCask writes (column family '{name}')"))),
-        }
-    };
+    let id_of = |name: &str| cf_id(cf(name), name);
     let ids = CfIds { entries: id_of(CF_ENTRIES)?, objects: id_of(CF_OBJECTS)?, refs: id_of(CF_REFS)?, meta: id_of(CF_META)? };
     let mut theirs = WriteBatch::default();
     theirs.put_cf(cf(CF_OBJECTS), b"key", vec![7u8; 300]);

@@ -2,7 +2,7 @@
 //!
 //! Pure Rust; the JNI bridge (`rust/jni`) only converts arguments and maps errors.
 
-mod batch;
+pub(crate) mod batch;
 pub mod casket;
 pub mod error;
 mod hash;

@@ -5,7 +5,6 @@
 
 use super::error::{CasketError, CasketResult, Ecode};
 use super::records::{damaged, RawIter};
-use super::undo::Undo;
 use super::{Casket, Inner, KeyOrder};
 
 /// Where `cursor_put` writes, relative to the cursor's entry (Tokyo Cabinet's CP* modes).
@@ -71,8 +70,8 @@ impl Inner {
             if raw == pos {
                 moved = Some(fresh.clone());
             }
-            self.write_delete(&raw, Undo::Restore(raw.clone(), value.clone()))?;
-            self.write_put(fresh.clone(), &value, Undo::Delete(fresh))?;
+            self.write_delete(raw, value.clone())?;
+            self.write_put(fresh, &value, None)?;
         }
         self.first_hint.clear();
         self.flush()?;
@@ -178,7 +177,7 @@ impl Casket {
                 let (key, _) = order.decode(&pos).ok_or_else(|| damaged(&pos))?;
                 let raw = order.encode(&key, s);
                 inner.rnum += 1;
-                inner.write_put(raw.clone(), value, Undo::Delete(raw.clone()))?;
+                inner.write_put(raw.clone(), value, None)?;
                 inner.lower_hint(order, &raw, s);
                 inner.flush()?;
                 return Ok(raw);

@@ -14,6 +14,7 @@ pub mod cursor;
 pub mod error;
 pub mod files;
 pub mod order;
+mod pending;
 pub mod records;
 mod undo;
 
@@ -134,9 +135,8 @@ struct Inner {
     /// The locked marker file; dropping it releases the lock.
     marker_file: Option<MarkerFile>,
     registration: Option<OpenRegistration>,
-    /// Writes of the running transaction not yet written to RocksDB, and their inverses.
-    pending: WriteBatch,
-    pending_undo: Vec<Undo>,
+    /// Writes of the running transaction not yet written to RocksDB.
+    pending: pending::Pending,
     rnum: u64,
     /// Next duplicate counter; sequences are `counter << 16`, leaving room to insert between
     /// neighbours (cursor puts) without renumbering.
@@ -145,6 +145,11 @@ struct Inner {
     /// Per user-key part: a sequence at or below the key's first live value, so reading the
     /// head of a much-consumed key does not walk over the tombstones of consumed values.
     first_hint: HashMap<Vec<u8>, u64>,
+    /// Pending writes are sorted bytewise before they are applied, unless RocksDB orders this
+    /// casket with a caller's comparator.
+    order_is_external: bool,
+    /// The data column family's id in write batches (`crate::batch`).
+    data_cf_id: u32,
     _cache: Option<Cache>,
 }
 
@@ -199,6 +204,11 @@ impl Casket {
                 format!("{} belongs to another casket than {}", dir.display(), path.display()),
             ));
         }
+        let data_cf_id = {
+            let data = db.cf_handle(CF_DATA).expect("opened with the data column family");
+            let id = crate::batch::cf_id(data, CF_DATA).and_then(|id| crate::batch::check_encoding(data, id).map(|_| id));
+            id.map_err(|e| CasketError::new(Ecode::Misc, e.to_string()))?
+        };
         let casket = Casket {
             path,
             marker,
@@ -210,12 +220,13 @@ impl Casket {
                 db: Some(db),
                 marker_file: Some(marker_file),
                 registration: Some(registration),
-                pending: WriteBatch::default(),
-                pending_undo: Vec::new(),
+                pending: pending::Pending::default(),
                 rnum: 0,
                 next_counter: 1,
                 tx: None,
                 first_hint: HashMap::new(),
+                order_is_external: opts.order.is_external(),
+                data_cf_id,
                 _cache: cache,
             }),
             transaction_ended: Condvar::new(),
@@ -337,8 +348,7 @@ impl Casket {
             return Err(CasketError::new(Ecode::Invalid, "no transaction is running"));
         };
         let undo_written = tx.undo_written;
-        let mut batch = std::mem::take(&mut inner.pending);
-        inner.pending_undo.clear();
+        let mut batch = inner.take_pending();
         if undo_written > 0 {
             let (lo, hi) = undo::undo_range();
             batch.delete_range(lo, hi);
@@ -446,31 +456,29 @@ impl Inner {
         batch.put(META_SEQ, self.next_counter.to_le_bytes());
     }
 
-    /// Records one data write: gathered in a transaction, written at once outside one.
-    fn write_put(&mut self, key: Vec<u8>, value: &[u8], undo: Undo) -> CasketResult<()> {
-        let cf = self.data() as *const ColumnFamily;
-        // SAFETY: the handle lives as long as the DB, which `self` keeps while we hold `&mut`.
-        self.pending.put_cf(unsafe { &*cf }, &key, value);
-        self.after_write(undo)
+    /// Records one data write (`before`: the key's previous value, `None` if new): gathered in
+    /// a transaction, written at once outside one.
+    fn write_put(&mut self, key: Vec<u8>, value: &[u8], before: Option<Vec<u8>>) -> CasketResult<()> {
+        self.pending.put(key, value, before);
+        self.after_write()
     }
 
-    fn write_delete(&mut self, key: &[u8], undo: Undo) -> CasketResult<()> {
-        let cf = self.data() as *const ColumnFamily;
-        // SAFETY: as in `write_put`.
-        self.pending.delete_cf(unsafe { &*cf }, key);
-        self.after_write(undo)
+    fn write_delete(&mut self, key: Vec<u8>, before: Vec<u8>) -> CasketResult<()> {
+        self.pending.delete(key, before);
+        self.after_write()
     }
 
-    fn after_write(&mut self, undo: Undo) -> CasketResult<()> {
-        if self.tx.is_some() {
-            self.pending_undo.push(undo);
-            if self.pending.size_in_bytes() >= MAX_PENDING_BYTES {
-                self.flush()?;
-            }
-            Ok(())
-        } else {
+    fn after_write(&mut self) -> CasketResult<()> {
+        if self.tx.is_none() || self.pending.bytes() >= MAX_PENDING_BYTES {
             self.flush()
+        } else {
+            Ok(())
         }
+    }
+
+    /// The pending writes as a write batch (more records may be appended to it).
+    fn take_pending(&mut self) -> WriteBatch {
+        self.pending.take_batch(self.data_cf_id, !self.order_is_external)
     }
 
     /// Writes the gathered writes (with their undo records inside a transaction).
@@ -478,16 +486,19 @@ impl Inner {
         if self.pending.is_empty() {
             return Ok(());
         }
-        let mut batch = std::mem::take(&mut self.pending);
-        let undo = std::mem::take(&mut self.pending_undo);
+        let mut undo_records = Vec::new();
         if let Some(tx) = self.tx.as_mut() {
             if tx.undo_written == 0 {
-                batch.put(undo::undo_key(0), tx.rnum_at_begin.to_le_bytes());
+                undo_records.push((undo::undo_key(0), tx.rnum_at_begin.to_le_bytes().to_vec()));
             }
-            for u in &undo {
+            for u in self.pending.undo_records() {
                 tx.undo_written += 1;
-                batch.put(undo::undo_key(tx.undo_written), u.encode());
+                undo_records.push((undo::undo_key(tx.undo_written), u.encode()));
             }
+        }
+        let mut batch = self.take_pending();
+        for (k, v) in undo_records {
+            batch.put(k, v);
         }
         self.put_meta(&mut batch);
         match self.db().write_opt(batch, &WriteOptions::default()) {
@@ -510,7 +521,6 @@ impl Inner {
     fn abort(&mut self) -> CasketResult<()> {
         let Some(tx) = self.tx.take() else { return Ok(()) };
         self.pending.clear();
-        self.pending_undo.clear();
         self.first_hint.clear();
         if tx.undo_written > 0 {
             rollback_undo(self.db())?;

@@ -3,7 +3,6 @@
 use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, DB};
 
 use super::error::{CasketError, CasketResult, Ecode};
-use super::undo::Undo;
 use super::{Casket, Inner, Kind, KeyOrder, MAX_HINTS};
 
 /// How `put` treats an existing key (Tokyo Cabinet's put modes).
@@ -109,17 +108,16 @@ impl Inner {
         let seq = self.next_seq();
         let raw = order.encode(key, seq);
         self.rnum += 1;
-        self.write_put(raw.clone(), value, Undo::Delete(raw))
+        self.write_put(raw, value, None)
     }
 
     pub(super) fn replace(&mut self, raw: Vec<u8>, old: Vec<u8>, value: &[u8]) -> CasketResult<()> {
-        let undo = Undo::Restore(raw.clone(), old);
-        self.write_put(raw, value, undo)
+        self.write_put(raw, value, Some(old))
     }
 
     pub(super) fn remove(&mut self, raw: &[u8], old: Vec<u8>) -> CasketResult<()> {
         self.rnum -= 1;
-        self.write_delete(raw, Undo::Restore(raw.to_vec(), old))
+        self.write_delete(raw.to_vec(), old)
     }
 }
 
