@@ -338,3 +338,34 @@ fn hash_caskets_have_no_duplicates() {
     c.put(b"k", b"w", PutMode::Over).unwrap();
     assert_eq!(c.rnum().unwrap(), 1);
 }
+
+#[test]
+fn reads_inside_a_transaction_see_pending_removals_puts_and_appends_of_every_key() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    for i in 0..5u8 {
+        c.put(b"q", &[i], PutMode::Dup).unwrap();
+    }
+    c.tranbegin().unwrap();
+    for i in 0..3u8 {
+        assert_eq!(c.get(b"q").unwrap(), [i]);
+        c.out(b"q").unwrap();
+        c.put(b"r", &[i], PutMode::Dup).unwrap();
+        c.put(format!("id{i}").as_bytes(), b"payload", PutMode::Over).unwrap();
+        assert_eq!(c.get(format!("id{i}").as_bytes()).unwrap(), b"payload");
+    }
+    assert_eq!(c.get_list(b"q").unwrap(), vec![vec![3u8], vec![4u8]]);
+    assert_eq!(c.vnum(b"r").unwrap(), 3);
+    c.out_list(b"q").unwrap();
+    assert_eq!(code(c.get(b"q")), Ecode::NoRec);
+    c.put(b"q", b"z", PutMode::Dup).unwrap();
+    assert_eq!(c.get(b"q").unwrap(), b"z");
+    assert_eq!(c.add_int(b"n", 2).unwrap(), 2);
+    assert_eq!(c.add_int(b"n", 3).unwrap(), 5);
+    c.tranabort().unwrap();
+    assert_eq!(c.vnum(b"q").unwrap(), 5);
+    assert_eq!(c.get(b"q").unwrap(), [0u8]);
+    assert_eq!(code(c.get(b"r")), Ecode::NoRec);
+    assert_eq!(code(c.get(b"n")), Ecode::NoRec);
+    assert_eq!(c.rnum().unwrap(), 5);
+}

@@ -145,6 +145,9 @@ struct Inner {
     /// Per user-key part: a sequence at or below the key's first live value, so reading the
     /// head of a much-consumed key does not walk over the tombstones of consumed values.
     first_hint: HashMap<Vec<u8>, u64>,
+    /// Hashes of the user-key parts with pending writes: true if a put is among them, false if
+    /// only removals (of a key's first values, which its `first_hint` already skips).
+    pending_keys: HashMap<u64, bool>,
     /// Pending writes are sorted bytewise before they are applied, unless RocksDB orders this
     /// casket with a caller's comparator.
     order_is_external: bool,
@@ -225,6 +228,7 @@ impl Casket {
                 next_counter: 1,
                 tx: None,
                 first_hint: HashMap::new(),
+                pending_keys: HashMap::new(),
                 order_is_external: opts.order.is_external(),
                 data_cf_id,
                 _cache: cache,
@@ -300,6 +304,17 @@ impl Casket {
         }
         if write && !self.writer {
             return Err(CasketError::new(Ecode::Invalid, format!("{} is open as a reader", self.path.display())));
+        }
+        Ok(inner)
+    }
+
+    /// The casket, open, ready to read `key`'s values: gathered writes that could change what
+    /// a read of that key sees are applied first (the others stay gathered).
+    fn lock_for_key(&self, write: bool, key: &[u8]) -> CasketResult<MutexGuard<'_, Inner>> {
+        let mut inner = self.lock(write)?;
+        let probe = self.order.encode(key, 0);
+        if inner.must_flush_for(self.order.key_part(&probe)) {
+            inner.flush()?;
         }
         Ok(inner)
     }
@@ -459,11 +474,13 @@ impl Inner {
     /// Records one data write (`before`: the key's previous value, `None` if new): gathered in
     /// a transaction, written at once outside one.
     fn write_put(&mut self, key: Vec<u8>, value: &[u8], before: Option<Vec<u8>>) -> CasketResult<()> {
+        self.note_pending(&key, true);
         self.pending.put(key, value, before);
         self.after_write()
     }
 
     fn write_delete(&mut self, key: Vec<u8>, before: Vec<u8>) -> CasketResult<()> {
+        self.note_pending(&key, false);
         self.pending.delete(key, before);
         self.after_write()
     }
@@ -476,8 +493,33 @@ impl Inner {
         }
     }
 
+    fn note_pending(&mut self, raw: &[u8], put: bool) {
+        if self.tx.is_some() {
+            *self.pending_keys.entry(key_part_hash(&raw[..raw.len().saturating_sub(8)])).or_insert(false) |= put;
+        }
+    }
+
+    /// Whether a read of the user key with this key part must first apply the pending writes.
+    /// Hash collisions only cause a flush that was not needed.
+    fn must_flush_for(&self, key_part: &[u8]) -> bool {
+        if self.pending.is_empty() {
+            return false;
+        }
+        if self.order_is_external {
+            // The caller's order may call different bytes the same key: no shortcut.
+            return true;
+        }
+        match self.pending_keys.get(&key_part_hash(key_part)) {
+            None => false,
+            Some(true) => true,
+            // Only removals of the key's first values: reads start past them at the hint.
+            Some(false) => !self.first_hint.contains_key(key_part),
+        }
+    }
+
     /// The pending writes as a write batch (more records may be appended to it).
     fn take_pending(&mut self) -> WriteBatch {
+        self.pending_keys.clear();
         self.pending.take_batch(self.data_cf_id, !self.order_is_external)
     }
 
@@ -521,6 +563,7 @@ impl Inner {
     fn abort(&mut self) -> CasketResult<()> {
         let Some(tx) = self.tx.take() else { return Ok(()) };
         self.pending.clear();
+        self.pending_keys.clear();
         self.first_hint.clear();
         if tx.undo_written > 0 {
             rollback_undo(self.db())?;
@@ -530,6 +573,13 @@ impl Inner {
         self.put_meta(&mut batch);
         self.db().write(batch).map_err(|e| CasketError::rocks(Ecode::Write, "restoring the record count", e))
     }
+}
+
+fn key_part_hash(key_part: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key_part.hash(&mut h);
+    h.finish()
 }
 
 fn read_u64(db: &DB, key: &[u8]) -> CasketResult<u64> {

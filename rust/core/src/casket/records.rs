@@ -131,7 +131,7 @@ impl Casket {
             // Blind append: a fresh sequence is above every existing one, no read needed.
             return self.lock(true)?.add_new(order, key, value);
         }
-        let mut inner = self.lock_flushed(true)?;
+        let mut inner = self.lock_for_key(true, key)?;
         match (inner.first_of(order, key)?, mode) {
             (None, _) => inner.add_new(order, key, value),
             (Some(_), PutMode::Keep) => Err(CasketError::new(Ecode::Keep, "the key already exists")),
@@ -155,7 +155,7 @@ impl Casket {
 
     /// Removes the first value of `key` (ENOREC if none).
     pub fn out(&self, key: &[u8]) -> CasketResult<()> {
-        let mut inner = self.lock_flushed(true)?;
+        let mut inner = self.lock_for_key(true, key)?;
         let (raw, old) = inner.first_of(&self.order, key)?.ok_or_else(CasketError::no_record)?;
         inner.remove(&raw, old)?;
         if let Some((_, seq)) = self.order.decode(&raw) {
@@ -166,26 +166,28 @@ impl Casket {
 
     /// Removes every value of `key` (ENOREC if none).
     pub fn out_list(&self, key: &[u8]) -> CasketResult<()> {
-        let mut inner = self.lock_flushed(true)?;
+        let mut inner = self.lock_for_key(true, key)?;
         let all = inner.all_of(&self.order, key)?;
-        if all.is_empty() {
-            return Err(CasketError::no_record());
-        }
+        let Some((last, _)) = all.last() else { return Err(CasketError::no_record()) };
+        let past_last = self.order.decode(last).map(|(_, seq)| (last.clone(), seq + 1));
         for (raw, old) in all {
             inner.remove(&raw, old)?;
+        }
+        if let Some((raw, seq)) = past_last {
+            inner.set_hint(&self.order, &raw, seq);
         }
         Ok(())
     }
 
     /// The first value of `key` (ENOREC if none).
     pub fn get(&self, key: &[u8]) -> CasketResult<Vec<u8>> {
-        let mut inner = self.lock_flushed(false)?;
+        let mut inner = self.lock_for_key(false, key)?;
         inner.first_of(&self.order, key)?.map(|(_, v)| v).ok_or_else(CasketError::no_record)
     }
 
     /// Every value of `key`, in insertion order (ENOREC if none).
     pub fn get_list(&self, key: &[u8]) -> CasketResult<Vec<Vec<u8>>> {
-        let mut inner = self.lock_flushed(false)?;
+        let mut inner = self.lock_for_key(false, key)?;
         let all = inner.all_of(&self.order, key)?;
         if all.is_empty() {
             return Err(CasketError::no_record());
@@ -195,7 +197,7 @@ impl Casket {
 
     /// Number of values of `key` (0 if none; not an error).
     pub fn vnum(&self, key: &[u8]) -> CasketResult<usize> {
-        let mut inner = self.lock_flushed(false)?;
+        let mut inner = self.lock_for_key(false, key)?;
         Ok(inner.all_of(&self.order, key)?.len())
     }
 
@@ -224,7 +226,7 @@ impl Casket {
         encode: impl Fn(T) -> [u8; N],
         read_only: bool,
     ) -> CasketResult<T> {
-        let mut inner = self.lock_flushed(true)?;
+        let mut inner = self.lock_for_key(true, key)?;
         match inner.first_of(&self.order, key)? {
             None => {
                 inner.add_new(&self.order, key, &encode(num))?;
