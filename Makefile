@@ -20,14 +20,17 @@ build: setup
 demo: setup
 	$(GRADLE) publishToMavenLocal
 	$(GRADLE) -p java/examples/flow-demo -ProckcaskVersion=$(VERSION) runDemo
+	$(GRADLE) -p java/examples/tokyocabinet-queue -ProckcaskVersion=$(VERSION) runDemo
 	$(GRADLE) :bench:seedExperiment1 -PbenchArgs=100000
+	$(GRADLE) :bench:dropInSeedExperiment1 -PbenchArgs=100000
 
 test: setup
 	@tools/run-tests.sh
 
-# Full benchmarks for docs/BENCHMARKS.md (N up to 10^6; 10^7 queue cycles).
+# Full benchmarks for docs/BENCHMARKS.md (N up to 10^6, native and drop-in; 10^7 queue cycles).
 bench: setup
 	$(GRADLE) :bench:seedExperiment1 -PbenchArgs=1000000
+	$(GRADLE) :bench:dropInSeedExperiment1 -PbenchArgs=1000000
 	$(GRADLE) :bench:queueSteadyState
 
 clean:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: Rust unit and store tests, the JUnit suites (under -Xcheck:jni), then
-# publishes to mavenLocal and runs the example consumer project against the published jar.
+# publishes to mavenLocal and runs the two example consumer projects (native API and Tokyo
+# Cabinet drop-in) against the published jars.
 # Ends with one line totalling the passed and failed tests of all runners.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,7 @@ step() {
 step rust cargo test --release --locked --workspace
 step java $gradle test publishToMavenLocal
 step example $gradle -p java/examples/flow-demo -ProckcaskVersion="$version" -PdemoArgs=20000 runDemo
+step dropin-example $gradle -p java/examples/tokyocabinet-queue -ProckcaskVersion="$version" -PdemoArgs=20000 runDemo
 
 passed=0
 failed=0
@@ -32,7 +34,9 @@ while read -r p f; do
 done < <(
     sed -n 's/^test result: [a-zA-Z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1 \2/p' "$logs/rust.log"
     sed -n 's/^[a-z-]*: \([0-9]*\) passed, \([0-9]*\) failed, [0-9]* skipped$/\1 \2/p' "$logs/java.log"
-    if grep -q '^CHECK OK' "$logs/example.log"; then echo "1 0"; else echo "0 1"; fi
+    for example in example dropin-example; do
+        if grep -q '^CHECK OK' "$logs/$example.log"; then echo "1 0"; else echo "0 1"; fi
+    done
 )
 [ "$status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
 echo "total: $passed passed, $failed failed"
