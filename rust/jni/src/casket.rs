@@ -83,6 +83,7 @@ fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> Brid
     let vm = env.get_java_vm()?;
     let target: Global<JObject<'static>> = env.new_global_ref(comparator)?;
     let compare: ExternalCompare = Arc::new(move |a: &[u8], b: &[u8]| -> Ordering {
+        attach_as_daemon(&vm);
         let result = vm.attach_current_thread(|env: &mut Env<'_>| -> jni::errors::Result<i32> {
             let ja = env.byte_array_from_slice(a)?;
             let jb = env.byte_array_from_slice(b)?;
@@ -100,6 +101,22 @@ fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> Brid
         }
     });
     Ok(KeyOrder::External { name, compare })
+}
+
+/// RocksDB's background threads (flush, compaction) compare keys too. They are attached as
+/// daemon threads, so they never keep the JVM from exiting; jni-rs then finds them attached.
+fn attach_as_daemon(vm: &jni::JavaVM) {
+    if vm.is_thread_attached().unwrap_or(false) {
+        return;
+    }
+    let raw = vm.get_raw();
+    let mut env = std::ptr::null_mut();
+    // SAFETY: `raw` is the JVM this library was loaded into (from `get_java_vm`); attaching the
+    // calling native thread is what the function is for. A failure leaves the thread detached,
+    // and the call below then attaches it the ordinary way.
+    unsafe {
+        ((*(*raw)).v1_4.AttachCurrentThreadAsDaemon)(raw, &mut env, std::ptr::null_mut());
+    }
 }
 
 #[unsafe(no_mangle)]
