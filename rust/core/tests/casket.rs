@@ -369,3 +369,44 @@ fn reads_inside_a_transaction_see_pending_removals_puts_and_appends_of_every_key
     assert_eq!(code(c.get(b"n")), Ecode::NoRec);
     assert_eq!(c.rnum().unwrap(), 5);
 }
+
+#[test]
+fn a_copy_made_from_a_reader_opens_with_the_same_records() {
+    let (d, path) = tmp();
+    let c = writer(&path);
+    for i in 0..100u32 {
+        c.put(&i.to_be_bytes(), b"v", PutMode::Dup).unwrap();
+    }
+    c.close().unwrap();
+    let r = Casket::open(&path, CasketOptions::new(Kind::Btree, false)).unwrap();
+    let copy = d.path().join("copy.tcb");
+    r.copy(&copy).unwrap();
+    let copied = Casket::open(&copy, CasketOptions::new(Kind::Btree, false)).expect("the copy opens");
+    assert_eq!(copied.rnum().unwrap(), 100);
+    assert_eq!(copied.get(&7u32.to_be_bytes()).unwrap(), b"v");
+}
+
+#[test]
+fn a_second_open_through_a_symlinked_path_is_refused_instead_of_waiting_for_its_own_lock() {
+    let (d, path) = tmp();
+    let c = writer(&path);
+    let alias = d.path().join("alias");
+    std::os::unix::fs::symlink(d.path(), &alias).unwrap();
+    let aliased = alias.join(path.file_name().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(Casket::open(&aliased, CasketOptions::new(Kind::Btree, false)).map(|_| ()));
+    });
+    let result = rx.recv_timeout(Duration::from_secs(10)).expect("the second open must not wait for this process's own lock");
+    assert_eq!(code(result), Ecode::Lock);
+    // Nor may a copy replace the data of an open casket, this one under another name included.
+    c.put(b"k", b"v", PutMode::Over).unwrap();
+    assert_eq!(code(c.copy(&alias.join(path.file_name().unwrap()))), Ecode::Lock);
+    let other = writer(&d.path().join("other.tcb"));
+    other.put(b"o", b"v", PutMode::Over).unwrap();
+    assert_eq!(code(c.copy(&alias.join("other.tcb"))), Ecode::Lock);
+    assert_eq!(other.get(b"o").unwrap(), b"v");
+    c.close().unwrap();
+    let c = writer(&path);
+    assert_eq!(c.get(b"k").unwrap(), b"v");
+}

@@ -188,6 +188,28 @@ pub fn tag_dir(dir: &Path) -> CasketResult<()> {
         .map_err(|e| CasketError::io(Ecode::Write, format!("writing {}", dir.join(DIR_TAG).display()), e))
 }
 
+/// Copies the data directory of a casket open read-only, file by file (SST files, which never
+/// change, hard-linked where possible). RocksDB's checkpoint of a read-only database leaves out
+/// the write-ahead log, which holds the newest records. The lock file is not copied.
+pub fn copy_dir(src: &Path, dest: &Path) -> CasketResult<()> {
+    fs::create_dir(dest).map_err(|e| CasketError::io(Ecode::Mkdir, format!("creating {}", dest.display()), e))?;
+    let read = |e| CasketError::io(Ecode::Read, format!("reading {}", src.display()), e);
+    for entry in fs::read_dir(src).map_err(read)? {
+        let entry = entry.map_err(read)?;
+        let name = entry.file_name();
+        if name == "LOCK" || !entry.file_type().map_err(read)?.is_file() {
+            continue;
+        }
+        let (from, to) = (entry.path(), dest.join(&name));
+        let linked = name.to_string_lossy().ends_with(".sst") && fs::hard_link(&from, &to).is_ok();
+        if !linked {
+            fs::copy(&from, &to)
+                .map_err(|e| CasketError::io(Ecode::Write, format!("copying {} to {}", from.display(), to.display()), e))?;
+        }
+    }
+    Ok(())
+}
+
 /// Bytes the casket occupies: the marker and every file under its directory.
 pub fn disk_bytes(path: &Path) -> u64 {
     fn walk(dir: &Path) -> u64 {
@@ -211,8 +233,7 @@ pub struct OpenRegistration(PathBuf);
 
 impl OpenRegistration {
     pub fn register(path: &Path) -> CasketResult<OpenRegistration> {
-        let key = std::path::absolute(path)
-            .map_err(|e| CasketError::io(Ecode::Invalid, format!("resolving {}", path.display()), e))?;
+        let key = identity(path).map_err(|e| CasketError::io(Ecode::Invalid, format!("resolving {}", path.display()), e))?;
         let mut open = registry().lock().unwrap_or_else(|p| p.into_inner());
         if !open.insert(key.clone()) {
             return Err(CasketError::new(Ecode::Lock, format!("{} is already open in this process", path.display())));
@@ -225,6 +246,19 @@ impl Drop for OpenRegistration {
     fn drop(&mut self) {
         registry().lock().unwrap_or_else(|p| p.into_inner()).remove(&self.0);
     }
+}
+
+/// What names a casket in the registry: its absolute path with symlinks resolved (those of the
+/// directory if the file does not exist yet), so every spelling of one path is the same casket.
+fn identity(path: &Path) -> std::io::Result<PathBuf> {
+    if let Ok(p) = fs::canonicalize(path) {
+        return Ok(p);
+    }
+    let abs = std::path::absolute(path)?;
+    Ok(match (abs.parent(), abs.file_name()) {
+        (Some(dir), Some(name)) => fs::canonicalize(dir).map(|d| d.join(name)).unwrap_or(abs),
+        _ => abs,
+    })
 }
 
 fn registry() -> &'static Mutex<HashSet<PathBuf>> {

@@ -421,19 +421,29 @@ impl Casket {
     }
 
     /// A copy that opens at `dest`: a RocksDB checkpoint (hard links where possible) beside a
-    /// new marker. An existing casket or file at `dest` is replaced.
+    /// new marker. An existing casket or file at `dest` is replaced, unless it is open in this
+    /// process (ELOCK).
     pub fn copy(&self, dest: &Path) -> CasketResult<()> {
         let inner = self.lock_flushed(false)?;
         if std::path::absolute(dest).ok() == std::path::absolute(&self.path).ok() {
             return Err(CasketError::new(Ecode::Invalid, "cannot copy a database onto itself"));
         }
+        // A casket open in this process at `dest` (this one under another spelling included)
+        // would have its data replaced under it: refused with ELOCK, as a second open is.
+        let _dest = OpenRegistration::register(dest)?;
         let dest_dir = files::data_dir(dest);
         files::remove_stale_dir(&dest_dir)?;
-        let checkpoint = rocksdb::checkpoint::Checkpoint::new(inner.db())
-            .map_err(|e| CasketError::rocks(Ecode::Misc, "preparing the copy", e))?;
-        checkpoint
-            .create_checkpoint(&dest_dir)
-            .map_err(|e| CasketError::rocks(Ecode::Write, format!("copying to {}", dest_dir.display()), e))?;
+        if self.writer {
+            let checkpoint = rocksdb::checkpoint::Checkpoint::new(inner.db())
+                .map_err(|e| CasketError::rocks(Ecode::Misc, "preparing the copy", e))?;
+            checkpoint
+                .create_checkpoint(&dest_dir)
+                .map_err(|e| CasketError::rocks(Ecode::Write, format!("copying to {}", dest_dir.display()), e))?;
+        } else {
+            // A reader's shared lock keeps writers out, so its files hold still (with ONOLCK
+            // the copy is only as consistent as copying a file that is being written).
+            files::copy_dir(&files::data_dir(&self.path), &dest_dir)?;
+        }
         files::tag_dir(&dest_dir)?;
         files::write_marker(dest, &self.marker)
     }
