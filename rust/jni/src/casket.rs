@@ -84,13 +84,24 @@ fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> Brid
     let target: Global<JObject<'static>> = env.new_global_ref(comparator)?;
     let compare: ExternalCompare = Arc::new(move |a: &[u8], b: &[u8]| -> Ordering {
         attach_as_daemon(&vm);
-        let result = vm.attach_current_thread(|env: &mut Env<'_>| -> jni::errors::Result<i32> {
+        let result = vm.attach_current_thread(|env: &mut Env<'_>| -> jni::errors::Result<Option<i32>> {
             let ja = env.byte_array_from_slice(a)?;
             let jb = env.byte_array_from_slice(b)?;
-            env.call_method(&target, jni_str!("compare"), jni_sig!((a: [jbyte], b: [jbyte]) -> jint), &[JValue::Object(&ja), JValue::Object(&jb)])?.i()
+            match env.call_method(&target, jni_str!("compare"), jni_sig!((a: [jbyte], b: [jbyte]) -> jint), &[JValue::Object(&ja), JValue::Object(&jb)]) {
+                Ok(v) => v.i().map(Some),
+                // Cleared here, inside the call's local frame. Left pending, jni-rs catches it
+                // after the frame and renders its name, message and stack trace on every
+                // comparison, with local references that pile up in the caller's frame.
+                Err(jni::errors::Error::JavaException) => {
+                    env.exception_clear();
+                    Ok(None)
+                }
+                Err(e) => Err(e),
+            }
         });
         match result {
-            Ok(v) => v.cmp(&0),
+            Ok(Some(v)) => v.cmp(&0),
+            Ok(None) => Ordering::Equal,
             Err(_) => {
                 let _ = vm.attach_current_thread(|env: &mut Env<'_>| -> jni::errors::Result<()> {
                     env.exception_clear();
