@@ -410,3 +410,27 @@ fn a_second_open_through_a_symlinked_path_is_refused_instead_of_waiting_for_its_
     let c = writer(&path);
     assert_eq!(c.get(b"k").unwrap(), b"v");
 }
+
+#[test]
+fn iteration_goes_on_after_the_visited_key_and_its_next_value_are_removed() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    for k in ["a", "b", "c"] {
+        c.put(k.as_bytes(), b"1", PutMode::Dup).unwrap();
+        c.put(k.as_bytes(), b"2", PutMode::Dup).unwrap();
+    }
+    let mut seen = vec![];
+    let mut pos = Some(c.cursor_first().unwrap());
+    while let Some(p) = pos {
+        let (key, _, next) = c.cursor_key_value_next(&p).unwrap();
+        // The next position is this key's second value: removing the key removes it too.
+        c.out_list(&key).unwrap();
+        seen.push(key);
+        pos = next;
+        if pos.is_some() && c.rnum().unwrap() == 0 {
+            assert_eq!(code(c.cursor_key_value_next(pos.as_ref().unwrap())), Ecode::NoRec);
+            break;
+        }
+    }
+    assert_eq!(seen, vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
+}

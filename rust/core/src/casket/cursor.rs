@@ -134,15 +134,15 @@ impl Casket {
         self.lock_flushed(false)?.value_at(pos)
     }
 
-    /// The user key and value at `pos`, and the position after it (`None` at the end).
+    /// One step of iteration: the user key and value at `pos` (or, if that entry was removed,
+    /// at the first entry after where it was), and the position after it (`None` at the end).
+    /// So iterating while removing what was visited (`outlist` of each key) visits the rest.
     pub fn cursor_key_value_next(&self, pos: &[u8]) -> CasketResult<(Vec<u8>, Vec<u8>, Option<Position>)> {
         let inner = self.lock_flushed(false)?;
         let mut it = inner.iter();
         it.seek(pos);
+        it.status().map_err(|e| CasketError::rocks(Ecode::Read, "moving a cursor", e))?;
         let (Some(k), Some(v)) = (it.key(), it.value()) else { return Err(CasketError::no_record()) };
-        if k != pos {
-            return Err(CasketError::no_record());
-        }
         let key = self.order.decode(k).ok_or_else(|| damaged(k))?.0.into_owned();
         let value = v.to_vec();
         it.next();
