@@ -484,14 +484,25 @@ impl Inner {
     /// Records one data write (`before`: the key's previous value, `None` if new): gathered in
     /// a transaction, written at once outside one.
     fn write_put(&mut self, key: Vec<u8>, value: &[u8], before: Option<Vec<u8>>) -> CasketResult<()> {
-        self.note_pending(&key, true);
-        self.pending.put(key, value, before);
-        self.after_write()
+        self.record(|arena| arena.extend_from_slice(&key), Some(value), before.as_deref(), true)
+    }
+
+    /// A put of a new entry whose key is encoded straight into the pending arena (the hot path
+    /// of `putdup`: no allocation).
+    fn write_new(&mut self, encode: impl FnOnce(&mut Vec<u8>), value: &[u8]) -> CasketResult<()> {
+        self.record(encode, Some(value), None, true)
     }
 
     fn write_delete(&mut self, key: Vec<u8>, before: Vec<u8>) -> CasketResult<()> {
-        self.note_pending(&key, false);
-        self.pending.delete(key, before);
+        self.record(|arena| arena.extend_from_slice(&key), None, Some(&before), false)
+    }
+
+    fn record(&mut self, key: impl FnOnce(&mut Vec<u8>), value: Option<&[u8]>, before: Option<&[u8]>, put: bool) -> CasketResult<()> {
+        let key = self.pending.push(key, value, before);
+        if self.tx.is_some() {
+            let hash = key_part_hash(&key[..key.len().saturating_sub(8)]);
+            *self.pending_keys.entry(hash).or_insert(false) |= put;
+        }
         self.after_write()
     }
 
@@ -500,12 +511,6 @@ impl Inner {
             self.flush()
         } else {
             Ok(())
-        }
-    }
-
-    fn note_pending(&mut self, raw: &[u8], put: bool) {
-        if self.tx.is_some() {
-            *self.pending_keys.entry(key_part_hash(&raw[..raw.len().saturating_sub(8)])).or_insert(false) |= put;
         }
     }
 

@@ -71,16 +71,21 @@ impl KeyOrder {
     /// The RocksDB key of `user_key`'s value at duplicate sequence `seq`.
     pub fn encode(&self, user_key: &[u8], seq: u64) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.prefix_len() + user_key.len() + 2 + SEQ_LEN + 4);
+        self.encode_into(user_key, seq, &mut out);
+        out
+    }
+
+    /// `encode`, appended to `out`.
+    pub fn encode_into(&self, user_key: &[u8], seq: u64, out: &mut Vec<u8>) {
         match self {
             KeyOrder::External { .. } => out.extend_from_slice(user_key),
             _ => {
-                self.push_prefix(user_key, &mut out);
-                push_escaped(user_key, &mut out);
+                self.push_prefix(user_key, out);
+                push_escaped(user_key, out);
                 out.extend_from_slice(&TERMINATOR);
             }
         }
         out.extend_from_slice(&seq.to_be_bytes());
-        out
     }
 
     fn push_prefix(&self, key: &[u8], out: &mut Vec<u8>) {

@@ -106,9 +106,8 @@ impl Inner {
 
     pub(super) fn add_new(&mut self, order: &KeyOrder, key: &[u8], value: &[u8]) -> CasketResult<()> {
         let seq = self.next_seq();
-        let raw = order.encode(key, seq);
         self.rnum += 1;
-        self.write_put(raw, value, None)
+        self.write_new(|arena| order.encode_into(key, seq, arena), value)
     }
 
     pub(super) fn replace(&mut self, raw: Vec<u8>, old: Vec<u8>, value: &[u8]) -> CasketResult<()> {
