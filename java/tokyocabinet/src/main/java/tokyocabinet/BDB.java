@@ -135,11 +135,7 @@ public class BDB implements DBM {
 
     /** Before {@code open} only: a positive size becomes the write buffer (1 MiB to 1 GiB). */
     public boolean setxmsiz(long xmsiz) {
-        if (!db.configurable()) {
-            return false;
-        }
-        db.writeBufferBytes = xmsiz > 0 ? Math.max(1L << 20, Math.min(xmsiz, 1L << 30)) : 64L << 20;
-        return true;
+        return db.setxmsiz(xmsiz);
     }
 
     /** Before {@code open} only. Accepted; RocksDB compacts in the background by itself. */

@@ -132,6 +132,15 @@ final class Database {
         return handle == null || fail(BDB.EINVALID);
     }
 
+    /** A positive size becomes the write buffer (1 MiB to 1 GiB); before open only. */
+    boolean setxmsiz(long xmsiz) {
+        if (!configurable()) {
+            return false;
+        }
+        writeBufferBytes = xmsiz > 0 ? Math.max(1L << 20, Math.min(xmsiz, 1L << 30)) : 64L << 20;
+        return true;
+    }
+
     void tuneCompression(int opts) {
         if ((opts & (BDB.TDEFLATE | BDB.TBZIP)) != 0) {
             compression = 2;
