@@ -330,8 +330,9 @@ impl Casket {
         Ok(self.lock(false)?.rnum)
     }
 
+    /// Bytes on disk now (writes a transaction has gathered in memory are not counted).
     pub fn disk_bytes(&self) -> CasketResult<u64> {
-        drop(self.lock_flushed(false)?);
+        let _open = self.lock(false)?;
         Ok(files::disk_bytes(&self.path))
     }
 
