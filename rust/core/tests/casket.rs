@@ -434,3 +434,52 @@ fn iteration_goes_on_after_the_visited_key_and_its_next_value_are_removed() {
     }
     assert_eq!(seen, vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
 }
+
+#[test]
+fn with_a_callers_order_every_spelling_of_a_key_sees_a_value_inserted_before_its_head() {
+    let (_d, path) = tmp();
+    let nocase = KeyOrder::External {
+        name: "nocase".into(),
+        compare: Arc::new(|a: &[u8], b: &[u8]| a.to_ascii_lowercase().cmp(&b.to_ascii_lowercase())),
+    };
+    let c = writer_with(&path, nocase);
+    c.put(b"K", b"v1", PutMode::Dup).unwrap();
+    assert_eq!(c.get(b"k").unwrap(), b"v1");
+    let head = c.cursor_jump(b"K").unwrap();
+    c.cursor_put(&head, b"v0", CursorPut::Before).unwrap();
+    assert_eq!(c.get_list(b"k").unwrap(), vec![b"v0".to_vec(), b"v1".to_vec()]);
+    assert_eq!(c.get(b"k").unwrap(), b"v0");
+}
+
+#[test]
+fn a_copy_never_replaces_a_casket_another_process_has_open() {
+    let (d, path) = tmp();
+    let c = writer(&path);
+    c.put(b"k", b"v", PutMode::Over).unwrap();
+    // What another process holding a casket open at `dest` looks like from here: its marker
+    // flocked and RocksDB's LOCK held.
+    let dest = d.path().join("busy.tcb");
+    std::fs::write(&dest, b"").unwrap();
+    let marker = std::fs::File::open(&dest).unwrap();
+    marker.lock_shared().unwrap();
+    assert_eq!(code(c.copy(&dest)), Ecode::Lock);
+    drop(marker);
+    let mut o = rocksdb::Options::default();
+    o.create_if_missing(true);
+    let busy_dir = d.path().join("busy.tcb.rockcask");
+    let other = rocksdb::DB::open(&o, &busy_dir).unwrap();
+    other.put(b"theirs", b"1").unwrap();
+    assert_eq!(code(c.copy(&dest)), Ecode::Lock);
+    assert_eq!(other.get(b"theirs").unwrap().as_deref(), Some(&b"1"[..]));
+    drop(other);
+    // A deleted marker whose directory is still open elsewhere is not removed by a create either.
+    let other = rocksdb::DB::open(&o, &busy_dir).unwrap();
+    std::fs::remove_file(&dest).unwrap();
+    let mut create = CasketOptions::new(Kind::Btree, true);
+    create.create = true;
+    assert_eq!(code(Casket::open(&dest, create.clone())), Ecode::Lock);
+    drop(other);
+    std::fs::remove_dir_all(&busy_dir).unwrap();
+    c.copy(&dest).unwrap();
+    assert_eq!(Casket::open(&dest, create).unwrap().get(b"k").unwrap(), b"v");
+}

@@ -82,7 +82,7 @@ fn packed<'local>(env: &mut Env<'local>, items: &[Vec<u8>]) -> BridgeResult<JByt
 fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> BridgeResult<KeyOrder> {
     let vm = env.get_java_vm()?;
     let target: Global<JObject<'static>> = env.new_global_ref(comparator)?;
-    let compare: ExternalCompare = Arc::new(move |a: &[u8], b: &[u8]| -> Ordering {
+    let compare_in_java = move |a: &[u8], b: &[u8]| -> Ordering {
         attach_as_daemon(&vm);
         let result = vm.attach_current_thread(|env: &mut Env<'_>| -> jni::errors::Result<Option<i32>> {
             let ja = env.byte_array_from_slice(a)?;
@@ -110,6 +110,10 @@ fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> Brid
                 Ordering::Equal
             }
         }
+    };
+    // RocksDB calls this from C++: a panic must not unwind through it.
+    let compare: ExternalCompare = Arc::new(move |a: &[u8], b: &[u8]| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compare_in_java(a, b))).unwrap_or(Ordering::Equal)
     });
     Ok(KeyOrder::External { name, compare })
 }

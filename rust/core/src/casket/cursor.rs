@@ -64,16 +64,21 @@ impl Inner {
             }
             it.status().map_err(|e| CasketError::rocks(Ecode::Read, "reading a key's values", e))?;
         }
-        let mut moved = None;
-        for (raw, value) in entries {
-            let fresh = order.encode(&key, self.next_seq());
-            if raw == pos {
-                moved = Some(fresh.clone());
+        // All or nothing, also outside a transaction: a half-renumbered key would lose values
+        // or change their order.
+        let moved = self.atomically(|inner| {
+            let mut moved = None;
+            for (raw, value) in entries {
+                let fresh = order.encode(&key, inner.next_seq()?);
+                if raw == pos {
+                    moved = Some(fresh.clone());
+                }
+                inner.write_delete(raw, value.clone())?;
+                inner.write_put(fresh, &value, None)?;
             }
-            self.write_delete(raw, value.clone())?;
-            self.write_put(fresh, &value, None)?;
-        }
-        self.first_hint.clear();
+            Ok(moved)
+        })?;
+        self.clear_hints();
         self.flush()?;
         moved.ok_or_else(CasketError::no_record)
     }
@@ -170,7 +175,7 @@ impl Casket {
                 // After the last value: a fresh sequence is above every existing one.
                 _ => match after {
                     Some(a) => midpoint(seq, a),
-                    None => Some(inner.next_seq()),
+                    None => Some(inner.next_seq()?),
                 },
             };
             if let Some(s) = new_seq {

@@ -142,6 +142,14 @@ impl MarkerFile {
             .ok_or_else(|| CasketError::new(Ecode::Meta, format!("{} is not a RockCask casket", self.path.display())))
     }
 
+    /// Empties the marker (synced): the casket it named no longer counts, whatever state its
+    /// directory is left in by a crash.
+    pub fn clear(&mut self) -> CasketResult<()> {
+        let io = |e| CasketError::io(Ecode::Trunc, format!("truncating {}", self.path.display()), e);
+        self.file.set_len(0).map_err(io)?;
+        self.file.sync_all().map_err(io)
+    }
+
     /// Replaces the marker's content in place (the file stays the one that is locked).
     pub fn write(&mut self, marker: &Marker) -> CasketResult<()> {
         let text = marker.render();
@@ -158,8 +166,39 @@ pub fn write_marker(path: &Path, marker: &Marker) -> CasketResult<()> {
     fs::write(path, marker.render()).map_err(|e| CasketError::io(Ecode::Write, format!("writing {}", path.display()), e))
 }
 
-/// Removes a stale data directory: one RockCask created (tagged) or an empty one.
+/// Whether a RocksDB database in `dir` is open, in any process: RocksDB holds a POSIX record
+/// lock on `dir/LOCK` while open. Probed with an open-file-description lock, which conflicts
+/// with it (also when this process holds it) and whose release touches no other lock.
+pub fn dir_in_use(dir: &Path) -> CasketResult<bool> {
+    use std::os::unix::io::AsRawFd;
+    let lock = dir.join("LOCK");
+    let file = match OpenOptions::new().read(true).write(true).open(&lock) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(CasketError::io(Ecode::Lock, format!("opening {}", lock.display()), e)),
+    };
+    // SAFETY: a zeroed flock is a valid value; the fields are set below.
+    let mut probe: libc::flock = unsafe { std::mem::zeroed() };
+    probe.l_type = libc::F_WRLCK as libc::c_short;
+    probe.l_whence = libc::SEEK_SET as libc::c_short;
+    // SAFETY: `file` is open for the duration of the call; `probe` is a valid flock.
+    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLK, &mut probe) } == 0 {
+        return Ok(false); // Released when `file` closes.
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EAGAIN) | Some(libc::EACCES) => Ok(true),
+        _ => Err(CasketError::io(Ecode::Lock, format!("probing {}", lock.display()), e)),
+    }
+}
+
+/// Removes a stale data directory: one RockCask created (tagged) or an empty one, and never
+/// one a process still has open (a process may still use a database whose marker was deleted,
+/// as it could a deleted Tokyo Cabinet file).
 pub fn remove_stale_dir(dir: &Path) -> CasketResult<()> {
+    if dir_in_use(dir)? {
+        return Err(CasketError::new(Ecode::Lock, format!("{} is still open in another process", dir.display())));
+    }
     match fs::read_dir(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(CasketError::io(Ecode::Rmdir, format!("reading {}", dir.display()), e)),
@@ -269,6 +308,22 @@ fn registry() -> &'static Mutex<HashSet<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_directory_with_an_open_rocksdb_counts_as_in_use() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("db");
+        assert!(!dir_in_use(&dir).unwrap());
+        let mut o = rocksdb::Options::default();
+        o.create_if_missing(true);
+        let db = rocksdb::DB::open(&o, &dir).unwrap();
+        assert!(dir_in_use(&dir).unwrap());
+        // The probe must not have released RocksDB's own lock.
+        assert!(rocksdb::DB::open(&o, &dir).is_err());
+        drop(db);
+        assert!(!dir_in_use(&dir).unwrap());
+        assert!(rocksdb::DB::open(&o, &dir).is_ok());
+    }
 
     #[test]
     fn marker_round_trips_and_rejects_other_files() {

@@ -20,6 +20,7 @@ mod undo;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::thread::ThreadId;
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
@@ -48,6 +49,7 @@ const EXTERNAL_COMPARATOR: &str = "rockcask.casket.external";
 const MAX_PENDING_BYTES: usize = 64 << 20;
 /// Bound on the per-key "first live duplicate" hints (a cache; losing it costs one longer seek).
 const MAX_HINTS: usize = 1 << 16;
+const MAX_HINT_BYTES: usize = 16 << 20;
 
 /// Compression of the casket's files (Tokyo Cabinet's `TDEFLATE`, `TBZIP`, `TTCBS` map here).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -118,8 +120,6 @@ pub struct Casket {
     writer: bool,
     sync_transactions: bool,
     inner: Mutex<Inner>,
-    /// Signalled when a transaction ends or the casket closes.
-    transaction_ended: Condvar,
 }
 
 struct TxState {
@@ -142,6 +142,17 @@ struct Inner {
     /// neighbours (cursor puts) without renumbering.
     next_counter: u64,
     tx: Option<TxState>,
+    /// Signalled whenever a transaction ends (commit, abort, a failure that rolls it back) and
+    /// at close, for `tranbegin` calls waiting their turn.
+    transaction_ended: Arc<Condvar>,
+    /// Set when a rollback could not be completed: the undo log is still on disk and the data
+    /// may hold the transaction's writes, so writes are refused until the casket is reopened
+    /// (which completes the rollback).
+    fatal: Option<String>,
+    /// Set by `atomically`: writes outside a transaction are gathered until it ends.
+    holding: bool,
+    /// Bytes of the keys in `first_hint` (it is bounded by bytes as well as entries).
+    hint_bytes: usize,
     /// Per user-key part: a sequence at or below the key's first live value, so reading the
     /// head of a much-consumed key does not walk over the tombstones of consumed values.
     first_hint: HashMap<Vec<u8>, u64>,
@@ -185,7 +196,10 @@ impl Casket {
         let (db, marker) = match existing {
             Some(m) => (open_db(&dir, &opts, cache.as_ref(), false)?, m),
             None => {
-                // A new casket (or a truncated one): whatever directory is there is stale.
+                // A new casket (or a truncated one): whatever directory is there is stale. The
+                // old marker is emptied first, so a crash from here on leaves a casket that
+                // the next create starts afresh, never a marker naming a half-removed one.
+                marker_file.clear()?;
                 files::remove_stale_dir(&dir)?;
                 files::create_dir(&dir)?;
                 let m = files::Marker::new(opts.kind, order_id);
@@ -227,13 +241,16 @@ impl Casket {
                 rnum: 0,
                 next_counter: 1,
                 tx: None,
+                transaction_ended: Arc::new(Condvar::new()),
+                fatal: None,
+                holding: false,
+                hint_bytes: 0,
                 first_hint: HashMap::new(),
                 pending_keys: HashMap::new(),
                 order_is_external: opts.order.is_external(),
                 data_cf_id,
                 _cache: cache,
             }),
-            transaction_ended: Condvar::new(),
         };
         {
             let mut inner = casket.inner.lock();
@@ -286,9 +303,8 @@ impl Casket {
         inner.db = None;
         inner.marker_file = None;
         inner.registration = None;
-        inner.first_hint.clear();
-        drop(inner);
-        self.transaction_ended.notify_all();
+        inner.clear_hints();
+        inner.transaction_ended.notify_all();
         result
     }
 
@@ -304,6 +320,9 @@ impl Casket {
         }
         if write && !self.writer {
             return Err(CasketError::new(Ecode::Invalid, format!("{} is open as a reader", self.path.display())));
+        }
+        if let (true, Some(why)) = (write, &inner.fatal) {
+            return Err(CasketError::new(Ecode::Invalid, format!("writes are refused until the database is reopened: {why}")));
         }
         Ok(inner)
     }
@@ -346,7 +365,8 @@ impl Casket {
             if tx.owner == me {
                 return Err(CasketError::new(Ecode::Invalid, "this thread already runs a transaction on this database"));
             }
-            self.transaction_ended.wait(&mut inner);
+            let ended = inner.transaction_ended.clone();
+            ended.wait(&mut inner);
             if inner.db.is_none() {
                 return Err(CasketError::new(Ecode::Invalid, "the database was closed while waiting for a transaction"));
             }
@@ -373,19 +393,17 @@ impl Casket {
         let mut wo = WriteOptions::default();
         wo.set_sync(self.sync_transactions);
         let written = inner.db().write_opt(batch, &wo).map_err(|e| CasketError::rocks(Ecode::Write, "committing the transaction", e));
-        let result = match written {
+        match written {
             Ok(()) => {
                 inner.tx = None;
+                inner.transaction_ended.notify_all();
                 Ok(())
             }
             Err(e) => {
                 let _ = inner.abort();
                 Err(e)
             }
-        };
-        drop(inner);
-        self.transaction_ended.notify_all();
-        result
+        }
     }
 
     /// Restores the state at `tranbegin`: values, record count, everything.
@@ -394,10 +412,7 @@ impl Casket {
         if inner.tx.is_none() {
             return Err(CasketError::new(Ecode::Invalid, "no transaction is running"));
         }
-        let result = inner.abort();
-        drop(inner);
-        self.transaction_ended.notify_all();
-        result
+        inner.abort()
     }
 
     pub fn in_transaction(&self) -> bool {
@@ -429,9 +444,14 @@ impl Casket {
         if std::path::absolute(dest).ok() == std::path::absolute(&self.path).ok() {
             return Err(CasketError::new(Ecode::Invalid, "cannot copy a database onto itself"));
         }
-        // A casket open in this process at `dest` (this one under another spelling included)
-        // would have its data replaced under it: refused with ELOCK, as a second open is.
+        // A casket open at `dest` (in this process, this one under another spelling included,
+        // or in another process) would have its data replaced under it: refused with ELOCK, as
+        // a second open is. The destination's marker stays locked until the copy is done.
         let _dest = OpenRegistration::register(dest)?;
+        let _dest_marker = match MarkerFile::open(dest, true, false, LockMode::NonBlocking) {
+            Err(e) if e.code == Ecode::NoFile => None,
+            other => Some(other?),
+        };
         let dest_dir = files::data_dir(dest);
         files::remove_stale_dir(&dest_dir)?;
         if self.writer {
@@ -471,10 +491,14 @@ impl Inner {
         self.db().cf_handle(CF_DATA).expect("opened with the data column family")
     }
 
-    fn next_seq(&mut self) -> u64 {
+    fn next_seq(&mut self) -> CasketResult<u64> {
+        // 2^48 sequences: at a million appends a second, nine years of one casket.
+        if self.next_counter >= 1 << 48 {
+            return Err(CasketError::new(Ecode::Misc, "the casket has used up its duplicate sequence numbers"));
+        }
         let seq = self.next_counter << 16;
         self.next_counter += 1;
-        seq
+        Ok(seq)
     }
 
     fn put_meta(&self, batch: &mut WriteBatch) {
@@ -508,7 +532,7 @@ impl Inner {
     }
 
     fn after_write(&mut self) -> CasketResult<()> {
-        if self.tx.is_none() || self.pending.bytes() >= MAX_PENDING_BYTES {
+        if (self.tx.is_none() && !self.holding) || self.pending.bytes() >= MAX_PENDING_BYTES {
             self.flush()
         } else {
             Ok(())
@@ -575,19 +599,57 @@ impl Inner {
         }
     }
 
-    /// Drops gathered writes, applies written undo records newest first, restores the count.
+    /// Drops gathered writes, applies written undo records newest first, restores the count,
+    /// and lets the next `tranbegin` in. If the rollback cannot be completed, the casket refuses
+    /// writes until it is reopened (the undo log stays on disk and reopening finishes the job).
     fn abort(&mut self) -> CasketResult<()> {
         let Some(tx) = self.tx.take() else { return Ok(()) };
+        self.discard_pending();
+        let result = (|| {
+            if tx.undo_written > 0 {
+                rollback_undo(self.db())?;
+            }
+            self.rnum = tx.rnum_at_begin;
+            let mut batch = WriteBatch::default();
+            self.put_meta(&mut batch);
+            self.db().write(batch).map_err(|e| CasketError::rocks(Ecode::Write, "restoring the record count", e))
+        })();
+        if let Err(e) = &result {
+            self.fatal = Some(format!("rolling back a transaction failed: {}", e.detail));
+        }
+        self.transaction_ended.notify_all();
+        result
+    }
+
+    /// Forgets gathered writes (and the head hints, which may be past values they removed).
+    fn discard_pending(&mut self) {
         self.pending.clear();
         self.pending_keys.clear();
+        self.clear_hints();
+    }
+
+    pub(super) fn clear_hints(&mut self) {
         self.first_hint.clear();
-        if tx.undo_written > 0 {
-            rollback_undo(self.db())?;
+        self.hint_bytes = 0;
+    }
+
+    /// Runs `f` so that its writes outside a transaction reach RocksDB in one batch (all or
+    /// none), up to the gathering limit. If `f` fails, its gathered writes are dropped.
+    fn atomically<T>(&mut self, f: impl FnOnce(&mut Self) -> CasketResult<T>) -> CasketResult<T> {
+        if self.tx.is_some() || self.holding {
+            return f(self);
         }
-        self.rnum = tx.rnum_at_begin;
-        let mut batch = WriteBatch::default();
-        self.put_meta(&mut batch);
-        self.db().write(batch).map_err(|e| CasketError::rocks(Ecode::Write, "restoring the record count", e))
+        self.holding = true;
+        let result = f(self);
+        self.holding = false;
+        match result {
+            Ok(v) => self.flush().map(|_| v),
+            Err(e) => {
+                self.discard_pending();
+                self.rnum = read_u64(self.db(), META_RNUM).unwrap_or(self.rnum);
+                Err(e)
+            }
+        }
     }
 }
 

@@ -3,7 +3,10 @@
 use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, DB};
 
 use super::error::{CasketError, CasketResult, Ecode};
-use super::{Casket, Inner, Kind, KeyOrder, MAX_HINTS};
+use super::{Casket, Inner, Kind, KeyOrder, MAX_HINTS, MAX_HINT_BYTES};
+
+/// RocksDB write batch records hold at most 4 GiB; larger values are refused up front.
+const MAX_VALUE_BYTES: usize = u32::MAX as usize - 1024;
 
 /// How `put` treats an existing key (Tokyo Cabinet's put modes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,10 +94,18 @@ impl Inner {
     }
 
     pub(super) fn set_hint(&mut self, order: &KeyOrder, encoded: &[u8], seq: u64) {
-        if self.first_hint.len() >= MAX_HINTS {
-            self.first_hint.clear();
+        // A caller's order may call different bytes the same key, so a hint filed under one
+        // spelling would be missed (or wrongly trusted) under another: none are kept.
+        if order.is_external() {
+            return;
         }
-        self.first_hint.insert(order.key_part(encoded).to_vec(), seq);
+        let key_part = order.key_part(encoded);
+        if self.first_hint.len() >= MAX_HINTS || self.hint_bytes + key_part.len() > MAX_HINT_BYTES {
+            self.clear_hints();
+        }
+        if self.first_hint.insert(key_part.to_vec(), seq).is_none() {
+            self.hint_bytes += key_part.len();
+        }
     }
 
     /// Lowers the hint of the key of `raw` if a value was inserted before its first one.
@@ -105,7 +116,7 @@ impl Inner {
     }
 
     pub(super) fn add_new(&mut self, order: &KeyOrder, key: &[u8], value: &[u8]) -> CasketResult<()> {
-        let seq = self.next_seq();
+        let seq = self.next_seq()?;
         self.rnum += 1;
         self.write_new(|arena| order.encode_into(key, seq, arena), value)
     }
@@ -135,6 +146,9 @@ impl Casket {
             (None, _) => inner.add_new(order, key, value),
             (Some(_), PutMode::Keep) => Err(CasketError::new(Ecode::Keep, "the key already exists")),
             (Some((raw, old)), PutMode::Cat) => {
+                if old.len() + value.len() > MAX_VALUE_BYTES {
+                    return Err(CasketError::new(Ecode::Invalid, format!("a value of {} bytes is too large", old.len() + value.len())));
+                }
                 let mut joined = old.clone();
                 joined.extend_from_slice(value);
                 inner.replace(raw, old, &joined)
@@ -145,11 +159,12 @@ impl Casket {
 
     /// Adds each value after the key's existing ones.
     pub fn put_list<'v>(&self, key: &[u8], values: impl IntoIterator<Item = &'v [u8]>) -> CasketResult<()> {
-        let mut inner = self.lock(true)?;
-        for v in values {
-            inner.add_new(&self.order, key, v)?;
-        }
-        Ok(())
+        self.lock(true)?.atomically(|inner| {
+            for v in values {
+                inner.add_new(&self.order, key, v)?;
+            }
+            Ok(())
+        })
     }
 
     /// Removes the first value of `key` (ENOREC if none).
@@ -169,9 +184,12 @@ impl Casket {
         let all = inner.all_of(&self.order, key)?;
         let Some((last, _)) = all.last() else { return Err(CasketError::no_record()) };
         let past_last = self.order.decode(last).map(|(_, seq)| (last.clone(), seq + 1));
-        for (raw, old) in all {
-            inner.remove(&raw, old)?;
-        }
+        inner.atomically(|inner| {
+            for (raw, old) in all {
+                inner.remove(&raw, old)?;
+            }
+            Ok(())
+        })?;
         if let Some((raw, seq)) = past_last {
             inner.set_hint(&self.order, &raw, seq);
         }
@@ -339,12 +357,15 @@ impl Casket {
             if chunk.is_empty() {
                 break;
             }
-            for (raw, old) in chunk {
-                inner.remove(&raw, old)?;
-            }
+            inner.atomically(|inner| {
+                for (raw, old) in chunk {
+                    inner.remove(&raw, old)?;
+                }
+                Ok(())
+            })?;
             inner.flush()?;
         }
-        inner.first_hint.clear();
+        inner.clear_hints();
         Ok(())
     }
 }

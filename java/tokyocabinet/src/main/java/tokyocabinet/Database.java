@@ -87,6 +87,8 @@ final class Database {
                 CasketNative.close(db);
             } catch (CasketException e) {
                 closeError = e;
+            } catch (RockCaskException e) {
+                closeError = new CasketException(BDB.EMISC + ":" + e.getMessage());
             }
         }
     }
@@ -201,6 +203,8 @@ final class Database {
                 return true;
             } catch (CasketException e) {
                 return fail(e.code);
+            } catch (RockCaskException e) {
+                return fail(BDB.EMISC);
             }
         }
     }
