@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building RockCask needs and is missing (Debian/Ubuntu, as root or with sudo):
 # a C++ toolchain and libclang for RocksDB's bindings, a JDK 17, Gradle. Rust comes from
-# rustup (>= 1.88 for rust-rocksdb); it cannot be fetched from a package registry.
+# rustup (>= 1.89: rust-rocksdb and std file locks); it cannot be fetched from a package registry.
 set -euo pipefail
 
 need=()
@@ -24,11 +24,11 @@ if ! command -v cargo >/dev/null; then
     [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
 fi
 if ! command -v cargo >/dev/null; then
-    echo "setup: cargo not found; install Rust >= 1.88 with rustup (https://rustup.rs)" >&2
+    echo "setup: cargo not found; install Rust >= 1.89 with rustup (https://rustup.rs)" >&2
     exit 1
 fi
 rust_minor=$(rustc --version | sed -E 's/^rustc 1\.([0-9]+).*/\1/')
-if [ "$rust_minor" -lt 88 ]; then
-    echo "setup: $(rustc --version) is too old; rust-rocksdb needs >= 1.88 (rustup update)" >&2
+if [ "$rust_minor" -lt 89 ]; then
+    echo "setup: $(rustc --version) is too old; RockCask needs >= 1.89 (rustup update)" >&2
     exit 1
 fi
