@@ -4,6 +4,7 @@
 
 pub(crate) mod batch;
 pub mod casket;
+pub mod codec;
 pub mod error;
 mod hash;
 pub mod keys;
