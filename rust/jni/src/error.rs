@@ -15,6 +15,9 @@ pub enum BridgeError {
     /// A Tokyo Cabinet drop-in failure: reported through `ecode()`, not as an exception.
     #[error(transparent)]
     Casket(#[from] rockcask_core::casket::CasketError),
+    /// Bytes that are not a valid message of the expected type.
+    #[error(transparent)]
+    Codec(#[from] rockcask_core::codec::CodecError),
     #[error("JNI call failed: {0}")]
     Jni(#[from] jni::errors::Error),
     /// A Java argument that must not be null was null.
@@ -38,6 +41,8 @@ const NULL_POINTER: &str = "java/lang/NullPointerException";
 const ROCKCASK: &str = "org/rockcask/RockCaskException";
 /// Caught by the drop-in's classes, which turn it into an error code and a failure value.
 const CASKET: &str = "tokyocabinet/CasketException";
+/// Thrown for input that is not a valid message; the message carries "type:offset:detail".
+const CODEC: &str = "org/rockcask/codec/CodecException";
 
 /// A rolled-back transaction's error is thrown as its cause's class, status included, with a
 /// message that says the transaction is gone.
@@ -75,6 +80,7 @@ impl BridgeError {
             }
             BridgeError::Core(e) => core_class_and_message(e),
             BridgeError::Casket(e) => (CASKET, format!("{}:{}", e.code as i32, e.detail)),
+            BridgeError::Codec(e) => (CODEC, format!("{}:{}:{}", e.message, e.offset, e.detail)),
             BridgeError::Jni(e) => (ROCKCASK, format!("Internal: {e}")),
             BridgeError::Null(_) => (NULL_POINTER, self.to_string()),
             BridgeError::BadHandle(_) => (ILLEGAL_STATE, self.to_string()),

@@ -5,6 +5,7 @@
 //! with `ThrowMapped`, which turns each error into the matching Java exception.
 
 mod casket;
+mod codec;
 mod error;
 mod handle;
 mod store;

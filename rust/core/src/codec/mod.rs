@@ -7,6 +7,7 @@
 //! per-element objects are built on the way. The prost types generated from the same `.proto`
 //! files (`pb`) are the reference the tests hold the codec to: same bytes out, same values in.
 
+pub mod flat;
 pub mod message;
 pub mod wire;
 

@@ -1,0 +1,208 @@
+//! The flat form in which a message's content crosses JNI: one buffer, numbers in native byte
+//! order (Java fills and reads it with bulk `IntBuffer.put/get` and the like), every section
+//! padded to 8 bytes. Written by `org.rockcask.codec.Flat` for encoding, by `write` for
+//! decoding:
+//!
+//! ```text
+//! u32 name count, u32 name bytes, u32 end[name count], name bytes, pad
+//! u32 column count, u32 0
+//! per column: u32 kind (0 int32, 1 int64, 2 float, 3 double, 4 strings/bytes), u32 count,
+//!   numbers: count values, pad
+//!   blobs:   u32 data bytes, u32 0, u32 end[count], data bytes, pad
+//! ```
+
+use super::message::{Blobs, Column, Decoded};
+
+struct In<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> In<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len()).ok_or_else(|| format!("flat input ends at {} of {}", self.pos, self.buf.len()))?;
+        let s = &self.buf[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_ne_bytes(self.take(4)?.try_into().expect("4 bytes")))
+    }
+    fn pad(&mut self) -> Result<(), String> {
+        let n = (8 - self.pos % 8) % 8;
+        self.take(n).map(|_| ())
+    }
+    fn blobs(&mut self, count: usize, data_len: usize) -> Result<Blobs, String> {
+        let ends: Vec<u32> = self.take(count.checked_mul(4).ok_or("count too large")?)?.chunks_exact(4).map(|c| u32::from_ne_bytes(c.try_into().expect("4"))).collect();
+        let data = self.take(data_len)?.to_vec();
+        self.pad()?;
+        let b = Blobs { data, ends };
+        b.as_ref().check()?;
+        if b.ends.last().map_or(0, |&e| e as usize) != b.data.len() {
+            return Err("blob ends do not cover the data".into());
+        }
+        Ok(b)
+    }
+}
+
+fn numbers<T, const N: usize>(input: &mut In<'_>, count: usize, from: fn([u8; N]) -> T) -> Result<Vec<T>, String> {
+    let bytes = input.take(count.checked_mul(N).ok_or("count too large")?)?;
+    let v = bytes.chunks_exact(N).map(|c| from(c.try_into().expect("N bytes"))).collect();
+    input.pad()?;
+    Ok(v)
+}
+
+/// Reads the flat form written by Java: (names, columns).
+pub fn read(buf: &[u8]) -> Result<(Blobs, Vec<Column>), String> {
+    let mut input = In { buf, pos: 0 };
+    let name_count = input.u32()? as usize;
+    let name_bytes = input.u32()? as usize;
+    let names = input.blobs(name_count, name_bytes)?;
+    let column_count = input.u32()? as usize;
+    input.u32()?;
+    let mut columns = Vec::with_capacity(column_count.min(buf.len() / 8));
+    for _ in 0..column_count {
+        let kind = input.u32()?;
+        let count = input.u32()? as usize;
+        columns.push(match kind {
+            0 => Column::I32(numbers(&mut input, count, i32::from_ne_bytes)?),
+            1 => Column::I64(numbers(&mut input, count, i64::from_ne_bytes)?),
+            2 => Column::F32(numbers(&mut input, count, |b| f32::from_bits(u32::from_ne_bytes(b)))?),
+            3 => Column::F64(numbers(&mut input, count, |b| f64::from_bits(u64::from_ne_bytes(b)))?),
+            4 => {
+                let data_len = input.u32()? as usize;
+                input.u32()?;
+                Column::Blobs(input.blobs(count, data_len)?)
+            }
+            other => return Err(format!("unknown column kind {other}")),
+        });
+    }
+    Ok((names, columns))
+}
+
+struct Out<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl Out<'_> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let end = self.pos + bytes.len();
+        if end > self.buf.len() {
+            return Err(format!("decoded form needs more than the {} bytes given", self.buf.len()));
+        }
+        self.buf[self.pos..end].copy_from_slice(bytes);
+        self.pos = end;
+        Ok(())
+    }
+    fn u32(&mut self, v: usize) -> Result<(), String> {
+        self.put(&(v as u32).to_ne_bytes())
+    }
+    fn pad(&mut self) -> Result<(), String> {
+        let n = (8 - self.pos % 8) % 8;
+        self.put(&[0u8; 8][..n])
+    }
+    fn blobs(&mut self, b: &Blobs) -> Result<(), String> {
+        for &e in &b.ends {
+            self.put(&e.to_ne_bytes())?;
+        }
+        self.put(&b.data)?;
+        self.pad()
+    }
+}
+
+/// Bytes `write` writes for `d`.
+pub fn len(d: &Decoded) -> usize {
+    let pad = |n: usize| n.div_ceil(8) * 8;
+    let blobs = |b: &Blobs| pad(4 * b.len() + b.data.len());
+    let columns: usize = d
+        .columns
+        .iter()
+        .map(|c| {
+            8 + match c {
+                Column::I32(v) => pad(4 * v.len()),
+                Column::I64(v) => 8 * v.len(),
+                Column::F32(v) => pad(4 * v.len()),
+                Column::F64(v) => 8 * v.len(),
+                Column::Blobs(b) => 8 + blobs(b),
+            }
+        })
+        .sum();
+    8 + pad(4 * d.names.len() + d.names.data.len()) + 8 + columns
+}
+
+/// Writes a decoded message in the flat form into `buf`; returns the bytes written.
+pub fn write(d: &Decoded, buf: &mut [u8]) -> Result<usize, String> {
+    let mut out = Out { buf, pos: 0 };
+    out.u32(d.names.len())?;
+    out.u32(d.names.data.len())?;
+    out.blobs(&d.names)?;
+    out.u32(d.columns.len())?;
+    out.u32(0)?;
+    for c in &d.columns {
+        match c {
+            Column::I32(v) => {
+                out.u32(0)?;
+                out.u32(v.len())?;
+                v.iter().try_for_each(|x| out.put(&x.to_ne_bytes()))?;
+            }
+            Column::I64(v) => {
+                out.u32(1)?;
+                out.u32(v.len())?;
+                v.iter().try_for_each(|x| out.put(&x.to_ne_bytes()))?;
+            }
+            Column::F32(v) => {
+                out.u32(2)?;
+                out.u32(v.len())?;
+                v.iter().try_for_each(|x| out.put(&x.to_bits().to_ne_bytes()))?;
+            }
+            Column::F64(v) => {
+                out.u32(3)?;
+                out.u32(v.len())?;
+                v.iter().try_for_each(|x| out.put(&x.to_bits().to_ne_bytes()))?;
+            }
+            Column::Blobs(b) => {
+                out.u32(4)?;
+                out.u32(b.len())?;
+                out.u32(b.data.len())?;
+                out.u32(0)?;
+                out.blobs(b)?;
+                continue;
+            }
+        }
+        out.pad()?;
+    }
+    Ok(out.pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flat_form_round_trips_every_column_kind() {
+        let mut names = Blobs::default();
+        names.push(b"a");
+        names.push(b"");
+        let mut strings = Blobs::default();
+        strings.push("é\0".as_bytes());
+        let d = Decoded {
+            names,
+            columns: vec![
+                Column::I32(vec![1, -2, i32::MIN]),
+                Column::I64(vec![i64::MAX]),
+                Column::F32(vec![-0.0, 1.5]),
+                Column::F64(vec![]),
+                Column::Blobs(strings),
+            ],
+        };
+        let mut buf = vec![0u8; 512];
+        let n = write(&d, &mut buf).unwrap();
+        assert_eq!(n % 8, 0);
+        assert_eq!(n, len(&d));
+        let (names, columns) = read(&buf[..n]).unwrap();
+        assert_eq!(Decoded { names, columns }, d);
+        assert!(write(&d, &mut buf[..n - 1]).is_err());
+        assert!(read(&buf[..n - 8]).is_err());
+    }
+}

@@ -1,0 +1,80 @@
+//! `org.rockcask.codec.CodecNative` entry points: one call per message, the content in one
+//! direct buffer in the flat form (`rockcask_core::codec::flat`).
+
+use jni::objects::{JByteArray, JByteBuffer, JClass};
+use jni::sys::jint;
+use jni::{Env, EnvUnowned};
+use rockcask_core::codec::{self, flat, ColumnRef, MessageType};
+
+use crate::error::{BridgeError, BridgeResult, ThrowMapped};
+
+fn message_type(code: jint) -> BridgeResult<MessageType> {
+    u32::try_from(code)
+        .ok()
+        .and_then(MessageType::from_code)
+        .ok_or_else(|| BridgeError::InvalidArgument(format!("unknown message type code {code}")))
+}
+
+/// The direct buffer's memory.
+///
+/// Safety: the caller uses the slice only during this native call, while the local reference
+/// keeps the buffer reachable; Java does not touch the buffer during the call.
+unsafe fn direct<'b>(env: &Env<'_>, buffer: &JByteBuffer<'_>) -> BridgeResult<&'b mut [u8]> {
+    if buffer.is_null() {
+        return Err(BridgeError::Null("buffer"));
+    }
+    let address = env.get_direct_buffer_address(buffer)?;
+    let capacity = env.get_direct_buffer_capacity(buffer)?;
+    // SAFETY: see the function contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(address, capacity) })
+}
+
+/// Encodes the message whose flat content fills the first `len` bytes of `input`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_codec_CodecNative_encode<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    type_code: jint,
+    input: JByteBuffer<'local>,
+    len: jint,
+) -> JByteArray<'local> {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
+        let ty = message_type(type_code)?;
+        // SAFETY: used within this call only.
+        let buf = unsafe { direct(env, &input)? };
+        let len = usize::try_from(len).ok().filter(|&l| l <= buf.len()).ok_or_else(|| BridgeError::InvalidArgument(format!("length {len} outside the buffer")))?;
+        let (names, columns) = flat::read(&buf[..len]).map_err(|e| BridgeError::InvalidArgument(format!("{}: {e}", ty.name())))?;
+        let refs: Vec<ColumnRef<'_>> = columns.iter().map(codec::Column::as_ref).collect();
+        let bytes = codec::encode(ty, names.as_ref(), &refs).map_err(BridgeError::InvalidArgument)?;
+        Ok(env.byte_array_from_slice(&bytes)?)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+/// Decodes `message` as `type_code` into `output` in the flat form; returns the bytes written,
+/// or, if `output` is too small, minus the bytes needed (nothing written; call again).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_codec_CodecNative_decode<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    type_code: jint,
+    message: JByteArray<'local>,
+    output: JByteBuffer<'local>,
+) -> jint {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jint> {
+        let ty = message_type(type_code)?;
+        if message.is_null() {
+            return Err(BridgeError::Null("message"));
+        }
+        let bytes = env.convert_byte_array(&message)?;
+        let decoded = codec::decode(ty, &bytes)?;
+        // SAFETY: used within this call only.
+        let out = unsafe { direct(env, &output)? };
+        let needed = flat::len(&decoded);
+        if needed > out.len() {
+            return jint::try_from(needed).map(|n| -n).map_err(|_| BridgeError::InvalidArgument(format!("decoded {} is too large ({needed} bytes)", ty.name())));
+        }
+        Ok(flat::write(&decoded, out).map_err(BridgeError::InvalidArgument)? as jint)
+    })
+    .resolve::<ThrowMapped>()
+}
