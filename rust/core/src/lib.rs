@@ -5,6 +5,7 @@
 pub(crate) mod batch;
 pub mod casket;
 pub mod codec;
+pub mod compress;
 pub mod error;
 mod hash;
 pub mod keys;
