@@ -7,7 +7,11 @@
 //! value = u64 LE count of live owned entries. Absent means exactly one.
 //! Column family `meta`: format marker, queue names -> ids, per-queue head hints.
 
+use std::borrow::Cow;
+
 use uuid::Uuid;
+
+use crate::compress::{self, Compression};
 
 use crate::error::{Error, Result};
 
@@ -53,9 +57,10 @@ pub enum Ownership {
     Reference,
 }
 
-/// The flag byte that starts an object value.
-pub fn ownership_byte(own: Ownership) -> u8 {
-    own.to_byte()
+/// The flag byte that starts an object value: ownership in the low four bits, the payload's
+/// compression in the high four (0, raw, in values written before compression existed).
+pub fn object_flag(own: Ownership, codec: Compression) -> u8 {
+    own.to_byte() | codec.code() << 4
 }
 
 impl Ownership {
@@ -89,11 +94,19 @@ pub fn decode_entry_value(v: &[u8]) -> Result<(Uuid, Ownership)> {
     Ok((id, Ownership::from_byte(v[16], "queue entry")?))
 }
 
-/// Object value: one flag byte (`ownership_byte`) then the payload, so the payload is never
-/// copied to be decoded. Transactions write it in place into their write batch.
-pub fn decode_object_value(v: &[u8]) -> Result<(Ownership, &[u8])> {
-    let (&flag, payload) = v.split_first().ok_or_else(|| Error::Corrupt("empty object value".into()))?;
-    Ok((Ownership::from_byte(flag, "object")?, payload))
+/// Object value: one flag byte (`object_flag`) then the payload as stored (raw payloads are
+/// never copied to be decoded). Transactions write it in place into their write batch.
+pub fn decode_object_value(v: &[u8]) -> Result<(Ownership, Compression, &[u8])> {
+    let (&flag, body) = v.split_first().ok_or_else(|| Error::Corrupt("empty object value".into()))?;
+    let codec = Compression::from_code(flag >> 4).ok_or_else(|| Error::Corrupt(format!("object: compression code {}", flag >> 4)))?;
+    Ok((Ownership::from_byte(flag & 0x0F, "object")?, codec, body))
+}
+
+/// An object's ownership and payload, decompressed if it was stored compressed.
+pub fn object_payload(v: &[u8]) -> Result<(Ownership, Cow<'_, [u8]>)> {
+    let (own, codec, body) = decode_object_value(v)?;
+    let payload = compress::decompress(codec, body).map_err(|e| Error::Corrupt(format!("object payload: {e}")))?;
+    Ok((own, payload))
 }
 
 pub fn meta_queue_key(name: &str) -> Vec<u8> {
@@ -154,9 +167,17 @@ mod tests {
         let mut bad = entry_value(id, Ownership::Reference);
         bad[16] = 9;
         assert!(decode_entry_value(&bad).is_err());
-        let v = [&[ownership_byte(Ownership::Reference)][..], b"abc"].concat();
-        assert_eq!(decode_object_value(&v).unwrap(), (Ownership::Reference, &b"abc"[..]));
+        let v = [&[object_flag(Ownership::Reference, Compression::None)][..], b"abc"].concat();
+        assert_eq!(decode_object_value(&v).unwrap(), (Ownership::Reference, Compression::None, &b"abc"[..]));
+        assert_eq!(object_payload(&v).unwrap().1, &b"abc"[..]);
         assert!(decode_object_value(&[]).is_err());
+        // Values from before compression existed read as raw.
+        assert_eq!(decode_object_value(&[1, b'x']).unwrap(), (Ownership::Owned, Compression::None, &b"x"[..]));
+        assert!(decode_object_value(&[0x71, b'x']).is_err());
+        let payload = b"Dummy text ".repeat(100);
+        let (codec, body) = crate::compress::Policy { codec: Compression::Zstd, threshold: 0 }.compress(&payload);
+        let v = [&[object_flag(Ownership::Owned, codec)][..], &body].concat();
+        assert_eq!(object_payload(&v).unwrap(), (Ownership::Owned, std::borrow::Cow::Borrowed(&payload[..])));
     }
 
     #[test]

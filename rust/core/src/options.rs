@@ -1,5 +1,9 @@
 //! Options a store is opened with. Defaults favour durability: every commit is synced.
 
+use std::collections::HashMap;
+
+use crate::compress::{Compression, Policy};
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreOptions {
     /// fsync the write-ahead log on every commit. On: a returned commit survives power loss.
@@ -13,6 +17,21 @@ pub struct StoreOptions {
     pub create_if_missing: bool,
     /// Open without the write lock; every write fails with `Error::ReadOnly`.
     pub read_only: bool,
+    /// How payloads are compressed (none by default). Applies to objects written from now on;
+    /// each value records its own codec, so any store reads with any setting.
+    pub compression: Policy,
+    /// Per-queue codecs overriding `compression.codec` for `enqueue(queue, bytes)`.
+    pub queue_compression: HashMap<String, Compression>,
+}
+
+impl StoreOptions {
+    /// The policy for objects created by `enqueue(queue, bytes)`.
+    pub fn policy_for_queue(&self, queue: &str) -> Policy {
+        match self.queue_compression.get(queue) {
+            Some(&codec) => Policy { codec, ..self.compression },
+            None => self.compression,
+        }
+    }
 }
 
 impl Default for StoreOptions {
@@ -23,6 +42,8 @@ impl Default for StoreOptions {
             write_buffer_bytes: 128 << 20,
             create_if_missing: true,
             read_only: false,
+            compression: Policy::default(),
+            queue_compression: HashMap::new(),
         }
     }
 }

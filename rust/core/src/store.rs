@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex, RwLock, RwLockReadGuard};
@@ -45,6 +45,9 @@ pub(crate) struct Shared {
     /// Column family ids for write batches built as bytes (`batch.rs`).
     pub cf_ids: CfIds,
     cache: Option<Cache>,
+    /// Payload bytes committed since open, before and after compression.
+    pub payload_bytes: AtomicU64,
+    pub stored_payload_bytes: AtomicU64,
 }
 
 /// Point-in-time figures about a store.
@@ -63,6 +66,10 @@ pub struct StoreStats {
     pub block_cache_bytes: u64,
     /// Bytes held by table readers (indexes and filters not in the block cache).
     pub table_reader_bytes: u64,
+    /// Payload bytes committed since the store was opened, as given and as stored (after
+    /// compression, where it paid).
+    pub payload_bytes: u64,
+    pub stored_payload_bytes: u64,
 }
 
 /// A read-locked view of the open database.
@@ -143,6 +150,8 @@ impl Store {
                 closed: AtomicBool::new(false),
                 cf_ids,
                 cache,
+                payload_bytes: AtomicU64::new(0),
+                stored_payload_bytes: AtomicU64::new(0),
             }),
         })
     }
@@ -207,6 +216,8 @@ impl Store {
             memtable_bytes,
             block_cache_bytes: self.shared.cache.as_ref().map_or(0, |c| c.get_usage() as u64),
             table_reader_bytes,
+            payload_bytes: self.shared.payload_bytes.load(Ordering::Relaxed),
+            stored_payload_bytes: self.shared.stored_payload_bytes.load(Ordering::Relaxed),
         })
     }
 

@@ -8,12 +8,14 @@
 //! and keeps it queue-owned.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
 use crate::batch::{BatchRep, CfIds};
+use crate::compress::{Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
 use crate::hash::IdMap;
 use crate::pipeline::{CommitState, PendingObject, Prepared};
@@ -95,6 +97,10 @@ pub struct Transaction {
     last_object: Option<Uuid>,
     /// Change in the number of owned entries pointing at each queue-owned object.
     ref_delta: IdMap<Uuid, i64>,
+    /// Payload bytes written, before and after compression (added to the store's figures on
+    /// commit).
+    payload_bytes: u64,
+    stored_bytes: u64,
 }
 
 impl Transaction {
@@ -109,6 +115,8 @@ impl Transaction {
             objects_in_key_order: true,
             last_object: None,
             ref_delta: IdMap::default(),
+            payload_bytes: 0,
+            stored_bytes: 0,
         }
     }
 
@@ -155,7 +163,8 @@ impl Transaction {
         self.check_write()?;
         keys::validate_queue_name(queue)?;
         check_payload_len(len)?;
-        self.write_object(id, Ownership::Owned, len, fill)?;
+        let policy = self.store.options.policy_for_queue(queue);
+        self.write_object(id, Ownership::Owned, policy, len, fill)?;
         self.enqueued.push(queue, (id, Ownership::Owned));
         Ok(())
     }
@@ -164,14 +173,32 @@ impl Transaction {
         &mut self,
         id: Uuid,
         own: Ownership,
+        policy: Policy,
         len: usize,
         fill: impl FnOnce(&mut [u8]) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
-        let at = self.batch.put_with(self.store.cf_ids.objects, id.as_bytes(), len + 1, |buf| {
-            buf[0] = keys::ownership_byte(own);
-            fill(&mut buf[1..])
-        })?;
-        self.note_object_write(id, ObjectWrite::Put { at, len: len + 1 });
+        let cf = self.store.cf_ids.objects;
+        let (at, stored) = if policy.codec == Compression::None || len < policy.threshold {
+            // Raw: written straight into the batch, no copy.
+            let at = self.batch.put_with(cf, id.as_bytes(), len + 1, |buf| {
+                buf[0] = keys::object_flag(own, Compression::None);
+                fill(&mut buf[1..])
+            })?;
+            (at, len + 1)
+        } else {
+            let mut payload = vec![0u8; len];
+            fill(&mut payload)?;
+            let (codec, body) = policy.compress(&payload);
+            let at = self.batch.put_with(cf, id.as_bytes(), body.len() + 1, |buf| {
+                buf[0] = keys::object_flag(own, codec);
+                buf[1..].copy_from_slice(&body);
+                Ok::<(), Error>(())
+            })?;
+            (at, body.len() + 1)
+        };
+        self.payload_bytes += len as u64;
+        self.stored_bytes += (stored - 1) as u64;
+        self.note_object_write(id, ObjectWrite::Put { at, len: stored });
         Ok(())
     }
 
@@ -334,7 +361,8 @@ impl Transaction {
             check_payload_len(len)?;
             self.ownership_of(&db, id)?.unwrap_or(Ownership::Reference)
         };
-        self.write_object(id, own, len, fill)
+        let policy = self.store.options.compression;
+        self.write_object(id, own, policy, len, fill)
     }
 
     /// The payload of object `id`, including this transaction's own writes.
@@ -367,8 +395,8 @@ impl Transaction {
 
     /// Object `id` as this transaction sees it (its own writes first), reduced by `keep` to
     /// what the caller needs; `None` when there is no such object.
-    fn read_object<T>(&self, db: &DbRef<'_>, id: Uuid, keep: impl Fn(Ownership, &[u8]) -> T) -> Result<Option<T>> {
-        let decode = |v: &[u8]| keys::decode_object_value(v).map(|(own, payload)| keep(own, payload));
+    fn read_object<T>(&self, db: &DbRef<'_>, id: Uuid, keep: impl Fn(&[u8]) -> Result<T>) -> Result<Option<T>> {
+        let decode = |v: &[u8]| keep(v);
         match self.own_value(&id) {
             Some(own) => own.map(decode).transpose(),
             None => {
@@ -379,16 +407,17 @@ impl Transaction {
     }
 
     fn ownership_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<Ownership>> {
-        self.read_object(db, id, |own, _| own)
+        // The flag byte is enough: a compressed payload is not decompressed for this.
+        self.read_object(db, id, |v| keys::decode_object_value(v).map(|(own, _, _)| own))
     }
 
     fn payload_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<Vec<u8>>> {
-        self.read_object(db, id, |_, payload| payload.to_vec())
+        self.read_object(db, id, |v| keys::object_payload(v).map(|(_, payload)| payload.into_owned()))
     }
 
     /// Payloads of `ids` in order, like `payload_of` each, with the stored ones in one batched read.
     fn read_payloads(&self, db: &DbRef<'_>, ids: &[Uuid]) -> Result<Vec<Option<Vec<u8>>>> {
-        let payload = |v: &[u8]| keys::decode_object_value(v).map(|(_, p)| p.to_vec());
+        let payload = |v: &[u8]| keys::object_payload(v).map(|(_, p)| p.into_owned());
         let missing: Vec<&[u8]> = ids.iter().filter(|id| self.own_value(id).is_none()).map(|id| &id.as_bytes()[..]).collect();
         let mut fetched = db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), missing, false).into_iter();
         ids.iter()
@@ -426,6 +455,10 @@ impl Transaction {
         self.claims.clear();
         let written = store.group_commit.wait(&store, &db, ticket);
         self.finished = Some(if written.is_ok() { "committed" } else { "failed" });
+        if written.is_ok() {
+            store.payload_bytes.fetch_add(self.payload_bytes, AtomicOrdering::Relaxed);
+            store.stored_payload_bytes.fetch_add(self.stored_bytes, AtomicOrdering::Relaxed);
+        }
         written
     }
 

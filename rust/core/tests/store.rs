@@ -499,3 +499,41 @@ fn a_poll_that_cannot_read_what_it_claimed_rolls_back_and_loses_nothing() {
     let mut again = store.begin().unwrap();
     assert!(again.poll("q", 3).is_err(), "the same items are back at the head");
 }
+
+#[test]
+fn payloads_are_compressed_per_store_and_per_queue_and_read_back_with_any_setting() {
+    use rockcask_core::compress::{Compression, Policy};
+    let dir = tempfile::tempdir().unwrap();
+    let text = b"Dummy text ".repeat(200);
+    let mut options = StoreOptions { compression: Policy { codec: Compression::Zstd, threshold: 64 }, ..StoreOptions::default() };
+    options.queue_compression.insert("fast".into(), Compression::Lz4);
+    options.queue_compression.insert("raw".into(), Compression::None);
+    let put_id = Uuid::new_v4();
+    {
+        let store = Store::open(dir.path(), options).unwrap();
+        let mut tx = store.begin().unwrap();
+        for q in ["default", "fast", "raw"] {
+            tx.enqueue(q, &text).unwrap();
+        }
+        tx.enqueue("default", b"small").unwrap();
+        tx.put(put_id, &text).unwrap();
+        // Read-your-own-writes decompresses too.
+        assert_eq!(tx.get(put_id).unwrap().unwrap(), text);
+        tx.commit().unwrap();
+        let stats = store.stats().unwrap();
+        assert_eq!(stats.payload_bytes, 4 * text.len() as u64 + 5);
+        // Two of five payloads compressed (zstd and lz4), the raw queue and the small one not.
+        assert!(stats.stored_payload_bytes < 2 * text.len() as u64 + 5 + 200, "{stats:?}");
+        assert!(stats.stored_payload_bytes > text.len() as u64, "{stats:?}");
+        store.close().unwrap();
+    }
+    // Opened without compression: every value says how it was stored.
+    let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
+    let mut tx = store.begin().unwrap();
+    for q in ["default", "fast", "raw"] {
+        assert_eq!(payloads(&tx.poll(q, 1).unwrap()), vec![text.clone()], "{q}");
+    }
+    assert_eq!(payloads(&tx.poll("default", 1).unwrap()), vec![b"small".to_vec()]);
+    assert_eq!(tx.get(put_id).unwrap().unwrap(), text);
+    tx.commit().unwrap();
+}

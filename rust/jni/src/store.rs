@@ -1,8 +1,9 @@
 //! `org.rockcask.Native.store*` entry points.
 
 use jni::objects::{JByteArray, JClass, JLongArray, JString};
-use jni::sys::{jboolean, jlong};
+use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, EnvUnowned};
+use rockcask_core::compress::{Compression, Policy};
 use rockcask_core::{Store, StoreOptions};
 
 use crate::error::{BridgeError, BridgeResult, ThrowMapped};
@@ -15,6 +16,10 @@ pub struct StoreHandle(pub Store);
 impl Tagged for StoreHandle {
     const TAG: u64 = 0x526f_636b_5374_6f72; // "RockStor"
     const NAME: &'static str = "Store";
+}
+
+fn codec(code: jint) -> BridgeResult<Compression> {
+    u8::try_from(code).ok().and_then(Compression::from_code).ok_or_else(|| BridgeError::InvalidArgument(format!("unknown compression code {code}")))
 }
 
 fn size_arg(v: jlong, what: &str) -> BridgeResult<usize> {
@@ -43,6 +48,9 @@ pub extern "system" fn Java_org_rockcask_Native_storeOpen<'local>(
     write_buffer_bytes: jlong,
     create_if_missing: jboolean,
     read_only: jboolean,
+    compression: jint,
+    compression_threshold: jint,
+    queue_compression: JByteArray<'local>,
 ) -> jlong {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<jlong> {
         let path = String::from_utf8(wire::bytes(env, &path, "path")?)
@@ -53,6 +61,15 @@ pub extern "system" fn Java_org_rockcask_Native_storeOpen<'local>(
             write_buffer_bytes: size_arg(write_buffer_bytes, "write buffer bytes")?,
             create_if_missing: create_if_missing,
             read_only: read_only,
+            compression: Policy {
+                codec: codec(compression)?,
+                threshold: usize::try_from(compression_threshold)
+                    .map_err(|_| BridgeError::InvalidArgument(format!("compression threshold must not be negative, got {compression_threshold}")))?,
+            },
+            queue_compression: wire::unpack_queue_codecs(&wire::bytes(env, &queue_compression, "queue compression")?)?
+                .into_iter()
+                .map(|(q, c)| codec(c).map(|c| (q, c)))
+                .collect::<BridgeResult<_>>()?,
         };
         Ok(into_handle(StoreHandle(Store::open(path, options)?)))
     })
@@ -116,7 +133,8 @@ pub extern "system" fn Java_org_rockcask_Native_storeQueueSize<'local>(
 }
 
 /// Fills `out` with: queues, queued items, objects (estimate), disk bytes, memtable bytes,
-/// block cache bytes, table reader bytes (the order of `StoreStats`'s constructor).
+/// block cache bytes, table reader bytes, payload bytes, stored payload bytes (the order of
+/// `StoreStats`'s constructor).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_rockcask_Native_storeStats<'local>(
     mut env: EnvUnowned<'local>,
@@ -129,7 +147,17 @@ pub extern "system" fn Java_org_rockcask_Native_storeStats<'local>(
             return Err(BridgeError::Null("stats array"));
         }
         let s = borrow::<StoreHandle>(store)?.0.stats()?;
-        let values = [s.queues, s.queued_items, s.objects_estimate, s.disk_bytes, s.memtable_bytes, s.block_cache_bytes, s.table_reader_bytes]
+        let values = [
+            s.queues,
+            s.queued_items,
+            s.objects_estimate,
+            s.disk_bytes,
+            s.memtable_bytes,
+            s.block_cache_bytes,
+            s.table_reader_bytes,
+            s.payload_bytes,
+            s.stored_payload_bytes,
+        ]
             .map(|v| v as jlong);
         out.set_region(env, 0, &values)?;
         Ok(())

@@ -103,6 +103,28 @@ pub fn pack_strings(strings: &[String]) -> Vec<u8> {
     out
 }
 
+/// Per-queue codecs from `StoreOptions.packedQueueCompression`: i32 count, then per queue i32
+/// length, UTF-8 name, i32 code (big-endian).
+pub fn unpack_queue_codecs(buf: &[u8]) -> BridgeResult<Vec<(String, i32)>> {
+    let bad = || BridgeError::InvalidArgument("malformed per-queue compression".into());
+    let mut pos = 0usize;
+    let int = |pos: &mut usize| -> BridgeResult<i32> {
+        let b = buf.get(*pos..*pos + 4).ok_or_else(bad)?;
+        *pos += 4;
+        Ok(i32::from_be_bytes(b.try_into().expect("4 bytes")))
+    };
+    let n = int(&mut pos)?;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let len = usize::try_from(int(&mut pos)?).map_err(|_| bad())?;
+        let name = buf.get(pos..pos + len).ok_or_else(bad)?;
+        pos += len;
+        let name = String::from_utf8(name.to_vec()).map_err(|_| bad())?;
+        out.push((name, int(&mut pos)?));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,7 @@ final class Native {
     static native String nativeVersion();
 
     static native long storeOpen(byte[] path, boolean syncOnCommit, long blockCacheBytes, long writeBufferBytes,
-            boolean createIfMissing, boolean readOnly);
+            boolean createIfMissing, boolean readOnly, int compression, int compressionThreshold, byte[] queueCompression);
 
     static native void storeClose(long store);
 

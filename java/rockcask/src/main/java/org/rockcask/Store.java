@@ -37,7 +37,8 @@ public final class Store extends NativeResource {
         Native.ensureLoaded();
         Path abs = dir.toAbsolutePath();
         long handle = Native.storeOpen(abs.toString().getBytes(StandardCharsets.UTF_8), options.syncOnCommit(),
-                options.blockCacheBytes(), options.writeBufferBytes(), options.createIfMissing(), options.readOnly());
+                options.blockCacheBytes(), options.writeBufferBytes(), options.createIfMissing(), options.readOnly(),
+                options.compression().code, options.compressionThreshold(), options.packedQueueCompression());
         return new Store(handle, abs, options);
     }
 
@@ -73,14 +74,14 @@ public final class Store extends NativeResource {
     }
 
     public StoreStats stats() {
-        long[] v = new long[7];
+        long[] v = new long[9];
         long h = acquire();
         try {
             Native.storeStats(h, v);
         } finally {
             release();
         }
-        return new StoreStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+        return new StoreStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
     }
 
     /** Flushes and compacts now, reclaiming the space of consumed entries at once. */

@@ -1,86 +1,170 @@
 package org.rockcask;
 
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
+
 /**
  * How a store is opened. Immutable; each {@code with}-style method returns a changed copy:
  * {@code StoreOptions.defaults().syncOnCommit(false)}.
  */
 public final class StoreOptions {
-    private final boolean syncOnCommit;
-    private final long blockCacheBytes;
-    private final long writeBufferBytes;
-    private final boolean createIfMissing;
-    private final boolean readOnly;
+    private boolean syncOnCommit = true;
+    private long blockCacheBytes = 64L << 20;
+    private long writeBufferBytes = 128L << 20;
+    private boolean createIfMissing = true;
+    private boolean readOnly;
+    private Compression compression = Compression.NONE;
+    private int compressionThreshold = 256;
+    private Map<String, Compression> queueCompression = Collections.emptyMap();
 
-    private StoreOptions(boolean syncOnCommit, long blockCacheBytes, long writeBufferBytes, boolean createIfMissing, boolean readOnly) {
-        if (blockCacheBytes < 0) {
-            throw new IllegalArgumentException("blockCacheBytes must not be negative: " + blockCacheBytes);
-        }
-        if (writeBufferBytes < 0) {
-            throw new IllegalArgumentException("writeBufferBytes must not be negative: " + writeBufferBytes);
-        }
-        this.syncOnCommit = syncOnCommit;
-        this.blockCacheBytes = blockCacheBytes;
-        this.writeBufferBytes = writeBufferBytes;
-        this.createIfMissing = createIfMissing;
-        this.readOnly = readOnly;
+    private StoreOptions() {}
+
+    private StoreOptions copy() {
+        StoreOptions o = new StoreOptions();
+        o.syncOnCommit = syncOnCommit;
+        o.blockCacheBytes = blockCacheBytes;
+        o.writeBufferBytes = writeBufferBytes;
+        o.createIfMissing = createIfMissing;
+        o.readOnly = readOnly;
+        o.compression = compression;
+        o.compressionThreshold = compressionThreshold;
+        o.queueCompression = queueCompression;
+        return o;
     }
 
-    /** Sync on commit, 64 MiB block cache, 128 MiB of write buffers, create if missing, read-write. */
+    /** Sync on commit, 64 MiB block cache, 128 MiB write buffers, create if missing, no compression. */
     public static StoreOptions defaults() {
-        return new StoreOptions(true, 64L << 20, 128L << 20, true, false);
+        return new StoreOptions();
     }
 
-    /**
-     * On (default): a commit that returned survives power loss. Off: it survives a crash of the
-     * process, but the last commits may be lost if the machine goes down.
-     */
     public boolean syncOnCommit() {
         return syncOnCommit;
     }
 
     public StoreOptions syncOnCommit(boolean v) {
-        return new StoreOptions(v, blockCacheBytes, writeBufferBytes, createIfMissing, readOnly);
+        StoreOptions o = copy();
+        o.syncOnCommit = v;
+        return o;
     }
 
-    /** Bytes of the block cache (0 disables it). */
     public long blockCacheBytes() {
         return blockCacheBytes;
     }
 
     public StoreOptions blockCacheBytes(long v) {
-        return new StoreOptions(syncOnCommit, v, writeBufferBytes, createIfMissing, readOnly);
+        if (v < 0) {
+            throw new IllegalArgumentException("blockCacheBytes must not be negative: " + v);
+        }
+        StoreOptions o = copy();
+        o.blockCacheBytes = v;
+        return o;
     }
 
-    /** Bytes all memtables together may use before they are flushed to disk. */
     public long writeBufferBytes() {
         return writeBufferBytes;
     }
 
     public StoreOptions writeBufferBytes(long v) {
-        return new StoreOptions(syncOnCommit, blockCacheBytes, v, createIfMissing, readOnly);
+        if (v < 0) {
+            throw new IllegalArgumentException("writeBufferBytes must not be negative: " + v);
+        }
+        StoreOptions o = copy();
+        o.writeBufferBytes = v;
+        return o;
     }
 
-    /** Create the store when the directory is missing or empty (default on). */
     public boolean createIfMissing() {
         return createIfMissing;
     }
 
     public StoreOptions createIfMissing(boolean v) {
-        return new StoreOptions(syncOnCommit, blockCacheBytes, writeBufferBytes, v, readOnly);
+        StoreOptions o = copy();
+        o.createIfMissing = v;
+        return o;
     }
 
-    /** Open without the write lock; every write throws {@link RockCaskException} (ReadOnly). */
     public boolean readOnly() {
         return readOnly;
     }
 
     public StoreOptions readOnly(boolean v) {
-        return new StoreOptions(syncOnCommit, blockCacheBytes, writeBufferBytes, createIfMissing, v);
+        StoreOptions o = copy();
+        o.readOnly = v;
+        return o;
+    }
+
+    public Compression compression() {
+        return compression;
+    }
+
+    /**
+     * Compresses payloads written from now on with {@code codec} (default {@link Compression#NONE}).
+     * A payload below {@link #compressionThreshold()} bytes, or one that does not get smaller,
+     * is stored raw.
+     */
+    public StoreOptions compression(Compression codec) {
+        if (codec == null) {
+            throw new NullPointerException("codec must not be null");
+        }
+        StoreOptions o = copy();
+        o.compression = codec;
+        return o;
+    }
+
+    public int compressionThreshold() {
+        return compressionThreshold;
+    }
+
+    /** Payloads shorter than this are stored raw (default 256 bytes). */
+    public StoreOptions compressionThreshold(int bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("compressionThreshold must not be negative: " + bytes);
+        }
+        StoreOptions o = copy();
+        o.compressionThreshold = bytes;
+        return o;
+    }
+
+    /** Per-queue codecs overriding {@link #compression()} for {@code enqueue(queue, bytes)}. */
+    public Map<String, Compression> queueCompression() {
+        return queueCompression;
+    }
+
+    /** Compresses payloads enqueued as new objects on {@code queue} with {@code codec}. */
+    public StoreOptions queueCompression(String queue, Compression codec) {
+        if (queue == null || codec == null) {
+            throw new NullPointerException("queue and codec must not be null");
+        }
+        StoreOptions o = copy();
+        Map<String, Compression> m = new TreeMap<>(queueCompression);
+        m.put(queue, codec);
+        o.queueCompression = Collections.unmodifiableMap(m);
+        return o;
+    }
+
+    /** The per-queue codecs for the native side: i32 count, then per queue i32 length, UTF-8 name, i32 code. */
+    byte[] packedQueueCompression() {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+        try {
+            out.writeInt(queueCompression.size());
+            for (Map.Entry<String, Compression> e : queueCompression.entrySet()) {
+                byte[] name = e.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                out.writeInt(name.length);
+                out.write(name);
+                out.writeInt(e.getValue().code);
+            }
+        } catch (java.io.IOException impossible) {
+            throw new AssertionError(impossible);
+        }
+        return bytes.toByteArray();
     }
 
     @Override
     public String toString() {
         return "StoreOptions[syncOnCommit=" + syncOnCommit + ", blockCacheBytes=" + blockCacheBytes + ", writeBufferBytes="
-                + writeBufferBytes + ", createIfMissing=" + createIfMissing + ", readOnly=" + readOnly + "]";
+                + writeBufferBytes + ", createIfMissing=" + createIfMissing + ", readOnly=" + readOnly + ", compression=" + compression
+                + ", compressionThreshold=" + compressionThreshold + ", queueCompression=" + queueCompression + "]";
     }
 }

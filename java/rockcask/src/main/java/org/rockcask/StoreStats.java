@@ -11,7 +11,9 @@ public final class StoreStats {
     private final long tableReaderBytes;
 
     StoreStats(long queues, long queuedItems, long objectsEstimate, long diskBytes, long memtableBytes, long blockCacheBytes,
-            long tableReaderBytes) {
+            long tableReaderBytes, long payloadBytes, long storedPayloadBytes) {
+        this.payloadBytes = payloadBytes;
+        this.storedPayloadBytes = storedPayloadBytes;
         this.queues = queues;
         this.queuedItems = queuedItems;
         this.objectsEstimate = objectsEstimate;
@@ -19,6 +21,19 @@ public final class StoreStats {
         this.memtableBytes = memtableBytes;
         this.blockCacheBytes = blockCacheBytes;
         this.tableReaderBytes = tableReaderBytes;
+    }
+
+    private final long payloadBytes;
+    private final long storedPayloadBytes;
+
+    /** Payload bytes committed since the store was opened, as given. */
+    public long payloadBytes() {
+        return payloadBytes;
+    }
+
+    /** The same payloads as stored: after compression where it paid (see {@link StoreOptions#compression}). */
+    public long storedPayloadBytes() {
+        return storedPayloadBytes;
     }
 
     public long queues() {
@@ -63,6 +78,7 @@ public final class StoreStats {
     @Override
     public String toString() {
         return "StoreStats[queues=" + queues + ", queuedItems=" + queuedItems + ", objects~" + objectsEstimate + ", diskBytes="
-                + diskBytes + ", nativeMemoryBytes=" + nativeMemoryBytes() + "]";
+                + diskBytes + ", nativeMemoryBytes=" + nativeMemoryBytes() + ", payloadBytes=" + payloadBytes + ", storedPayloadBytes="
+                + storedPayloadBytes + "]";
     }
 }
