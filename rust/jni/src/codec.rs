@@ -5,6 +5,7 @@ use jni::objects::{JByteArray, JByteBuffer, JClass};
 use jni::sys::jint;
 use jni::{Env, EnvUnowned};
 use rockcask_core::codec::{self, flat, ColumnRef, MessageType};
+use rockcask_core::compress::{self, Compression, Policy};
 
 use crate::error::{BridgeError, BridgeResult, ThrowMapped};
 
@@ -75,6 +76,44 @@ pub extern "system" fn Java_org_rockcask_codec_CodecNative_decode<'local>(
             return jint::try_from(needed).map(|n| -n).map_err(|_| BridgeError::InvalidArgument(format!("decoded {} is too large ({needed} bytes)", ty.name())));
         }
         Ok(flat::write(&decoded, out).map_err(BridgeError::InvalidArgument)? as jint)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+/// `payload` in the stored form: a codec byte, then the body (compressed with `codec` if that
+/// makes it smaller; no threshold).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_codec_CodecNative_compress<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    codec: jint,
+    payload: JByteArray<'local>,
+) -> JByteArray<'local> {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
+        let codec = u8::try_from(codec).ok().and_then(Compression::from_code).ok_or_else(|| BridgeError::InvalidArgument(format!("unknown compression code {codec}")))?;
+        let payload = crate::wire::bytes(env, &payload, "payload")?;
+        let (used, body) = Policy { codec, threshold: 0 }.compress(&payload);
+        let mut out = Vec::with_capacity(body.len() + 1);
+        out.push(used.code());
+        out.extend_from_slice(&body);
+        Ok(env.byte_array_from_slice(&out)?)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+/// The payload of a stored form made by `compress`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_codec_CodecNative_decompress<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    stored: JByteArray<'local>,
+) -> JByteArray<'local> {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
+        let stored = crate::wire::bytes(env, &stored, "stored")?;
+        let (&code, body) = stored.split_first().ok_or_else(|| BridgeError::InvalidArgument("empty stored form".into()))?;
+        let codec = Compression::from_code(code).ok_or_else(|| BridgeError::InvalidArgument(format!("unknown compression code {code}")))?;
+        let payload = compress::decompress(codec, body).map_err(|e| BridgeError::InvalidArgument(format!("damaged {} data: {e}", codec.name())))?;
+        Ok(env.byte_array_from_slice(&payload)?)
     })
     .resolve::<ThrowMapped>()
 }

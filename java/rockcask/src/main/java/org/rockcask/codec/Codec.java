@@ -1,6 +1,5 @@
 package org.rockcask.codec;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -46,17 +45,13 @@ public final class Codec {
         return column;
     }
 
-    private static String[] strings(byte[][] utf8) {
-        String[] out = new String[utf8.length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = new String(utf8[i], StandardCharsets.UTF_8);
-        }
-        return out;
-    }
-
-    /** A decoded column in the caller's type: String[] for string messages. */
+    /** A decoded column in the caller's type: String[] or byte[][] for blobs. */
     private static Object typed(Object column, boolean strings) {
-        return strings ? strings((byte[][]) column) : column;
+        if (column instanceof Flat.Blobs) {
+            Flat.Blobs b = (Flat.Blobs) column;
+            return strings ? b.strings() : b.bytes();
+        }
+        return column;
     }
 
     private static byte[] encode(int type, Flat.Kind kind, byte[][] names, List<?> columns) {
@@ -96,7 +91,7 @@ public final class Codec {
     private static <T> Map<String, T> decodeMap(int type, byte[] message, boolean strings) {
         Flat.Message m = Flat.decode(type, message);
         Map<String, T> out = new LinkedHashMap<>();
-        String[] keys = strings(m.names);
+        String[] keys = m.names.strings();
         // Parallel lists: a key without a value (or a value without a key) is dropped.
         for (int i = 0; i < Math.min(keys.length, m.columns.size()); i++) {
             out.put(keys[i], (T) typed(m.columns.get(i), strings));
@@ -116,7 +111,7 @@ public final class Codec {
     private static <T> DataFrame<T> decodeFrame(int type, byte[] message, boolean strings) {
         Flat.Message m = Flat.decode(type, message);
         DataFrame<T> frame = new DataFrame<>();
-        String[] names = strings(m.names);
+        String[] names = m.names.strings();
         for (int i = 0; i < names.length; i++) {
             frame.add(names[i], (T) typed(m.columns.get(i), strings));
         }
@@ -411,6 +406,28 @@ public final class Codec {
         return decodeFrame(FRAME + 5, message, true);
     }
 
+    // ---- compression ----
+
+    /**
+     * {@code payload} compressed with {@code codec}, as the store keeps it: a codec byte, then
+     * the body; the payload itself if compressing does not make it smaller. Read back with
+     * {@link #decompress(byte[])}.
+     */
+    public static byte[] compress(byte[] payload, org.rockcask.Compression codec) {
+        if (payload == null || codec == null) {
+            throw new NullPointerException("payload and codec must not be null");
+        }
+        return CodecNative.compress(codec.ordinal(), payload);
+    }
+
+    /** The payload of a form made by {@link #compress}; IllegalArgumentException if it is damaged. */
+    public static byte[] decompress(byte[] stored) {
+        if (stored == null) {
+            throw new NullPointerException("stored must not be null");
+        }
+        return CodecNative.decompress(stored);
+    }
+
     // ---- TargetObjectProto ----
 
     /** Encodes a {@code TargetObjectProto} message. */
@@ -424,6 +441,6 @@ public final class Codec {
     /** Decodes a {@code TargetObjectProto} message. */
     public static TargetObject decodeTargetObject(byte[] message) {
         Flat.Message m = Flat.decode(TARGET_OBJECT, message);
-        return new TargetObject((int[]) m.columns.get(0), strings((byte[][]) m.columns.get(1)));
+        return new TargetObject((int[]) m.columns.get(0), ((Flat.Blobs) m.columns.get(1)).strings());
     }
 }

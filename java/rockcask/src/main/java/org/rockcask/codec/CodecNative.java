@@ -16,4 +16,9 @@ final class CodecNative {
 
     /** Decodes {@code message} into {@code output} (flat form); returns the bytes written. */
     static native int decode(int type, byte[] message, ByteBuffer output);
+
+    /** {@code payload} as a codec byte and the (compressed, if smaller) body. */
+    static native byte[] compress(int codec, byte[] payload);
+
+    static native byte[] decompress(byte[] stored);
 }

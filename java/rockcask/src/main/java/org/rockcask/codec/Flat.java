@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -171,30 +172,56 @@ final class Flat {
         return CodecNative.encode(type, b, b.position());
     }
 
-    /** A decoded message: names (UTF-8) and columns ({@code byte[][]} for strings and bytes). */
+    /** Strings or byte strings as decoded: all bytes in one array, element i ending at ends[i]. */
+    static final class Blobs {
+        final byte[] data;
+        final int[] ends;
+
+        Blobs(byte[] data, int[] ends) {
+            this.data = data;
+            this.ends = ends;
+        }
+
+        String[] strings() {
+            String[] out = new String[ends.length];
+            int start = 0;
+            for (int i = 0; i < out.length; i++) {
+                out[i] = new String(data, start, ends[i] - start, StandardCharsets.UTF_8);
+                start = ends[i];
+            }
+            return out;
+        }
+
+        byte[][] bytes() {
+            byte[][] out = new byte[ends.length][];
+            int start = 0;
+            for (int i = 0; i < out.length; i++) {
+                out[i] = Arrays.copyOfRange(data, start, ends[i]);
+                start = ends[i];
+            }
+            return out;
+        }
+    }
+
+    /** A decoded message: names and columns ({@link Blobs} for strings and bytes). */
     static final class Message {
-        final byte[][] names;
+        final Blobs names;
         final List<Object> columns;
 
-        Message(byte[][] names, List<Object> columns) {
+        Message(Blobs names, List<Object> columns) {
             this.names = names;
             this.columns = columns;
         }
     }
 
-    private static byte[][] getBlobs(ByteBuffer b, int count, int dataLen) {
+    private static Blobs getBlobs(ByteBuffer b, int count, int dataLen) {
         int[] ends = new int[count];
         b.asIntBuffer().get(ends);
         b.position(b.position() + 4 * count);
-        byte[][] out = new byte[count][];
-        int start = 0;
-        for (int i = 0; i < count; i++) {
-            out[i] = new byte[ends[i] - start];
-            b.get(out[i]);
-            start = ends[i];
-        }
+        byte[] data = new byte[dataLen];
+        b.get(data);
         pad(b);
-        return out;
+        return new Blobs(data, ends);
     }
 
     static Message decode(int type, byte[] message) {
@@ -210,7 +237,7 @@ final class Flat {
         b.limit(n);
         int nameCount = b.getInt();
         int nameBytes = b.getInt();
-        byte[][] names = getBlobs(b, nameCount, nameBytes);
+        Blobs names = getBlobs(b, nameCount, nameBytes);
         int columnCount = b.getInt();
         b.getInt();
         List<Object> columns = new ArrayList<>(columnCount);
