@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rockcask_core::codec::{encode, flat, Column, ColumnRef, MessageType};
+use rockcask_codec::{encode, flat, Column, ColumnRef, MessageType};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&pick, input)) = data.split_first() else { return };

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rockcask_core::codec::{decode, encode, flat, Column, ColumnRef, MessageType};
+use rockcask_codec::{decode, encode, flat, Column, ColumnRef, MessageType};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&pick, input)) = data.split_first() else { return };

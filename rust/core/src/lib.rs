@@ -4,8 +4,6 @@
 
 pub(crate) mod batch;
 pub mod casket;
-pub mod codec;
-pub mod compress;
 pub mod error;
 mod hash;
 pub mod keys;
@@ -15,6 +13,9 @@ mod queue;
 pub mod store;
 pub mod transaction;
 
+/// The payload codec and compression (a crate of their own, so they build without RocksDB).
+pub use rockcask_codec as codec;
+pub use rockcask_codec::compress;
 pub use error::{Error, Result, RocksStatus};
 pub use options::StoreOptions;
 pub use store::{Store, StoreStats};

@@ -3,8 +3,8 @@
 //! input, unknown fields, merged submessages, and damaged input.
 
 use prost::Message;
-use rockcask_core::codec::pb;
-use rockcask_core::codec::{decode, encode, Blobs, Column, ColumnRef, Decoded, Kind, MessageType, Shape};
+use rockcask_codec::pb;
+use rockcask_codec::{decode, encode, Blobs, Column, ColumnRef, Decoded, Kind, MessageType, Shape};
 
 /// xorshift: deterministic, no dependency.
 struct Rng(u64);
@@ -301,6 +301,6 @@ fn encoding_checks_its_arguments() {
     assert!(encode(list, Blobs::default().as_ref(), &[]).is_err());
     let map = MessageType::Basic(Shape::Map, Kind::Integers);
     assert!(encode(map, blobs(&["a", "b"]).as_ref(), &[ColumnRef::I32(&[1])]).is_err());
-    let bad = rockcask_core::codec::BlobsRef { data: b"abc", ends: &[2, 1] };
+    let bad = rockcask_codec::BlobsRef { data: b"abc", ends: &[2, 1] };
     assert!(encode(MessageType::Basic(Shape::List, Kind::Strings), Blobs::default().as_ref(), &[ColumnRef::Blobs(bad)]).is_err());
 }

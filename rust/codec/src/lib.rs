@@ -1,4 +1,5 @@
-//! The protobuf codec for the payload types dataflow components exchange: the SEASR/Meandre
+//! RockCask's payload codec and compression (no RocksDB, no JNI): the protobuf codec for the
+//! payload types dataflow components exchange: the SEASR/Meandre
 //! BasicDataTypes messages and the seed benchmark's `TargetObjectProto` (`rust/proto`).
 //!
 //! Encoding and decoding are written against the wire format directly (`wire.rs`,
@@ -7,6 +8,7 @@
 //! per-element objects are built on the way. The prost types generated from the same `.proto`
 //! files (`pb`) are the reference the tests hold the codec to: same bytes out, same values in.
 
+pub mod compress;
 pub mod flat;
 pub mod message;
 pub mod wire;

@@ -12,8 +12,8 @@
 //! conforming encoder may write: packed or unpacked scalars, fields in any order, repeated
 //! optional submessages merged, unknown fields (and known ones with another wire type) skipped.
 
-use super::wire::{self, put_tag, put_varint, varint_len, Reader, FIXED32, FIXED64, LEN, VARINT};
-use super::CodecError;
+use crate::wire::{self, put_tag, put_varint, varint_len, Reader, FIXED32, FIXED64, LEN, VARINT};
+use crate::CodecError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {

@@ -11,7 +11,7 @@
 //!   blobs:   u32 data bytes, u32 0, u32 end[count], data bytes, pad
 //! ```
 
-use super::message::{Blobs, Column, Decoded};
+use crate::message::{Blobs, Column, Decoded};
 
 struct In<'a> {
     buf: &'a [u8],

@@ -4,7 +4,7 @@
 //! left is an error before anything is allocated. Errors carry the byte offset (from the start
 //! of the whole message) where the input stopped making sense.
 
-use super::CodecError;
+use crate::CodecError;
 
 pub const VARINT: u32 = 0;
 pub const FIXED64: u32 = 1;
