@@ -334,7 +334,7 @@ pub fn encode(ty: MessageType, names: BlobsRef<'_>, columns: &[ColumnRef<'_>]) -
 
 /// Reads one value of `field` (already tagged with `wire`) into `col`; false if the wire type
 /// is not one this column takes (the field is then unknown and skipped by the caller).
-fn read_element(r: &mut Reader<'_>, wire: u32, col: &mut Column) -> Result<bool, CodecError> {
+fn read_element(r: &mut Reader<'_>, wire: u32, col: &mut Column) -> Result<bool, Box<CodecError>> {
     match (col, wire) {
         (Column::I32(v), VARINT) => v.push(r.varint()? as i32),
         (Column::I64(v), VARINT) => v.push(r.varint()? as i64),
@@ -362,7 +362,7 @@ fn read_element(r: &mut Reader<'_>, wire: u32, col: &mut Column) -> Result<bool,
 }
 
 /// Fields of a `List` message, merged into `col`.
-fn read_list(mut r: Reader<'_>, col: &mut Column) -> Result<(), CodecError> {
+fn read_list(mut r: Reader<'_>, col: &mut Column) -> Result<(), Box<CodecError>> {
     while !r.is_done() {
         let (field, wire) = r.tag()?;
         if field != 1 || !read_element(&mut r, wire, col)? {
@@ -374,6 +374,10 @@ fn read_list(mut r: Reader<'_>, col: &mut Column) -> Result<(), CodecError> {
 
 /// Decodes a message of type `ty`.
 pub fn decode(ty: MessageType, bytes: &[u8]) -> Result<Decoded, CodecError> {
+    decode_boxed(ty, bytes).map_err(|e| *e)
+}
+
+fn decode_boxed(ty: MessageType, bytes: &[u8]) -> Result<Decoded, Box<CodecError>> {
     let mut r = Reader::new(bytes, ty.name());
     let mut names = Blobs::default();
     let mut columns = Vec::new();

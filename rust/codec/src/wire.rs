@@ -42,11 +42,26 @@ impl<'a> Reader<'a> {
         self.base + self.pos
     }
 
-    pub fn error(&self, at: usize, what: impl Into<String>) -> CodecError {
-        CodecError { message: self.message, offset: at, detail: what.into() }
+    /// Boxed, so that every `Result` on the hot path stays two words wide.
+    #[cold]
+    pub fn error(&self, at: usize, what: impl Into<String>) -> Box<CodecError> {
+        Box::new(CodecError { message: self.message, offset: at, detail: what.into() })
     }
 
-    pub fn varint(&mut self) -> Result<u64, CodecError> {
+    #[inline]
+    pub fn varint(&mut self) -> Result<u64, Box<CodecError>> {
+        // Most varints (tags, small lengths, small numbers) are one byte.
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(b));
+            }
+        }
+        self.varint_slow()
+    }
+
+    #[cold]
+    fn varint_slow(&mut self) -> Result<u64, Box<CodecError>> {
         let start = self.offset();
         let mut value = 0u64;
         for i in 0..10 {
@@ -66,7 +81,8 @@ impl<'a> Reader<'a> {
     }
 
     /// (field number, wire type) of the next field.
-    pub fn tag(&mut self) -> Result<(u32, u32), CodecError> {
+    #[inline]
+    pub fn tag(&mut self) -> Result<(u32, u32), Box<CodecError>> {
         let at = self.offset();
         let tag = self.varint()?;
         let field = tag >> 3;
@@ -80,14 +96,14 @@ impl<'a> Reader<'a> {
         Ok((field as u32, wire))
     }
 
-    pub fn fixed32(&mut self) -> Result<[u8; 4], CodecError> {
+    pub fn fixed32(&mut self) -> Result<[u8; 4], Box<CodecError>> {
         let at = self.offset();
         let bytes = self.buf.get(self.pos..self.pos + 4).ok_or_else(|| self.error(at, "truncated 32-bit value"))?;
         self.pos += 4;
         Ok(bytes.try_into().expect("4 bytes"))
     }
 
-    pub fn fixed64(&mut self) -> Result<[u8; 8], CodecError> {
+    pub fn fixed64(&mut self) -> Result<[u8; 8], Box<CodecError>> {
         let at = self.offset();
         let bytes = self.buf.get(self.pos..self.pos + 8).ok_or_else(|| self.error(at, "truncated 64-bit value"))?;
         self.pos += 8;
@@ -95,7 +111,8 @@ impl<'a> Reader<'a> {
     }
 
     /// A length-delimited field's contents, as a reader of their own (offsets stay absolute).
-    pub fn len_delimited(&mut self) -> Result<Reader<'a>, CodecError> {
+    #[inline]
+    pub fn len_delimited(&mut self) -> Result<Reader<'a>, Box<CodecError>> {
         let at = self.offset();
         let len = self.varint()?;
         let left = (self.buf.len() - self.pos) as u64;
@@ -109,11 +126,11 @@ impl<'a> Reader<'a> {
 
     /// Skips a field this message does not know (or knows with another wire type, which
     /// protobuf treats as unknown too).
-    pub fn skip(&mut self, field: u32, wire: u32) -> Result<(), CodecError> {
+    pub fn skip(&mut self, field: u32, wire: u32) -> Result<(), Box<CodecError>> {
         self.skip_nested(field, wire, 0)
     }
 
-    fn skip_nested(&mut self, field: u32, wire: u32, depth: u32) -> Result<(), CodecError> {
+    fn skip_nested(&mut self, field: u32, wire: u32, depth: u32) -> Result<(), Box<CodecError>> {
         match wire {
             VARINT => self.varint().map(|_| ()),
             FIXED64 => self.fixed64().map(|_| ()),

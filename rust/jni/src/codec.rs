@@ -1,7 +1,7 @@
 //! `org.rockcask.codec.CodecNative` entry points: one call per message, the content in one
 //! direct buffer in the flat form (`rockcask_core::codec::flat`).
 
-use jni::objects::{JByteArray, JByteBuffer, JClass};
+use jni::objects::{JByteArray, JByteBuffer, JClass, ReleaseMode};
 use jni::sys::jint;
 use jni::{Env, EnvUnowned};
 use rockcask_core::codec::{self, flat, ColumnRef, MessageType};
@@ -67,10 +67,16 @@ pub extern "system" fn Java_org_rockcask_codec_CodecNative_decode<'local>(
         if message.is_null() {
             return Err(BridgeError::Null("message"));
         }
-        let bytes = env.convert_byte_array(&message)?;
-        let decoded = codec::decode(ty, &bytes)?;
         // SAFETY: used within this call only.
         let out = unsafe { direct(env, &output)? };
+        // The message is read in place (no copy): no JNI call is made until it is released.
+        // SAFETY: `message` is a byte[] local reference; nothing else holds its elements here.
+        let elements = unsafe { message.get_elements_critical(env, ReleaseMode::NoCopyBack)? };
+        // SAFETY: i8 and u8 have the same layout.
+        let bytes = unsafe { std::slice::from_raw_parts(elements.as_ptr() as *const u8, elements.len()) };
+        let decoded = codec::decode(ty, bytes);
+        drop(elements);
+        let decoded = decoded?;
         let needed = flat::len(&decoded);
         if needed > out.len() {
             return jint::try_from(needed).map(|n| -n).map_err(|_| BridgeError::InvalidArgument(format!("decoded {} is too large ({needed} bytes)", ty.name())));
