@@ -11,7 +11,7 @@
 //!   blobs:   u32 data bytes, u32 0, u32 end[count], data bytes, pad
 //! ```
 
-use crate::message::{Blobs, Column, Decoded};
+use crate::message::{Blobs, BlobsRef, Column, ColumnRef, Decoded};
 
 struct In<'a> {
     buf: &'a [u8],
@@ -78,6 +78,66 @@ pub fn read(buf: &[u8]) -> Result<(Blobs, Vec<Column>), String> {
         });
     }
     Ok((names, columns))
+}
+
+/// Numbers of a plain type (every bit pattern valid) viewed in place; `None` if misaligned.
+fn view<T: Copy>(bytes: &[u8]) -> Option<&[T]> {
+    // SAFETY: only instantiated below with i32, i64, u32, f32 and f64, for which every bit
+    // pattern is a valid value; `align_to` itself respects alignment and length.
+    let (pre, mid, post) = unsafe { bytes.align_to::<T>() };
+    (pre.is_empty() && post.is_empty()).then_some(mid)
+}
+
+fn blobs_in_place<'a>(input: &mut In<'a>, count: usize, data_len: usize) -> Result<Option<BlobsRef<'a>>, String> {
+    let ends = input.take(count.checked_mul(4).ok_or("count too large")?)?;
+    let data = input.take(data_len)?;
+    input.pad()?;
+    let Some(ends) = view::<u32>(ends) else { return Ok(None) };
+    let b = BlobsRef { data, ends };
+    b.check()?;
+    if ends.last().map_or(0, |&e| e as usize) != data.len() {
+        return Err("blob ends do not cover the data".into());
+    }
+    Ok(Some(b))
+}
+
+/// `read` without copying: numbers and strings are viewed where Java put them. `Ok(None)` if
+/// the buffer is not 8-byte aligned (a direct buffer always is); use `read` then.
+pub fn read_borrowed(buf: &[u8]) -> Result<Option<(BlobsRef<'_>, Vec<ColumnRef<'_>>)>, String> {
+    if buf.as_ptr() as usize % 8 != 0 {
+        return Ok(None);
+    }
+    let mut input = In { buf, pos: 0 };
+    let name_count = input.u32()? as usize;
+    let name_bytes = input.u32()? as usize;
+    let Some(names) = blobs_in_place(&mut input, name_count, name_bytes)? else { return Ok(None) };
+    let column_count = input.u32()? as usize;
+    input.u32()?;
+    let mut columns = Vec::with_capacity(column_count.min(buf.len() / 8));
+    for _ in 0..column_count {
+        let kind = input.u32()?;
+        let count = input.u32()? as usize;
+        let mut numbers = |size: usize| -> Result<&[u8], String> {
+            let b = input.take(count.checked_mul(size).ok_or("count too large")?)?;
+            input.pad()?;
+            Ok(b)
+        };
+        let column = match kind {
+            0 => view::<i32>(numbers(4)?).map(ColumnRef::I32),
+            1 => view::<i64>(numbers(8)?).map(ColumnRef::I64),
+            2 => view::<f32>(numbers(4)?).map(ColumnRef::F32),
+            3 => view::<f64>(numbers(8)?).map(ColumnRef::F64),
+            4 => {
+                let data_len = input.u32()? as usize;
+                input.u32()?;
+                blobs_in_place(&mut input, count, data_len)?.map(ColumnRef::Blobs)
+            }
+            other => return Err(format!("unknown column kind {other}")),
+        };
+        let Some(column) = column else { return Ok(None) };
+        columns.push(column);
+    }
+    Ok(Some((names, columns)))
 }
 
 struct Out<'a> {
@@ -203,6 +263,17 @@ mod tests {
         let (names, columns) = read(&buf[..n]).unwrap();
         assert_eq!(Decoded { names, columns }, d);
         assert!(write(&d, &mut buf[..n - 1]).is_err());
+        // The same, viewed in place (a Vec<u64> gives the 8-byte alignment a direct buffer has).
+        let mut aligned = vec![0u64; n / 8];
+        // SAFETY: u64 to bytes, same memory, length n.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(aligned.as_mut_ptr() as *mut u8, n) };
+        bytes.copy_from_slice(&buf[..n]);
+        let (names, columns) = read_borrowed(bytes).unwrap().expect("aligned");
+        assert_eq!(names.ends, d.names.ends.as_slice());
+        let owned: Vec<ColumnRef<'_>> = d.columns.iter().map(Column::as_ref).collect();
+        assert_eq!(format!("{columns:?}"), format!("{owned:?}"));
+        assert!(read_borrowed(&bytes[..n - 8]).is_err());
+        assert!(read_borrowed(&buf[1..n + 1]).unwrap().is_none() || (buf.as_ptr() as usize + 1) % 8 == 0);
         assert!(read(&buf[..n - 8]).is_err());
     }
 }

@@ -44,9 +44,17 @@ pub extern "system" fn Java_org_rockcask_codec_CodecNative_encode<'local>(
         // SAFETY: used within this call only.
         let buf = unsafe { direct(env, &input)? };
         let len = usize::try_from(len).ok().filter(|&l| l <= buf.len()).ok_or_else(|| BridgeError::InvalidArgument(format!("length {len} outside the buffer")))?;
-        let (names, columns) = flat::read(&buf[..len]).map_err(|e| BridgeError::InvalidArgument(format!("{}: {e}", ty.name())))?;
-        let refs: Vec<ColumnRef<'_>> = columns.iter().map(codec::Column::as_ref).collect();
-        let bytes = codec::encode(ty, names.as_ref(), &refs).map_err(BridgeError::InvalidArgument)?;
+        let invalid = |e: String| BridgeError::InvalidArgument(format!("{}: {e}", ty.name()));
+        // Viewed in place (a direct buffer is aligned); copied only if it were not.
+        let bytes = match flat::read_borrowed(&buf[..len]).map_err(invalid)? {
+            Some((names, columns)) => codec::encode(ty, names, &columns),
+            None => {
+                let (names, columns) = flat::read(&buf[..len]).map_err(invalid)?;
+                let refs: Vec<ColumnRef<'_>> = columns.iter().map(codec::Column::as_ref).collect();
+                codec::encode(ty, names.as_ref(), &refs)
+            }
+        }
+        .map_err(BridgeError::InvalidArgument)?;
         Ok(env.byte_array_from_slice(&bytes)?)
     })
     .resolve::<ThrowMapped>()

@@ -157,6 +157,9 @@ public final class SeedExperiment2 {
 
     /** [serialize ns, deserialize ns, bytes] means over REPS. */
     static double[] measure(Serializer s, Target t) throws Exception {
+        // Start every serializer's window with a collected heap, so that no serializer pays for
+        // the garbage the one before it left (XStream's is large).
+        System.gc();
         byte[] bytes = null;
         long t0 = System.nanoTime();
         for (int r = 0; r < REPS; r++) {

@@ -36,7 +36,10 @@ final class Flat {
         }
         ByteBuffer b = CACHE.get();
         if (b == null || b.capacity() < capacity) {
-            b = ByteBuffer.allocateDirect((int) Math.max(capacity, 64 << 10)).order(ByteOrder.nativeOrder());
+            // Grown to the next power of two: messages that grow a little at a time must not
+            // each allocate a direct buffer (an allocation can even trigger a full GC).
+            long size = Math.max(Long.highestOneBit(Math.max(capacity, 64 << 10) - 1) << 1, 64 << 10);
+            b = ByteBuffer.allocateDirect((int) Math.min(size, Integer.MAX_VALUE - 8)).order(ByteOrder.nativeOrder());
             if (b.capacity() <= KEEP_LIMIT) {
                 CACHE.set(b);
             }
