@@ -32,52 +32,17 @@ impl<'a> In<'a> {
         let n = (8 - self.pos % 8) % 8;
         self.take(n).map(|_| ())
     }
-    fn blobs(&mut self, count: usize, data_len: usize) -> Result<Blobs, String> {
-        let ends: Vec<u32> = self.take(count.checked_mul(4).ok_or("count too large")?)?.chunks_exact(4).map(|c| u32::from_ne_bytes(c.try_into().expect("4"))).collect();
-        let data = self.take(data_len)?.to_vec();
-        self.pad()?;
-        let b = Blobs { data, ends };
-        b.as_ref().check()?;
-        if b.ends.last().map_or(0, |&e| e as usize) != b.data.len() {
-            return Err("blob ends do not cover the data".into());
-        }
-        Ok(b)
-    }
 }
 
-fn numbers<T, const N: usize>(input: &mut In<'_>, count: usize, from: fn([u8; N]) -> T) -> Result<Vec<T>, String> {
-    let bytes = input.take(count.checked_mul(N).ok_or("count too large")?)?;
-    let v = bytes.chunks_exact(N).map(|c| from(c.try_into().expect("N bytes"))).collect();
-    input.pad()?;
-    Ok(v)
-}
-
-/// Reads the flat form written by Java: (names, columns).
+/// Reads the flat form written by Java into owned columns (from any buffer: an aligned copy
+/// is read in place).
 pub fn read(buf: &[u8]) -> Result<(Blobs, Vec<Column>), String> {
-    let mut input = In { buf, pos: 0 };
-    let name_count = input.u32()? as usize;
-    let name_bytes = input.u32()? as usize;
-    let names = input.blobs(name_count, name_bytes)?;
-    let column_count = input.u32()? as usize;
-    input.u32()?;
-    let mut columns = Vec::with_capacity(column_count.min(buf.len() / 8));
-    for _ in 0..column_count {
-        let kind = input.u32()?;
-        let count = input.u32()? as usize;
-        columns.push(match kind {
-            0 => Column::I32(numbers(&mut input, count, i32::from_ne_bytes)?),
-            1 => Column::I64(numbers(&mut input, count, i64::from_ne_bytes)?),
-            2 => Column::F32(numbers(&mut input, count, |b| f32::from_bits(u32::from_ne_bytes(b)))?),
-            3 => Column::F64(numbers(&mut input, count, |b| f64::from_bits(u64::from_ne_bytes(b)))?),
-            4 => {
-                let data_len = input.u32()? as usize;
-                input.u32()?;
-                Column::Blobs(input.blobs(count, data_len)?)
-            }
-            other => return Err(format!("unknown column kind {other}")),
-        });
-    }
-    Ok((names, columns))
+    let mut words = vec![0u64; buf.len().div_ceil(8)];
+    // SAFETY: `words` holds at least `buf.len()` bytes; u8 has no alignment or validity needs.
+    let aligned = unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, buf.len()) };
+    aligned.copy_from_slice(buf);
+    let (names, columns) = read_borrowed(aligned)?.expect("a Vec<u64> is 8-byte aligned");
+    Ok((names.to_owned(), columns.iter().map(ColumnRef::to_owned).collect()))
 }
 
 /// Numbers of a plain type (every bit pattern valid) viewed in place; `None` if misaligned.

@@ -138,6 +138,10 @@ impl<'a> BlobsRef<'a> {
         Ok(())
     }
 
+    pub fn to_owned(&self) -> Blobs {
+        Blobs { data: self.data.to_vec(), ends: self.ends.to_vec() }
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
         let data = self.data;
         let mut start = 0usize;
@@ -165,6 +169,18 @@ pub enum ColumnRef<'a> {
     F32(&'a [f32]),
     F64(&'a [f64]),
     Blobs(BlobsRef<'a>),
+}
+
+impl ColumnRef<'_> {
+    pub fn to_owned(&self) -> Column {
+        match self {
+            ColumnRef::I32(v) => Column::I32(v.to_vec()),
+            ColumnRef::I64(v) => Column::I64(v.to_vec()),
+            ColumnRef::F32(v) => Column::F32(v.to_vec()),
+            ColumnRef::F64(v) => Column::F64(v.to_vec()),
+            ColumnRef::Blobs(b) => Column::Blobs(b.to_owned()),
+        }
+    }
 }
 
 impl Column {

@@ -5,7 +5,7 @@ use jni::objects::{JByteArray, JByteBuffer, JClass, ReleaseMode};
 use jni::sys::jint;
 use jni::{Env, EnvUnowned};
 use rockcask_core::codec::{self, flat, ColumnRef, MessageType};
-use rockcask_core::compress::{self, Compression, Policy};
+use rockcask_core::compress::{self, Policy};
 
 use crate::error::{BridgeError, BridgeResult, ThrowMapped};
 
@@ -104,7 +104,7 @@ pub extern "system" fn Java_org_rockcask_codec_CodecNative_compress<'local>(
     payload: JByteArray<'local>,
 ) -> JByteArray<'local> {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let codec = u8::try_from(codec).ok().and_then(Compression::from_code).ok_or_else(|| BridgeError::InvalidArgument(format!("unknown compression code {codec}")))?;
+        let codec = crate::store::codec(codec)?;
         let payload = crate::wire::bytes(env, &payload, "payload")?;
         let (used, body) = Policy { codec, threshold: 0 }.compress(&payload);
         let mut out = Vec::with_capacity(body.len() + 1);
@@ -125,7 +125,7 @@ pub extern "system" fn Java_org_rockcask_codec_CodecNative_decompress<'local>(
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
         let stored = crate::wire::bytes(env, &stored, "stored")?;
         let (&code, body) = stored.split_first().ok_or_else(|| BridgeError::InvalidArgument("empty stored form".into()))?;
-        let codec = Compression::from_code(code).ok_or_else(|| BridgeError::InvalidArgument(format!("unknown compression code {code}")))?;
+        let codec = crate::store::codec(jint::from(code))?;
         let payload = compress::decompress(codec, body).map_err(|e| BridgeError::InvalidArgument(format!("damaged {} data: {e}", codec.name())))?;
         Ok(env.byte_array_from_slice(&payload)?)
     })

@@ -18,7 +18,8 @@ impl Tagged for StoreHandle {
     const NAME: &'static str = "Store";
 }
 
-fn codec(code: jint) -> BridgeResult<Compression> {
+/// A `Compression` code from Java (the enum's declaration order).
+pub(crate) fn codec(code: jint) -> BridgeResult<Compression> {
     u8::try_from(code).ok().and_then(Compression::from_code).ok_or_else(|| BridgeError::InvalidArgument(format!("unknown compression code {code}")))
 }
 
