@@ -351,15 +351,46 @@ pub fn encode(ty: MessageType, names: BlobsRef<'_>, columns: &[ColumnRef<'_>]) -
 /// Reads one value of `field` (already tagged with `wire`) into `col`; false if the wire type
 /// is not one this column takes (the field is then unknown and skipped by the caller).
 fn read_element(r: &mut Reader<'_>, wire: u32, col: &mut Column) -> Result<bool, Box<CodecError>> {
+    read_run(r, wire, col, None)
+}
+
+/// `read_element`, then, while the next field starts with the same one-byte tag `tag` (an
+/// unpacked repeated field: every element has it), the following elements without going back
+/// through tag dispatch.
+fn read_run(r: &mut Reader<'_>, wire: u32, col: &mut Column, tag: Option<u8>) -> Result<bool, Box<CodecError>> {
+    let again = |r: &mut Reader<'_>| tag.is_some() && r.skip_byte_if(tag);
     match (col, wire) {
-        (Column::I32(v), VARINT) => v.push(r.varint()? as i32),
-        (Column::I64(v), VARINT) => v.push(r.varint()? as i64),
-        (Column::F32(v), FIXED32) => v.push(f32::from_bits(u32::from_le_bytes(r.fixed32()?))),
-        (Column::F64(v), FIXED64) => v.push(f64::from_bits(u64::from_le_bytes(r.fixed64()?))),
-        (Column::Blobs(b), LEN) => {
+        (Column::I32(v), VARINT) => loop {
+            v.push(r.varint()? as i32);
+            if !again(r) {
+                break;
+            }
+        },
+        (Column::I64(v), VARINT) => loop {
+            v.push(r.varint()? as i64);
+            if !again(r) {
+                break;
+            }
+        },
+        (Column::F32(v), FIXED32) => loop {
+            v.push(f32::from_bits(u32::from_le_bytes(r.fixed32()?)));
+            if !again(r) {
+                break;
+            }
+        },
+        (Column::F64(v), FIXED64) => loop {
+            v.push(f64::from_bits(u64::from_le_bytes(r.fixed64()?)));
+            if !again(r) {
+                break;
+            }
+        },
+        (Column::Blobs(b), LEN) => loop {
             let sub = r.len_delimited()?;
             b.push(sub.rest());
-        }
+            if !again(r) {
+                break;
+            }
+        },
         // Packed numbers.
         (col @ (Column::I32(_) | Column::I64(_) | Column::F32(_) | Column::F64(_)), LEN) => {
             let mut sub = r.len_delimited()?;
@@ -380,8 +411,9 @@ fn read_element(r: &mut Reader<'_>, wire: u32, col: &mut Column) -> Result<bool,
 /// Fields of a `List` message, merged into `col`.
 fn read_list(mut r: Reader<'_>, col: &mut Column) -> Result<(), Box<CodecError>> {
     while !r.is_done() {
+        let first = r.peek_byte();
         let (field, wire) = r.tag()?;
-        if field != 1 || !read_element(&mut r, wire, col)? {
+        if field != 1 || !read_run(&mut r, wire, col, first)? {
             r.skip(field, wire)?;
         }
     }
@@ -403,10 +435,11 @@ fn decode_boxed(ty: MessageType, bytes: &[u8]) -> Result<Decoded, Box<CodecError
             let mut ia = Column::I32(Vec::new());
             let mut sa = Column::Blobs(Blobs::default());
             while !r.is_done() {
+                let first = r.peek_byte();
                 let (field, wire) = r.tag()?;
                 let known = match field {
-                    1 => read_element(&mut r, wire, &mut ia)?,
-                    2 => read_element(&mut r, wire, &mut sa)?,
+                    1 => read_run(&mut r, wire, &mut ia, first)?,
+                    2 => read_run(&mut r, wire, &mut sa, first)?,
                     _ => false,
                 };
                 if !known {

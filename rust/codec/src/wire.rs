@@ -33,6 +33,23 @@ impl<'a> Reader<'a> {
         self.pos >= self.buf.len()
     }
 
+    /// The next byte if it is a whole one-byte tag (below 0x80), without consuming it.
+    #[inline]
+    pub fn peek_byte(&self) -> Option<u8> {
+        self.buf.get(self.pos).copied().filter(|&b| b < 0x80)
+    }
+
+    /// Consumes the next byte if it equals `byte`.
+    #[inline]
+    pub fn skip_byte_if(&mut self, byte: Option<u8>) -> bool {
+        if byte.is_some() && self.buf.get(self.pos).copied() == byte {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
     /// The bytes not read yet.
     pub fn rest(&self) -> &'a [u8] {
         &self.buf[self.pos..]
