@@ -10,8 +10,8 @@
 use std::borrow::Cow;
 use std::io::Read;
 
-/// Largest payload a stored value may decompress to (a Java array's limit).
-pub const MAX_DECOMPRESSED: usize = i32::MAX as usize - 8;
+/// Largest payload a stored value may decompress to (the store's largest payload, 1 GiB).
+pub const MAX_DECOMPRESSED: usize = 1 << 30;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Compression {
@@ -103,11 +103,17 @@ pub fn decompress(codec: Compression, body: &[u8]) -> Result<Cow<'_, [u8]>, Stri
             lz4_flex::decompress_size_prepended(body).map(Cow::Owned).map_err(|e| format!("lz4: {e}"))
         }
         Compression::Zstd => {
+            // A frame that declares its size (RockCask's do) is checked before anything is read.
+            if let Ok(Some(declared)) = zstd::zstd_safe::get_frame_content_size(body) {
+                if declared > MAX_DECOMPRESSED as u64 {
+                    return Err(format!("zstd body claims {declared} bytes, more than the 1 GiB a payload may have"));
+                }
+            }
             let mut out = Vec::new();
             let decoder = zstd::stream::read::Decoder::new(body).map_err(|e| format!("zstd: {e}"))?;
             decoder.take(MAX_DECOMPRESSED as u64 + 1).read_to_end(&mut out).map_err(|e| format!("zstd: {e}"))?;
             if out.len() > MAX_DECOMPRESSED {
-                return Err("zstd body decompresses beyond 2 GiB".into());
+                return Err("zstd body decompresses beyond the 1 GiB a payload may have".into());
             }
             Ok(Cow::Owned(out))
         }

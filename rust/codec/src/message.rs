@@ -214,6 +214,9 @@ pub struct Decoded {
     pub columns: Vec<Column>,
 }
 
+/// Largest message (and decoded flat form) that can cross to Java: a byte[] or direct buffer.
+pub const MAX_MESSAGE: usize = i32::MAX as usize - 64;
+
 // ---- encoding ----------------------------------------------------------------------------
 
 fn kind_matches(kind: Kind, c: &ColumnRef<'_>) -> bool {
@@ -289,7 +292,11 @@ pub fn encode(ty: MessageType, names: BlobsRef<'_>, columns: &[ColumnRef<'_>]) -
             if !names.ends.is_empty() {
                 return Err("TargetObjectProto has no names".into());
             }
-            let mut out = Vec::with_capacity(repeated_len(1, ia) + repeated_len(2, sa));
+            let total = repeated_len(1, ia) + repeated_len(2, sa);
+            if total > MAX_MESSAGE {
+                return Err(format!("TargetObjectProto of {total} bytes would exceed the 2 GiB a Java array holds"));
+            }
+            let mut out = Vec::with_capacity(total);
             put_repeated(&mut out, 1, ia);
             put_repeated(&mut out, 2, sa);
             return Ok(out);
@@ -315,6 +322,9 @@ pub fn encode(ty: MessageType, names: BlobsRef<'_>, columns: &[ColumnRef<'_>]) -
             Shape::Map | Shape::Array => columns.iter().map(|c| nested_len(repeated_len(1, c))).sum(),
             Shape::Frame => names.iter().zip(columns).map(|(n, c)| nested_len(labeled_len(n, c))).sum(),
         };
+    if total > MAX_MESSAGE {
+        return Err(format!("{} of {total} bytes would exceed the 2 GiB a Java array holds", ty.name()));
+    }
     let mut out = Vec::with_capacity(total);
     match shape {
         Shape::List => put_repeated(&mut out, 1, &columns[0]),
@@ -455,6 +465,14 @@ fn decode_boxed(ty: MessageType, bytes: &[u8]) -> Result<Decoded, Box<CodecError
         return Ok(Decoded { names, columns: vec![col] });
     }
     while !r.is_done() {
+        // Every list costs 16 bytes of flat form (and a `Column` here) for as little as 2 input
+        // bytes: past what can cross to Java, stop rather than grow.
+        if columns.len() >= MAX_MESSAGE / 16 {
+            return Err(r.error(r.offset(), "more lists than a decoded message can hold"));
+        }
+        if columns.len() == columns.capacity() && columns.try_reserve(columns.len().max(16)).is_err() {
+            return Err(r.error(r.offset(), "out of memory for the decoded lists"));
+        }
         let (field, wire) = r.tag()?;
         match (shape, field, wire) {
             (Shape::Map, 1, LEN) => names.push(r.len_delimited()?.rest()),

@@ -1,7 +1,7 @@
 //! `org.rockcask.codec.CodecNative` entry points: one call per message, the content in one
 //! direct buffer in the flat form (`rockcask_core::codec::flat`).
 
-use jni::objects::{JByteArray, JByteBuffer, JClass, ReleaseMode};
+use jni::objects::{JByteArray, JByteBuffer, JClass};
 use jni::sys::jint;
 use jni::{Env, EnvUnowned};
 use rockcask_core::codec::{self, flat, ColumnRef, MessageType};
@@ -28,6 +28,48 @@ unsafe fn direct<'b>(env: &Env<'_>, buffer: &JByteBuffer<'_>) -> BridgeResult<&'
     let capacity = env.get_direct_buffer_capacity(buffer)?;
     // SAFETY: see the function contract.
     Ok(unsafe { std::slice::from_raw_parts_mut(address, capacity) })
+}
+
+/// Messages up to this size are decoded where they are in the Java heap (no copy); the GC waits
+/// meanwhile, so larger ones are copied first.
+const IN_PLACE_LIMIT: usize = 1 << 20;
+
+/// A Java byte[] held with `GetPrimitiveArrayCritical`, called through the raw function table:
+/// between get and release no JNI function at all may be called (the jni crate's wrapper checks
+/// for exceptions in between, which -Xcheck:jni reports).
+struct InPlace {
+    env: *mut jni::sys::JNIEnv,
+    array: jni::sys::jarray,
+    ptr: *mut std::ffi::c_void,
+    len: usize,
+}
+
+impl InPlace {
+    fn new(env: &Env<'_>, array: &JByteArray<'_>, len: usize) -> BridgeResult<InPlace> {
+        let raw_env = env.get_raw();
+        let raw_array = array.as_raw();
+        // SAFETY: a valid env and a live, non-null byte[] local reference; released in Drop
+        // before any other JNI call.
+        let ptr = unsafe { ((**raw_env).v1_2.GetPrimitiveArrayCritical)(raw_env, raw_array, std::ptr::null_mut()) };
+        if ptr.is_null() {
+            return Err(BridgeError::InvalidArgument("could not access the message bytes".into()));
+        }
+        Ok(InPlace { env: raw_env, array: raw_array, ptr, len })
+    }
+
+    /// Decodes and releases the array (no JNI call in between).
+    fn decode(self, ty: MessageType) -> Result<codec::Decoded, codec::CodecError> {
+        // SAFETY: `ptr` points at `len` bytes of the pinned array until released in Drop.
+        let bytes = unsafe { std::slice::from_raw_parts(self.ptr as *const u8, self.len) };
+        codec::decode(ty, bytes)
+    }
+}
+
+impl Drop for InPlace {
+    fn drop(&mut self) {
+        // SAFETY: pairs the GetPrimitiveArrayCritical of `new`; JNI_ABORT: nothing to copy back.
+        unsafe { ((**self.env).v1_2.ReleasePrimitiveArrayCritical)(self.env, self.array, self.ptr, jni::sys::JNI_ABORT) };
+    }
 }
 
 /// Encodes the message whose flat content fills the first `len` bytes of `input`.
@@ -77,14 +119,13 @@ pub extern "system" fn Java_org_rockcask_codec_CodecNative_decode<'local>(
         }
         // SAFETY: used within this call only.
         let out = unsafe { direct(env, &output)? };
-        // The message is read in place (no copy): no JNI call is made until it is released.
-        // SAFETY: `message` is a byte[] local reference; nothing else holds its elements here.
-        let elements = unsafe { message.get_elements_critical(env, ReleaseMode::NoCopyBack)? };
-        // SAFETY: i8 and u8 have the same layout.
-        let bytes = unsafe { std::slice::from_raw_parts(elements.as_ptr() as *const u8, elements.len()) };
-        let decoded = codec::decode(ty, bytes);
-        drop(elements);
-        let decoded = decoded?;
+        let len = message.len(env)?;
+        let decoded = if len <= IN_PLACE_LIMIT {
+            InPlace::new(env, &message, len)?.decode(ty)
+        } else {
+            // Large messages are copied: holding the array would keep the GC waiting.
+            codec::decode(ty, &env.convert_byte_array(&message)?)
+        }?;
         let needed = flat::len(&decoded);
         if needed > out.len() {
             return jint::try_from(needed).map(|n| -n).map_err(|_| BridgeError::InvalidArgument(format!("decoded {} is too large ({needed} bytes)", ty.name())));

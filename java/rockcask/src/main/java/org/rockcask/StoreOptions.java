@@ -38,6 +38,10 @@ public final class StoreOptions {
         return new StoreOptions();
     }
 
+    /**
+     * On (default): a commit that returned survives power loss. Off: it survives a crash of the
+     * process, but the last commits may be lost if the machine goes down.
+     */
     public boolean syncOnCommit() {
         return syncOnCommit;
     }
@@ -48,6 +52,7 @@ public final class StoreOptions {
         return o;
     }
 
+    /** Bytes of the block cache (0 disables it). */
     public long blockCacheBytes() {
         return blockCacheBytes;
     }
@@ -61,6 +66,7 @@ public final class StoreOptions {
         return o;
     }
 
+    /** Bytes all memtables together may use before they are flushed to disk. */
     public long writeBufferBytes() {
         return writeBufferBytes;
     }
@@ -74,6 +80,7 @@ public final class StoreOptions {
         return o;
     }
 
+    /** Create the store when the directory is missing or empty (default on). */
     public boolean createIfMissing() {
         return createIfMissing;
     }
@@ -84,6 +91,7 @@ public final class StoreOptions {
         return o;
     }
 
+    /** Open without the write lock; every write throws {@link RockCaskException} (ReadOnly). */
     public boolean readOnly() {
         return readOnly;
     }
@@ -126,7 +134,10 @@ public final class StoreOptions {
         return o;
     }
 
-    /** Per-queue codecs overriding {@link #compression()} for {@code enqueue(queue, bytes)}. */
+    /**
+     * Per-queue codecs overriding {@link #compression()} for {@code enqueue(queue, bytes)}. Names
+     * are matched exactly as given (a name no queue has simply never applies).
+     */
     public Map<String, Compression> queueCompression() {
         return queueCompression;
     }

@@ -19,8 +19,10 @@ import java.util.Map;
  *
  * <p>Decoding accepts whatever a conforming encoder may produce for the message: packed or
  * unpacked numbers, fields in any order, unknown fields (skipped). Input that is not a valid
- * message throws {@link CodecException} naming the message type and the byte offset; nothing
- * is allocated beyond what the input's size justifies.
+ * message throws {@link CodecException} naming the message type and the byte offset; a message
+ * whose decoded form would exceed 2 GiB (or content that would encode to more) throws
+ * {@link IllegalArgumentException}. Encoding and decoding use a direct buffer per thread (kept
+ * up to 8 MiB, grown as needed).
  *
  * <p>Maps keep their protobuf form's order ({@link LinkedHashMap}); a key that repeats in the
  * message keeps its first position and its last value. Frames keep repeated names.
@@ -69,7 +71,14 @@ public final class Codec {
         if (map == null) {
             throw new NullPointerException("map must not be null");
         }
-        return encode(type, Flat.utf8(new ArrayList<>(map.keySet())), kind, new ArrayList<>(map.values()));
+        // One pass over the entries: keys and values stay paired even if the map changes.
+        List<String> keys = new ArrayList<>();
+        List<Object> values = new ArrayList<>();
+        for (Map.Entry<String, ?> e : map.entrySet()) {
+            keys.add(e.getKey());
+            values.add(e.getValue());
+        }
+        return encode(type, Flat.utf8(keys), kind, values);
     }
 
     private static byte[] encodeFrame(int type, Flat.Kind kind, DataFrame<?> frame) {
@@ -409,9 +418,9 @@ public final class Codec {
     // ---- compression ----
 
     /**
-     * {@code payload} compressed with {@code codec}, as the store keeps it: a codec byte, then
-     * the body; the payload itself if compressing does not make it smaller. Read back with
-     * {@link #decompress(byte[])}.
+     * {@code payload} compressed with {@code codec}: a codec byte, then the body (the payload
+     * itself if compressing does not make it smaller), the way the store compresses payloads.
+     * Read back with {@link #decompress(byte[])}; payloads decompress to at most 1 GiB.
      */
     public static byte[] compress(byte[] payload, org.rockcask.Compression codec) {
         if (payload == null || codec == null) {

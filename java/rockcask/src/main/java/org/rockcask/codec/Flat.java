@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * A message's content in the flat form that crosses JNI in one call: one direct buffer,
  * numbers in native byte order (bulk-copied with {@code IntBuffer.put/get} and the like),
- * sections padded to 8 bytes. The layout is described in {@code rust/core/src/codec/flat.rs}.
+ * sections padded to 8 bytes. The layout is described in {@code rust/codec/src/flat.rs}.
  */
 final class Flat {
     /** Element kinds of a column, as numbered in the flat form. */
@@ -231,7 +231,9 @@ final class Flat {
         if (message == null) {
             throw new NullPointerException("message must not be null");
         }
-        ByteBuffer b = buffer(4L * message.length + 64);
+        // The thread's buffer as it is; the native side says how much it needs if that is too
+        // little (nothing is decoded twice unless the buffer grows).
+        ByteBuffer b = buffer(Math.min(4L * message.length + 64, 64 << 10));
         int n = CodecNative.decode(type, message, b);
         if (n < 0) {
             b = buffer(-(long) n);
