@@ -26,7 +26,10 @@ public final class StoreStats {
     private final long payloadBytes;
     private final long storedPayloadBytes;
 
-    /** Payload bytes committed since the store was opened, as given. */
+    /**
+     * Payload bytes written by transactions committed since the store was opened, as given
+     * (a payload overwritten within its transaction counts too).
+     */
     public long payloadBytes() {
         return payloadBytes;
     }
