@@ -8,26 +8,13 @@ use rockcask_core::codec::{self, flat, ColumnRef, MessageType};
 use rockcask_core::compress::{self, Policy};
 
 use crate::error::{BridgeError, BridgeResult, ThrowMapped};
+use crate::wire;
 
 fn message_type(code: jint) -> BridgeResult<MessageType> {
     u32::try_from(code)
         .ok()
         .and_then(MessageType::from_code)
         .ok_or_else(|| BridgeError::InvalidArgument(format!("unknown message type code {code}")))
-}
-
-/// The direct buffer's memory.
-///
-/// Safety: the caller uses the slice only during this native call, while the local reference
-/// keeps the buffer reachable; Java does not touch the buffer during the call.
-unsafe fn direct<'b>(env: &Env<'_>, buffer: &JByteBuffer<'_>) -> BridgeResult<&'b mut [u8]> {
-    if buffer.is_null() {
-        return Err(BridgeError::Null("buffer"));
-    }
-    let address = env.get_direct_buffer_address(buffer)?;
-    let capacity = env.get_direct_buffer_capacity(buffer)?;
-    // SAFETY: see the function contract.
-    Ok(unsafe { std::slice::from_raw_parts_mut(address, capacity) })
 }
 
 /// Messages up to this size are decoded where they are in the Java heap (no copy); the GC waits
@@ -84,7 +71,7 @@ pub extern "system" fn Java_org_rockcask_codec_CodecNative_encode<'local>(
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
         let ty = message_type(type_code)?;
         // SAFETY: used within this call only.
-        let buf = unsafe { direct(env, &input)? };
+        let buf = unsafe { wire::direct_buffer(env, &input, "input buffer")? };
         let len = usize::try_from(len).ok().filter(|&l| l <= buf.len()).ok_or_else(|| BridgeError::InvalidArgument(format!("length {len} outside the buffer")))?;
         let invalid = |e: String| BridgeError::InvalidArgument(format!("{}: {e}", ty.name()));
         // Viewed in place (a direct buffer is aligned); copied only if it were not.
@@ -118,7 +105,7 @@ pub extern "system" fn Java_org_rockcask_codec_CodecNative_decode<'local>(
             return Err(BridgeError::Null("message"));
         }
         // SAFETY: used within this call only.
-        let out = unsafe { direct(env, &output)? };
+        let out = unsafe { wire::direct_buffer(env, &output, "output buffer")? };
         let len = message.len(env)?;
         let decoded = if len <= IN_PLACE_LIMIT {
             InPlace::new(env, &message, len)?.decode(ty)
@@ -146,7 +133,7 @@ pub extern "system" fn Java_org_rockcask_codec_CodecNative_compress<'local>(
 ) -> JByteArray<'local> {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
         let codec = crate::store::codec(codec)?;
-        let payload = crate::wire::bytes(env, &payload, "payload")?;
+        let payload = wire::bytes(env, &payload, "payload")?;
         let (used, body) = Policy { codec, threshold: 0 }.compress(&payload);
         let mut out = Vec::with_capacity(body.len() + 1);
         out.push(used.code());
@@ -164,7 +151,7 @@ pub extern "system" fn Java_org_rockcask_codec_CodecNative_decompress<'local>(
     stored: JByteArray<'local>,
 ) -> JByteArray<'local> {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let stored = crate::wire::bytes(env, &stored, "stored")?;
+        let stored = wire::bytes(env, &stored, "stored")?;
         let (&code, body) = stored.split_first().ok_or_else(|| BridgeError::InvalidArgument("empty stored form".into()))?;
         let codec = crate::store::codec(jint::from(code))?;
         let payload = compress::decompress(codec, body).map_err(|e| BridgeError::InvalidArgument(format!("damaged {} data: {e}", codec.name())))?;

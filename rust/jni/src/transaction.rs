@@ -54,17 +54,12 @@ pub extern "system" fn Java_org_rockcask_Native_txApply<'local>(
     len: jint,
 ) {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        if ops.is_null() {
-            return Err(BridgeError::Null("pending operations buffer"));
-        }
-        let address = env.get_direct_buffer_address(&ops)?;
-        let capacity = env.get_direct_buffer_capacity(&ops)?;
-        let len = usize::try_from(len).ok().filter(|&l| l <= capacity).ok_or_else(|| {
+        // SAFETY: used within this call only; Java waits for it before reusing the buffer.
+        let buffer = unsafe { wire::direct_buffer(env, &ops, "pending operations buffer")? };
+        let capacity = buffer.len();
+        let bytes = usize::try_from(len).ok().and_then(|l| buffer.get(..l)).ok_or_else(|| {
             BridgeError::InvalidArgument(format!("pending length {len} outside the buffer's capacity {capacity}"))
         })?;
-        // SAFETY: a direct buffer's memory stays valid while the Java object is reachable, which
-        // it is for the duration of this call (a local reference holds it); `len <= capacity`.
-        let bytes = unsafe { std::slice::from_raw_parts(address as *const u8, len) };
         let mut tx = tx(handle)?;
         let applied = PendingOps::new(bytes).try_for_each(|op| -> BridgeResult<()> {
             match op? {

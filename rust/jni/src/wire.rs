@@ -4,7 +4,7 @@
 //! Packed messages (big-endian, read by `org.rockcask.Wire`): i32 count, then per message
 //! i64 msb, i64 lsb, i32 payload length (-1 when the object is gone), payload bytes.
 
-use jni::objects::JByteArray;
+use jni::objects::{JByteArray, JByteBuffer};
 use jni::Env;
 use rockcask_core::{Message, Uuid};
 
@@ -15,6 +15,20 @@ pub fn bytes(env: &Env<'_>, array: &JByteArray<'_>, what: &'static str) -> Bridg
         return Err(BridgeError::Null(what));
     }
     Ok(env.convert_byte_array(array)?)
+}
+
+/// The memory of a direct buffer, all of its capacity.
+///
+/// Safety: the caller uses the slice only during the current native call (a local reference
+/// keeps the buffer reachable) and Java does not touch the buffer meanwhile.
+pub unsafe fn direct_buffer<'b>(env: &Env<'_>, buffer: &JByteBuffer<'_>, what: &'static str) -> BridgeResult<&'b mut [u8]> {
+    if buffer.is_null() {
+        return Err(BridgeError::Null(what));
+    }
+    let address = env.get_direct_buffer_address(buffer)?;
+    let capacity = env.get_direct_buffer_capacity(buffer)?;
+    // SAFETY: see the function contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(address, capacity) })
 }
 
 /// Queue names arrive as UTF-8 encoded by Java (`String.getBytes(UTF_8)`), so they are valid

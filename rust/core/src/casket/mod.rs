@@ -271,18 +271,6 @@ impl Casket {
         Ok(casket)
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    pub fn kind(&self) -> Kind {
-        self.kind
-    }
-
-    pub fn order(&self) -> &KeyOrder {
-        &self.order
-    }
-
     /// Aborts a running transaction, writes what is pending, syncs, releases RocksDB, the
     /// lock and the marker. Later calls fail with EINVALID. A second close is a no-op.
     pub fn close(&self) -> CasketResult<()> {
@@ -306,10 +294,6 @@ impl Casket {
         inner.clear_hints();
         inner.transaction_ended.notify_all();
         result
-    }
-
-    pub fn is_open(&self) -> bool {
-        self.inner.lock().db.is_some()
     }
 
     /// The casket, open; `write` also requires a writer.
@@ -413,10 +397,6 @@ impl Casket {
             return Err(CasketError::new(Ecode::Invalid, "no transaction is running"));
         }
         inner.abort()
-    }
-
-    pub fn in_transaction(&self) -> bool {
-        self.inner.lock().tx.is_some()
     }
 
     // ---- maintenance --------------------------------------------------------------------
