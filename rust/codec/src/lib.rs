@@ -21,6 +21,13 @@ pub mod pb {
     include!(concat!(env!("OUT_DIR"), "/_.rs"));
 }
 
+/// The records of a snapshot file (`rust/proto/snapshot.proto`; the file around them is
+/// `rockcask_core::snapshot`'s).
+pub mod snapshot_pb {
+    #![allow(clippy::all, missing_docs)]
+    include!(concat!(env!("OUT_DIR"), "/rockcask.snapshot.rs"));
+}
+
 /// Input that is not a well-formed message of the expected type: which type, where, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodecError {

@@ -54,6 +54,25 @@ pub enum Error {
     /// Data read back from the store does not have the shape RockCask wrote.
     #[error("corrupt store data at {0}")]
     Corrupt(String),
+
+    /// A snapshot file that cannot be read or trusted: which file, where, and why.
+    #[error("snapshot {}: {detail} (at byte {offset}{})", file.display(), frame.map(|f| format!(", frame {f}")).unwrap_or_default())]
+    Snapshot { file: PathBuf, offset: u64, frame: Option<u64>, detail: String },
+
+    /// The destination of an export, import or checkpoint is already there.
+    #[error("{} {why}", path.display())]
+    TargetExists { path: PathBuf, why: String },
+
+    /// A file operation outside RocksDB failed (reading or writing a snapshot, say).
+    #[error("{context}: {source}")]
+    Io { context: String, source: std::io::Error },
+}
+
+impl Error {
+    pub(crate) fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
+        let context = context.into();
+        move |source| Error::Io { context, source }
+    }
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

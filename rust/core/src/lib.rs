@@ -10,6 +10,7 @@ pub mod keys;
 pub mod options;
 mod pipeline;
 mod queue;
+pub mod snapshot;
 pub mod store;
 pub mod transaction;
 

@@ -315,7 +315,7 @@ fn db_options(options: &StoreOptions, creating: bool) -> Options {
     o
 }
 
-fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cache>) -> Options {
+pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cache>) -> Options {
     let mut o = Options::default();
     let mut table = BlockBasedOptions::default();
     match cache {
@@ -376,7 +376,7 @@ fn recover_queues(db: &DB) -> Result<Queues> {
 }
 
 /// Exclusive upper bound of one queue's entry keys (longer than any of its 12-byte keys).
-fn queue_upper_bound(id: QueueId) -> Vec<u8> {
+pub(crate) fn queue_upper_bound(id: QueueId) -> Vec<u8> {
     let mut k = keys::entry_key(id, u64::MAX).to_vec();
     k.push(0xFF);
     k

@@ -1,0 +1,347 @@
+//! Writing a snapshot: the calling thread reads the store under one RocksDB snapshot and cuts
+//! what it reads into chunks at points that depend only on the data; workers turn chunks into
+//! frames (records, compression, CRC); the calling thread writes the frames in chunk order.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use prost::Message;
+use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, SnapshotWithThreadMode, DB};
+
+use super::format::{self, FRAME_RECORDS};
+use super::parallel::ordered_map;
+use super::{Content, Counts, ExportOptions, Header, Progress, Summary, Throttle};
+use crate::codec::snapshot_pb::{self as pb, record::Kind};
+use crate::compress::{Compression, Policy};
+use crate::error::{Error, Result, RocksContext};
+use crate::keys::{self, Ownership, CF_ENTRIES, CF_META, CF_OBJECTS, CF_REFS};
+use crate::store::{DbRef, Store};
+
+/// What the reading thread hands to a worker: store values as read, not yet records.
+pub(crate) enum Item {
+    Queue { index: u32, name: String },
+    Entry { queue: u32, position: u64, value: Vec<u8> },
+    Object { id: Vec<u8>, value: Vec<u8>, owned_entries: u64 },
+}
+
+impl Item {
+    /// Bytes the item brings to a chunk (close to its record's size).
+    fn weight(&self) -> usize {
+        match self {
+            Item::Queue { name, .. } => name.len() + 8,
+            Item::Entry { .. } => 32,
+            Item::Object { value, .. } => value.len() + 24,
+        }
+    }
+
+    fn into_record(self) -> Result<pb::Record> {
+        let kind = match self {
+            Item::Queue { index, name } => Kind::Queue(pb::QueueDef { index, name }),
+            Item::Entry { queue, position, value } => {
+                let (id, own) = keys::decode_entry_value(&value)?;
+                Kind::Entry(pb::Entry { queue, position, object_id: id.as_bytes().to_vec(), owned: own == Ownership::Owned })
+            }
+            Item::Object { id, mut value, owned_entries } => {
+                let (own, codec, _) = keys::decode_object_value(&value)?;
+                let payload = if codec == Compression::None {
+                    // The stored value is the flag byte and the raw payload: reuse its buffer.
+                    value.remove(0);
+                    value
+                } else {
+                    keys::object_payload(&value)?.1.into_owned()
+                };
+                Kind::Object(pb::Object { id, owned: own == Ownership::Owned, payload, owned_entries })
+            }
+        };
+        Ok(pb::Record { kind: Some(kind) })
+    }
+}
+
+/// A frame ready to be written, with what it adds to the trailer's counts.
+pub(crate) struct Frame {
+    pub bytes: Vec<u8>,
+    pub counts: Counts,
+}
+
+/// Encodes a chunk's records into one frame (compressed with `compression` when it shrinks).
+pub(crate) fn encode_chunk(items: Vec<Item>, compression: Compression) -> Result<Frame> {
+    let mut counts = Counts { frames: 1, ..Default::default() };
+    let mut body = Vec::with_capacity(items.iter().map(Item::weight).sum::<usize>() + 16);
+    for item in items {
+        let record = item.into_record()?;
+        count(&mut counts, &record);
+        record.encode_length_delimited(&mut body).expect("a Vec grows as needed");
+    }
+    let (codec, stored) = Policy { codec: compression, threshold: 0 }.compress(&body);
+    let mut bytes = Vec::with_capacity(stored.len() + format::FRAME_FIXED_BYTES + format::CRC_BYTES);
+    format::encode_frame(&mut bytes, FRAME_RECORDS, codec, counts.records as u32, body.len() as u32, &stored);
+    Ok(Frame { bytes, counts })
+}
+
+/// Adds one record to `counts`.
+pub(crate) fn count(counts: &mut Counts, record: &pb::Record) {
+    counts.records += 1;
+    match &record.kind {
+        Some(Kind::Queue(_)) => counts.queues += 1,
+        Some(Kind::Entry(_)) => counts.entries += 1,
+        Some(Kind::Object(o)) => {
+            counts.objects += 1;
+            counts.payload_bytes += o.payload.len() as u64;
+        }
+        Some(Kind::KeyValues(kv)) => {
+            counts.keys += 1;
+            counts.values += kv.values.len() as u64;
+            counts.payload_bytes += kv.values.iter().map(|v| v.len() as u64).sum::<u64>();
+        }
+        None => {}
+    }
+}
+
+pub(crate) fn add_counts(total: &mut Counts, part: &Counts) {
+    total.frames += part.frames;
+    total.records += part.records;
+    total.queues += part.queues;
+    total.entries += part.entries;
+    total.objects += part.objects;
+    total.keys += part.keys;
+    total.values += part.values;
+    total.payload_bytes += part.payload_bytes;
+}
+
+pub(crate) fn export_store(store: &Store, file: &Path, options: &ExportOptions, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
+    let db = store.shared.db()?;
+    let expected = {
+        let stats = store.stats()?;
+        stats.queued_items + stats.objects_estimate + stats.queues
+    };
+    let snapshot = db.db().snapshot();
+    let mut source = StoreReader::new(&db, &snapshot)?;
+    let header = Header {
+        content: Content::Store as i32,
+        compression: options.compression.code() as i32,
+        created_by: format!("rockcask {}", env!("CARGO_PKG_VERSION")),
+        created_unix_millis: options.created_unix_millis.unwrap_or_else(now_millis),
+        source: store.path().display().to_string(),
+        ..Default::default()
+    };
+    let frame_bytes = options.frame_bytes.max(1);
+    write_snapshot(file, options, header, expected, listener, || source.next_chunk(frame_bytes), |items| encode_chunk(items, options.compression))
+}
+
+/// Writes header, frames and trailer to a temporary file beside `file`, syncs it and renames it
+/// to `file`. `next_chunk` runs in the calling thread, `encode` in the workers.
+pub(crate) fn write_snapshot<C: Send>(
+    file: &Path,
+    options: &ExportOptions,
+    header: Header,
+    records_expected: u64,
+    listener: &mut dyn FnMut(&Progress) -> Result<()>,
+    next_chunk: impl FnMut() -> Result<Option<C>>,
+    encode: impl Fn(C) -> Result<Frame> + Sync,
+) -> Result<Summary> {
+    if !options.overwrite && file.exists() {
+        return Err(Error::TargetExists { path: file.to_path_buf(), why: "exists; choose another name or allow overwriting".into() });
+    }
+    let temp = TempFile::create(file)?;
+    let mut out = BufWriter::with_capacity(4 << 20, temp.file.try_clone().map_err(Error::io("opening the snapshot file"))?);
+    let write_err = || Error::io(format!("writing {}", temp.path.display()));
+    let head = format::encode_header(&header);
+    out.write_all(&head).map_err(write_err())?;
+    let mut crc = crc32c::crc32c(&head);
+    let mut bytes = head.len() as u64;
+    let mut counts = Counts::default();
+    let mut progress = Throttle::new(listener);
+    ordered_map(options.workers, next_chunk, encode, |frame: Frame| {
+        out.write_all(&frame.bytes).map_err(write_err())?;
+        crc = crc32c::crc32c_append(crc, &frame.bytes);
+        bytes += frame.bytes.len() as u64;
+        add_counts(&mut counts, &frame.counts);
+        progress.tick(|| Progress { records: counts.records, records_expected, bytes, ..Default::default() })
+    })?;
+    let end = format::encode_trailer_and_end(&counts, crc);
+    out.write_all(&end).map_err(write_err())?;
+    bytes += end.len() as u64;
+    out.flush().map_err(write_err())?;
+    drop(out);
+    let summary = Summary { file: file.to_path_buf(), header, counts, file_bytes: bytes, format_version: format::FORMAT_VERSION };
+    temp.persist(file)?;
+    progress.done(Progress { records: summary.counts.records, records_expected: summary.counts.records, bytes, bytes_expected: bytes, done: true })?;
+    Ok(summary)
+}
+
+fn now_millis() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// A file being written under a temporary name; removed unless persisted.
+struct TempFile {
+    path: PathBuf,
+    file: File,
+    persisted: bool,
+}
+
+impl TempFile {
+    fn create(target: &Path) -> Result<TempFile> {
+        let name = target.file_name().ok_or_else(|| Error::InvalidArgument(format!("{} is not a file name", target.display())))?;
+        let dir = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let path = dir.join(format!(".{}.{}-{nanos}.partial", name.to_string_lossy(), std::process::id()));
+        let file = File::options().write(true).create_new(true).open(&path).map_err(Error::io(format!("creating {}", path.display())))?;
+        Ok(TempFile { path, file, persisted: false })
+    }
+
+    /// Syncs the file, renames it to `target` and syncs the directory so the name survives a
+    /// power loss.
+    fn persist(mut self, target: &Path) -> Result<()> {
+        self.file.sync_all().map_err(Error::io(format!("syncing {}", self.path.display())))?;
+        std::fs::rename(&self.path, target).map_err(Error::io(format!("renaming {} to {}", self.path.display(), target.display())))?;
+        self.persisted = true;
+        if let Some(dir) = self.path.parent() {
+            File::open(dir).and_then(|d| d.sync_all()).map_err(Error::io(format!("syncing directory {}", dir.display())))?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.persisted {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+type RawIter<'a> = DBRawIteratorWithThreadMode<'a, DB>;
+
+/// Reads the store under one RocksDB snapshot, in snapshot order: queue definitions (by name),
+/// each queue's entries (FIFO), objects (by id, with their reference counts).
+struct StoreReader<'a> {
+    db: &'a DbRef<'a>,
+    snapshot: &'a SnapshotWithThreadMode<'a, DB>,
+    /// (name, stored id) of every queue, by name.
+    queues: Vec<(String, u32)>,
+    definitions_emitted: usize,
+    phase: Phase<'a>,
+}
+
+enum Phase<'a> {
+    Queues,
+    Entries { index: usize, position: u64, it: RawIter<'a> },
+    Objects { it: RawIter<'a>, refs: RawIter<'a> },
+    Done,
+}
+
+impl<'a> StoreReader<'a> {
+    fn new(db: &'a DbRef<'a>, snapshot: &'a SnapshotWithThreadMode<'a, DB>) -> Result<Self> {
+        let mut queues = Vec::new();
+        let mut it = db.db().raw_iterator_cf_opt(db.cf(CF_META), read_options(snapshot));
+        it.seek(keys::meta_queue_prefix());
+        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+            let Some(name) = keys::meta_queue_name(k) else { break };
+            let name = String::from_utf8(name.to_vec()).map_err(|_| Error::Corrupt("queue name is not UTF-8".into()))?;
+            queues.push((name, keys::decode_u32(v, "queue id")?));
+            it.next();
+        }
+        it.status().context(|| "listing queues for a snapshot".into())?;
+        Ok(StoreReader { db, snapshot, queues, definitions_emitted: 0, phase: Phase::Queues })
+    }
+
+    fn entries_of(&self, index: usize) -> RawIter<'a> {
+        let id = self.queues[index].1;
+        let mut ro = read_options(self.snapshot);
+        ro.set_iterate_lower_bound(keys::entry_key(id, 0).to_vec());
+        ro.set_iterate_upper_bound(crate::store::queue_upper_bound(id));
+        let mut it = self.db.db().raw_iterator_cf_opt(self.db.cf(CF_ENTRIES), ro);
+        it.seek_to_first();
+        it
+    }
+
+    /// Up to about `budget` bytes of items, or None when everything has been read.
+    fn next_chunk(&mut self, budget: usize) -> Result<Option<Vec<Item>>> {
+        let mut chunk = Vec::new();
+        let mut weight = 0;
+        while weight < budget {
+            let Some(item) = self.next_item()? else { break };
+            weight += item.weight();
+            chunk.push(item);
+        }
+        Ok((!chunk.is_empty()).then_some(chunk))
+    }
+
+    fn next_item(&mut self) -> Result<Option<Item>> {
+        loop {
+            match &mut self.phase {
+                Phase::Queues => {
+                    // All definitions come first, so an importer knows every queue before any entry.
+                    if let Some(item) = self.take_definition() {
+                        return Ok(Some(item));
+                    }
+                    self.phase = self.entries_phase(0);
+                }
+                Phase::Entries { index, position, it } => {
+                    if let (Some(_), Some(v)) = (it.key(), it.value()) {
+                        let item = Item::Entry { queue: *index as u32, position: *position, value: v.to_vec() };
+                        *position += 1;
+                        it.next();
+                        return Ok(Some(item));
+                    }
+                    it.status().context(|| "reading queue entries for a snapshot".into())?;
+                    let next = *index + 1;
+                    self.phase = self.entries_phase(next);
+                }
+                Phase::Objects { it, refs } => {
+                    let (Some(k), Some(v)) = (it.key(), it.value()) else {
+                        it.status().context(|| "reading objects for a snapshot".into())?;
+                        refs.status().context(|| "reading reference counts for a snapshot".into())?;
+                        self.phase = Phase::Done;
+                        continue;
+                    };
+                    // Reference counts are keyed by object id too: walk them alongside.
+                    while refs.key().is_some_and(|r| r < k) {
+                        refs.next();
+                    }
+                    let owned_entries = match (refs.key(), refs.value()) {
+                        (Some(r), Some(count)) if r == k => keys::decode_u64(count, "reference count")?,
+                        _ => 0,
+                    };
+                    let item = Item::Object { id: k.to_vec(), value: v.to_vec(), owned_entries };
+                    it.next();
+                    return Ok(Some(item));
+                }
+                Phase::Done => return Ok(None),
+            }
+        }
+    }
+
+    fn take_definition(&mut self) -> Option<Item> {
+        let emitted = self.definitions_emitted;
+        let (name, _) = self.queues.get(emitted)?;
+        self.definitions_emitted += 1;
+        Some(Item::Queue { index: emitted as u32, name: name.clone() })
+    }
+
+    fn entries_phase(&self, index: usize) -> Phase<'a> {
+        if index < self.queues.len() {
+            return Phase::Entries { index, position: 0, it: self.entries_of(index) };
+        }
+        let mut it = self.db.db().raw_iterator_cf_opt(self.db.cf(CF_OBJECTS), read_options(self.snapshot));
+        it.seek_to_first();
+        let mut refs = self.db.db().raw_iterator_cf_opt(self.db.cf(CF_REFS), read_options(self.snapshot));
+        refs.seek_to_first();
+        Phase::Objects { it, refs }
+    }
+}
+
+fn read_options(snapshot: &SnapshotWithThreadMode<'_, DB>) -> ReadOptions {
+    let mut ro = ReadOptions::default();
+    ro.set_snapshot(snapshot);
+    // A whole-store scan would only push hot blocks out of the cache.
+    ro.fill_cache(false);
+    ro.set_readahead_size(2 << 20);
+    ro
+}

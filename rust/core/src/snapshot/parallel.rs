@@ -1,0 +1,149 @@
+//! Work spread over threads, results taken in the order the work was handed out: exports and
+//! imports are parallel, yet their output is the same as with one worker.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Mutex;
+
+/// Runs `work` on up to `workers` threads over the items `next` yields (in the calling thread)
+/// and hands the results to `sink` (in the calling thread) in the order of the items. At most
+/// two items per worker are in flight, so memory does not grow with the input. Stops at the
+/// first error from any of the three.
+pub fn ordered_map<I, O, E>(
+    workers: usize,
+    mut next: impl FnMut() -> Result<Option<I>, E>,
+    work: impl Fn(I) -> Result<O, E> + Sync,
+    mut sink: impl FnMut(O) -> Result<(), E>,
+) -> Result<(), E>
+where
+    I: Send,
+    O: Send,
+    E: Send,
+{
+    let workers = workers.max(1);
+    let max_in_flight = (2 * workers) as u64;
+    let cancelled = AtomicBool::new(false);
+    let (job_tx, job_rx) = mpsc::sync_channel::<(u64, I)>(max_in_flight as usize);
+    let job_rx = Mutex::new(job_rx);
+    // A worker's panic travels to the calling thread as a result and is resumed there, once
+    // the other workers have stopped, so no one waits for a result that will never come.
+    let (done_tx, done_rx) = mpsc::channel::<(u64, std::thread::Result<Result<O, E>>)>();
+    let outcome = std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let (job_rx, done_tx, work, cancelled) = (&job_rx, done_tx.clone(), &work, &cancelled);
+            scope.spawn(move || loop {
+                let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                let Ok((seq, item)) = job else { return };
+                if cancelled.load(Ordering::Relaxed) {
+                    continue;
+                }
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(item)));
+                if done_tx.send((seq, result)).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(done_tx);
+        let outcome = (|| -> Result<(), Stop<E>> {
+            let (mut sent, mut taken, mut exhausted) = (0u64, 0u64, false);
+            let mut waiting: BTreeMap<u64, Result<O, E>> = BTreeMap::new();
+            loop {
+                while !exhausted && sent - taken < max_in_flight {
+                    match next().map_err(Stop::Failed)? {
+                        Some(item) => {
+                            job_tx.send((sent, item)).expect("workers outlive the job queue");
+                            sent += 1;
+                        }
+                        None => exhausted = true,
+                    }
+                }
+                if exhausted && taken == sent {
+                    return Ok(());
+                }
+                let (seq, result) = done_rx.recv().expect("workers send a result for every job");
+                waiting.insert(seq, result.map_err(Stop::Panicked)?);
+                while let Some(result) = waiting.remove(&taken) {
+                    taken += 1;
+                    sink(result.map_err(Stop::Failed)?).map_err(Stop::Failed)?;
+                }
+            }
+        })();
+        if outcome.is_err() {
+            cancelled.store(true, Ordering::Relaxed);
+        }
+        drop(job_tx);
+        outcome
+    });
+    match outcome {
+        Ok(()) => Ok(()),
+        Err(Stop::Failed(e)) => Err(e),
+        Err(Stop::Panicked(panic)) => std::panic::resume_unwind(panic),
+    }
+}
+
+enum Stop<E> {
+    Failed(E),
+    Panicked(Box<dyn std::any::Any + Send>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(workers: usize, n: u64, fail_at: Option<u64>) -> Result<Vec<u64>, String> {
+        let mut i = 0;
+        let mut out = Vec::new();
+        ordered_map(
+            workers,
+            || {
+                i += 1;
+                Ok((i <= n).then_some(i))
+            },
+            |x| {
+                // Uneven work, so results arrive out of order.
+                std::thread::sleep(std::time::Duration::from_micros((x * 7919) % 300));
+                if Some(x) == fail_at {
+                    Err(format!("failed at {x}"))
+                } else {
+                    Ok(x * x)
+                }
+            },
+            |y| {
+                out.push(y);
+                Ok(())
+            },
+        )?;
+        Ok(out)
+    }
+
+    #[test]
+    fn results_come_in_input_order_whatever_the_worker_count() {
+        let one = run(1, 500, None).unwrap();
+        assert_eq!(one, (1..=500).map(|x| x * x).collect::<Vec<_>>());
+        assert_eq!(run(4, 500, None).unwrap(), one);
+        assert_eq!(run(3, 0, None).unwrap(), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn the_first_failure_stops_the_run_and_is_returned() {
+        assert_eq!(run(4, 500, Some(123)).unwrap_err(), "failed at 123");
+    }
+
+    #[test]
+    fn a_panicking_worker_panics_the_caller_instead_of_hanging_it() {
+        let caught = std::panic::catch_unwind(|| {
+            let mut i = 0;
+            ordered_map(
+                2,
+                || {
+                    i += 1;
+                    Ok::<_, ()>((i <= 100).then_some(i))
+                },
+                |x| if x == 50 { panic!("worker bug") } else { Ok(x) },
+                |_| Ok(()),
+            )
+        });
+        assert!(caught.is_err());
+    }
+}

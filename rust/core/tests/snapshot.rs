@@ -1,0 +1,358 @@
+//! Snapshots and checkpoints through the public core API: what goes out comes back identical,
+//! exports are deterministic and consistent under concurrent commits, and a damaged file is
+//! always refused without leaving anything behind.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use rockcask_core::compress::{Compression, Policy};
+use rockcask_core::snapshot::{self, no_progress, ExportOptions, ImportOptions, Progress};
+use rockcask_core::{Error, Store, StoreOptions, Uuid};
+
+fn options() -> StoreOptions {
+    StoreOptions { sync_on_commit: false, ..StoreOptions::default() }
+}
+
+fn open(dir: &Path) -> Store {
+    Store::open(dir, options()).unwrap()
+}
+
+/// Every queue with every entry (id, payload) in order, and the given objects' payloads.
+type Content = (Vec<(String, Vec<(Uuid, Option<Vec<u8>>)>)>, Vec<Option<Vec<u8>>>);
+
+fn content(store: &Store, objects: &[Uuid]) -> Content {
+    let tx = store.begin().unwrap();
+    let queues = store
+        .queue_names()
+        .unwrap()
+        .into_iter()
+        .map(|q| {
+            let entries = tx.peek(&q, 1 << 20).unwrap().into_iter().map(|m| (m.id, m.payload)).collect();
+            (q, entries)
+        })
+        .collect();
+    (queues, objects.iter().map(|id| tx.get(*id).unwrap()).collect())
+}
+
+fn export(store: &Store, file: &Path, workers: usize, compression: Compression) -> snapshot::Summary {
+    let opts = ExportOptions { workers, compression, frame_bytes: 1024, created_unix_millis: Some(1_700_000_000_000), overwrite: true };
+    store.export_to(file, &opts, &mut no_progress()).unwrap()
+}
+
+fn import(file: &Path, dir: &Path) -> Result<snapshot::Summary, Error> {
+    snapshot::import_store(file, dir, &ImportOptions { workers: 2, store: options() }, &mut no_progress())
+}
+
+/// A store with the kinds of state a snapshot must carry: several queues, consumed and
+/// rolled-back entries, an entry consumed out of order, objects shared by several entries,
+/// `put` objects referenced from a queue and on their own, a queue emptied, compressed values.
+fn varied_store(dir: &Path) -> (Store, Vec<Uuid>) {
+    let store = Store::open(dir, StoreOptions { compression: Policy { codec: Compression::Zstd, threshold: 64 }, ..options() }).unwrap();
+    let mut tx = store.begin().unwrap();
+    for i in 0..300u32 {
+        let payload = format!("item {i} ").repeat(1 + (i as usize % 40));
+        tx.enqueue(if i % 3 == 0 { "alpha" } else { "beta" }, payload.as_bytes()).unwrap();
+    }
+    let shared = tx.enqueue("gamma", b"shared by three entries").unwrap();
+    tx.enqueue_id("gamma", shared).unwrap();
+    tx.enqueue_id("delta", shared).unwrap();
+    let put = Uuid::now_v7();
+    tx.put(put, b"a put object, referenced from a queue").unwrap();
+    tx.enqueue_id("alpha", put).unwrap();
+    let lone = Uuid::now_v7();
+    tx.put(lone, &[0u8; 5000]).unwrap();
+    tx.enqueue("emptied", b"gone").unwrap();
+    tx.commit().unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.poll("beta", 7).unwrap();
+    tx.poll("emptied", 1).unwrap();
+    tx.commit().unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.poll("alpha", 5).unwrap();
+    tx.rollback().unwrap();
+    // Out of order: a second transaction consumes behind a first one's claim, which rolls back.
+    let mut first = store.begin().unwrap();
+    first.poll("gamma", 1).unwrap();
+    let mut second = store.begin().unwrap();
+    second.poll("gamma", 1).unwrap();
+    second.commit().unwrap();
+    first.rollback().unwrap();
+    (store, vec![shared, put, lone])
+}
+
+#[test]
+fn export_then_import_gives_back_every_queue_entry_order_and_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, objects) = varied_store(&dir.path().join("src"));
+    let file = dir.path().join("store.rcs");
+    let exported = export(&store, &file, 2, Compression::Lz4);
+    let imported = import(&file, &dir.path().join("dst")).unwrap();
+    assert_eq!(imported.counts, exported.counts);
+    assert_eq!(exported.counts.queues, 5);
+    assert_eq!(exported.counts.entries, 300 - 7 + 3 + 1 - 1);
+    let copy = open(&dir.path().join("dst"));
+    assert_eq!(content(&copy, &objects), content(&store, &objects));
+    assert_eq!(copy.queue_size("gamma").unwrap(), store.queue_size("gamma").unwrap());
+
+    // The copy behaves like the original: consuming the shared object's entries deletes it
+    // with the last one, put objects outlive their entries.
+    for s in [&store, &copy] {
+        let mut tx = s.begin().unwrap();
+        assert_eq!(tx.poll("gamma", 10).unwrap().len(), 1);
+        tx.commit().unwrap();
+        assert!(s.begin().unwrap().get(objects[0]).unwrap().is_some());
+        let mut tx = s.begin().unwrap();
+        tx.poll("delta", 10).unwrap();
+        tx.poll("alpha", 1000).unwrap();
+        tx.commit().unwrap();
+    }
+    assert_eq!(content(&copy, &objects), content(&store, &objects));
+    assert!(copy.begin().unwrap().get(objects[0]).unwrap().is_none());
+    assert!(copy.begin().unwrap().get(objects[1]).unwrap().is_some());
+}
+
+#[test]
+fn one_worker_and_four_workers_write_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = varied_store(&dir.path().join("src"));
+    for codec in [Compression::None, Compression::Zstd] {
+        let one = dir.path().join("one.rcs");
+        let four = dir.path().join("four.rcs");
+        let s1 = export(&store, &one, 1, codec);
+        let s4 = export(&store, &four, 4, codec);
+        assert!(s1.counts.frames > 10, "the test needs many frames: {:?}", s1.counts);
+        assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&four).unwrap());
+        assert_eq!(s1, Summary { file: one.clone(), ..s4 });
+    }
+}
+
+use snapshot::Summary;
+
+#[test]
+fn a_snapshot_taken_during_commits_holds_whole_transactions_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir.path().join("src"));
+    const N: u32 = 4000;
+    let mut tx = store.begin().unwrap();
+    for i in 0..N {
+        tx.enqueue("in", &i.to_be_bytes()).unwrap();
+    }
+    tx.commit().unwrap();
+    // Each transaction moves three items from "in" to "out": a snapshot holding part of one
+    // would show a total other than N, or an item twice or not at all.
+    let stop = Arc::new(AtomicBool::new(false));
+    let mover = {
+        let (store, stop) = (store.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut moved = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let mut tx = store.begin().unwrap();
+                let items = tx.poll("in", 3).unwrap();
+                if items.is_empty() {
+                    break;
+                }
+                for m in &items {
+                    tx.enqueue("out", m.payload.as_ref().unwrap()).unwrap();
+                }
+                tx.commit().unwrap();
+                moved += items.len();
+            }
+            moved
+        })
+    };
+    let mut checked = 0;
+    for round in 0..6 {
+        let file = dir.path().join(format!("during-{round}.rcs"));
+        export(&store, &file, 2, Compression::None);
+        let copy_dir = dir.path().join(format!("copy-{round}"));
+        import(&file, &copy_dir).unwrap();
+        let copy = open(&copy_dir);
+        let mut seen: Vec<u32> = Vec::new();
+        for q in ["in", "out"] {
+            let tx = copy.begin().unwrap();
+            seen.extend(tx.peek(q, 1 << 20).unwrap().iter().map(|m| u32::from_be_bytes(m.payload.clone().unwrap().try_into().unwrap())));
+        }
+        seen.sort_unstable();
+        assert_eq!(seen, (0..N).collect::<Vec<_>>(), "round {round}");
+        checked += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    assert!(mover.join().unwrap() > 0);
+    assert_eq!(checked, 6);
+}
+
+/// A small xorshift generator: the damage tests need many positions, reproducibly.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+fn refused(bytes: &[u8], work: &Path, case: &str) -> String {
+    let file = work.join("damaged.rcs");
+    std::fs::write(&file, bytes).unwrap();
+    let target = work.join("target");
+    match import(&file, &target) {
+        Ok(_) => panic!("{case}: a damaged snapshot was imported"),
+        Err(e @ Error::Snapshot { .. }) => {
+            assert!(!target.exists(), "{case}: the import left {} behind", target.display());
+            e.to_string()
+        }
+        Err(e) => panic!("{case}: refused with an error that does not locate the damage: {e}"),
+    }
+}
+
+#[test]
+fn truncated_snapshots_are_refused_at_a_named_offset_and_leave_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = varied_store(&dir.path().join("src"));
+    let file = dir.path().join("good.rcs");
+    export(&store, &file, 2, Compression::Zstd);
+    let good = std::fs::read(&file).unwrap();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..100 {
+        let cut = rng.below(good.len());
+        let message = refused(&good[..cut], dir.path(), &format!("cut at {cut}"));
+        assert!(message.contains("at byte"), "{message}");
+    }
+    refused(&[], dir.path(), "empty file");
+}
+
+#[test]
+fn a_single_flipped_byte_anywhere_is_refused_and_leaves_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = varied_store(&dir.path().join("src"));
+    let file = dir.path().join("good.rcs");
+    export(&store, &file, 2, Compression::None);
+    let good = std::fs::read(&file).unwrap();
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut frames_named = 0;
+    for _ in 0..1000 {
+        let at = rng.below(good.len());
+        let mut bad = good.clone();
+        bad[at] ^= 1 + rng.below(255) as u8;
+        let message = refused(&bad, dir.path(), &format!("byte {at} flipped"));
+        frames_named += message.contains(", frame ") as u32;
+    }
+    assert!(frames_named > 500, "most damage lies inside frames, and the errors should say which ({frames_named} did)");
+}
+
+#[test]
+fn wrong_magic_newer_versions_and_absurd_lengths_are_refused_with_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = varied_store(&dir.path().join("src"));
+    let file = dir.path().join("good.rcs");
+    export(&store, &file, 1, Compression::None);
+    let good = std::fs::read(&file).unwrap();
+
+    let mut bad = good.clone();
+    bad[..8].copy_from_slice(b"PK\x03\x04zip!");
+    assert!(refused(&bad, dir.path(), "magic").contains("wrong magic"));
+
+    let mut bad = good.clone();
+    bad[8..12].copy_from_slice(&2u32.to_le_bytes());
+    let message = refused(&bad, dir.path(), "version");
+    assert!(message.contains("version 2 is newer"), "{message}");
+
+    // The first frame starts after the header; give it a stored length of 2^31.
+    let header_len = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
+    let frame = 16 + header_len + 4;
+    let mut bad = good.clone();
+    bad[frame + 12..frame + 16].copy_from_slice(&(1u32 << 31).to_le_bytes());
+    let message = refused(&bad, dir.path(), "2^31 length");
+    assert!(message.contains("exceeds the limit") && message.contains(&format!("at byte {frame}, frame 0")), "{message}");
+
+    // A length prefix of 2^31 for a record inside a frame whose checksum is recomputed, so
+    // only the record decoder can catch it.
+    let mut bad = good.clone();
+    let body = frame + 16;
+    bad[body..body + 5].copy_from_slice(&[0x80, 0x80, 0x80, 0x80, 0x08]);
+    let stored = u32::from_le_bytes(bad[frame + 12..frame + 16].try_into().unwrap()) as usize;
+    let crc = crc32c::crc32c(&bad[frame..body + stored]);
+    bad[body + stored..body + stored + 4].copy_from_slice(&crc.to_le_bytes());
+    let message = refused(&bad, dir.path(), "2^31 record length");
+    assert!(message.contains("does not decode") && message.contains("frame 0"), "{message}");
+}
+
+#[test]
+fn imports_refuse_a_non_empty_directory_and_exports_an_existing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = varied_store(&dir.path().join("src"));
+    let file = dir.path().join("s.rcs");
+    export(&store, &file, 1, Compression::None);
+    let busy = dir.path().join("busy");
+    std::fs::create_dir(&busy).unwrap();
+    std::fs::write(busy.join("precious"), b"keep me").unwrap();
+    assert!(matches!(import(&file, &busy), Err(Error::TargetExists { .. })));
+    assert_eq!(std::fs::read(busy.join("precious")).unwrap(), b"keep me");
+    // An empty directory is fine, and stays (now holding the store).
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    import(&file, &empty).unwrap();
+    assert!(open(&empty).queue_names().unwrap().len() == 5);
+
+    let opts = ExportOptions::default();
+    assert!(matches!(store.export_to(&file, &opts, &mut no_progress()), Err(Error::TargetExists { .. })));
+    assert!(matches!(snapshot::import_store(&dir.path().join("missing.rcs"), &dir.path().join("x"), &ImportOptions::default(), &mut no_progress()), Err(Error::Io { .. })));
+    assert!(!dir.path().join("x").exists());
+}
+
+#[test]
+fn progress_is_reported_and_a_listener_error_stops_the_export_without_leaving_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = varied_store(&dir.path().join("src"));
+    let file = dir.path().join("p.rcs");
+    let mut seen: Vec<Progress> = Vec::new();
+    let opts = ExportOptions { frame_bytes: 1024, ..ExportOptions::default() };
+    store.export_to(&file, &opts, &mut |p| {
+        seen.push(*p);
+        Ok(())
+    }).unwrap();
+    let last = seen.last().unwrap();
+    assert!(last.done && last.bytes == std::fs::metadata(&file).unwrap().len());
+    let mut verified: Vec<Progress> = Vec::new();
+    snapshot::verify(&file, 2, &mut |p| {
+        verified.push(*p);
+        Ok(())
+    }).unwrap();
+    assert!(verified.last().unwrap().done);
+
+    let stopped = dir.path().join("stopped.rcs");
+    let result = store.export_to(&stopped, &opts, &mut |_| Err(Error::InvalidArgument("cancelled by the listener".into())));
+    assert!(matches!(result, Err(Error::InvalidArgument(_))));
+    assert!(!stopped.exists());
+    let leftovers: Vec<PathBuf> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.path()).filter(|p| p.to_string_lossy().contains("partial")).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_checkpoint_opens_as_a_store_with_the_same_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, objects) = varied_store(&dir.path().join("src"));
+    let cp = dir.path().join("cp");
+    store.checkpoint(&cp).unwrap();
+    // The original moves on; the checkpoint does not.
+    let before = content(&store, &objects);
+    let mut tx = store.begin().unwrap();
+    tx.poll("alpha", 3).unwrap();
+    tx.commit().unwrap();
+    assert_eq!(content(&open(&cp), &objects), before);
+    assert!(matches!(store.checkpoint(&cp), Err(Error::TargetExists { .. })));
+}
+
+#[test]
+fn an_empty_store_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir.path().join("src"));
+    let file = dir.path().join("empty.rcs");
+    let s = export(&store, &file, 3, Compression::Zstd);
+    assert_eq!((s.counts.frames, s.counts.records), (0, 0));
+    import(&file, &dir.path().join("dst")).unwrap();
+    assert!(open(&dir.path().join("dst")).queue_names().unwrap().is_empty());
+}
