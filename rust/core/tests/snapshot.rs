@@ -356,3 +356,78 @@ fn an_empty_store_round_trips() {
     import(&file, &dir.path().join("dst")).unwrap();
     assert!(open(&dir.path().join("dst")).queue_names().unwrap().is_empty());
 }
+
+mod caskets {
+    use super::*;
+    use rockcask_core::casket::{Casket, CasketOptions, KeyOrder, Kind, PutMode};
+
+    fn casket(path: &Path, order: KeyOrder) -> Casket {
+        Casket::open(path, CasketOptions { order, create: true, ..CasketOptions::new(Kind::Btree, true) }).unwrap()
+    }
+
+    /// Every key with its values, in the casket's order.
+    fn records(c: &Casket) -> Vec<(Vec<u8>, Vec<Vec<u8>>)> {
+        let mut out: Vec<(Vec<u8>, Vec<Vec<u8>>)> = Vec::new();
+        c.scan(|scan| {
+            while let Some((k, v)) = scan.next_value().unwrap() {
+                match out.last_mut() {
+                    Some((last, values)) if *last == k => values.push(v),
+                    _ => out.push((k, vec![v])),
+                }
+            }
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_casket_round_trips_with_its_order_and_duplicates() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src.tcb");
+        let c = casket(&src, KeyOrder::Decimal);
+        for i in (0..400).rev() {
+            c.put(format!("{}", i * 7 % 1000).as_bytes(), format!("v{i}").as_bytes(), PutMode::Dup).unwrap();
+        }
+        c.put(b"12", b"another", PutMode::Dup).unwrap();
+        c.put(b"\x00binary\xff", &[0u8; 2000], PutMode::Dup).unwrap();
+        let expected = records(&c);
+        c.close().unwrap();
+
+        let file = dir.path().join("casket.rcs");
+        let opts = ExportOptions { frame_bytes: 512, created_unix_millis: Some(1), compression: Compression::Lz4, ..ExportOptions::default() };
+        let out = snapshot::export_casket(&src, &file, &opts, &mut no_progress()).unwrap();
+        assert_eq!((out.counts.keys, out.counts.values), (expected.len() as u64, 402));
+        assert_eq!(out.header.casket_order, "decimal");
+        let copy = dir.path().join("copy.tcb");
+        let back = snapshot::import_casket(&file, &copy, 2, &mut no_progress()).unwrap();
+        assert_eq!(back.counts, out.counts);
+        let opened = Casket::open(&copy, CasketOptions { order: KeyOrder::Decimal, ..CasketOptions::new(Kind::Btree, false) }).unwrap();
+        assert_eq!(records(&opened), expected);
+        assert_eq!(opened.rnum().unwrap(), 402);
+        assert!(snapshot::verify(&file, 2, &mut no_progress()).is_ok());
+
+        // A store snapshot is not a casket snapshot, and the other way round.
+        assert!(matches!(import(&file, &dir.path().join("as-store")), Err(Error::Snapshot { .. })));
+        assert!(!dir.path().join("as-store").exists());
+        let damaged = dir.path().join("damaged.rcs");
+        let mut bytes = std::fs::read(&file).unwrap();
+        let len = bytes.len();
+        bytes.truncate(len - 40);
+        std::fs::write(&damaged, bytes).unwrap();
+        let third = dir.path().join("third.tcb");
+        assert!(matches!(snapshot::import_casket(&damaged, &third, 2, &mut no_progress()), Err(Error::Snapshot { .. })));
+        assert!(!third.exists() && !rockcask_core::casket::files::data_dir(&third).exists());
+        assert!(matches!(snapshot::import_casket(&file, &copy, 2, &mut no_progress()), Err(Error::TargetExists { .. })));
+    }
+
+    #[test]
+    fn a_casket_with_a_callers_order_is_refused_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("ext.tcb");
+        let order = KeyOrder::External { name: "Reverse".into(), compare: Arc::new(|a: &[u8], b: &[u8]| b.cmp(a)) };
+        casket(&src, order).close().unwrap();
+        let e = snapshot::export_casket(&src, &dir.path().join("x.rcs"), &ExportOptions::default(), &mut no_progress()).unwrap_err();
+        assert!(e.to_string().contains("comparator"), "{e}");
+        assert!(!dir.path().join("x.rcs").exists());
+    }
+}

@@ -43,6 +43,8 @@ const ROCKCASK: &str = "org/rockcask/RockCaskException";
 const CASKET: &str = "tokyocabinet/CasketException";
 /// Thrown for input that is not a valid message; the message carries "type:offset:detail".
 const CODEC: &str = "org/rockcask/codec/CodecException";
+/// Thrown for a damaged or unreadable snapshot; the message carries "offset:frame:BadSnapshot: detail".
+const SNAPSHOT: &str = "org/rockcask/SnapshotException";
 
 /// A rolled-back transaction's error is thrown as its cause's class, status included, with a
 /// message that says the transaction is gone.
@@ -65,6 +67,11 @@ fn core_class_and_message(e: &CoreError) -> (&'static str, String) {
             let (class, message) = core_class_and_message(cause);
             rolled_back(class, message)
         }
+        CoreError::Snapshot { offset, frame, .. } => {
+            (SNAPSHOT, format!("{offset}:{}:BadSnapshot: {e}", frame.map_or(-1, |f| f as i64)))
+        }
+        CoreError::TargetExists { .. } => (ROCKCASK, format!("TargetExists: {e}")),
+        CoreError::Io { .. } => (ROCKCASK, format!("IOError: {e}")),
         // Display already starts with the RocksDB status name.
         CoreError::Rocks { .. } => (ROCKCASK, e.to_string()),
     }

@@ -8,6 +8,7 @@ mod casket;
 mod codec;
 mod error;
 mod handle;
+mod snapshot;
 mod store;
 mod transaction;
 mod wire;

@@ -38,6 +38,37 @@ pub extern "system" fn Java_org_rockcask_Native_nativeVersion<'local>(
     .resolve::<ThrowMapped>()
 }
 
+/// Store options from the arguments `Store.open` passes (also used by imports).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn store_options(
+    env: &Env<'_>,
+    sync_on_commit: jboolean,
+    block_cache_bytes: jlong,
+    write_buffer_bytes: jlong,
+    create_if_missing: jboolean,
+    read_only: jboolean,
+    compression: jint,
+    compression_threshold: jint,
+    queue_compression: &JByteArray<'_>,
+) -> BridgeResult<StoreOptions> {
+    Ok(StoreOptions {
+        sync_on_commit,
+        block_cache_bytes: size_arg(block_cache_bytes, "block cache bytes")?,
+        write_buffer_bytes: size_arg(write_buffer_bytes, "write buffer bytes")?,
+        create_if_missing,
+        read_only,
+        compression: Policy {
+            codec: codec(compression)?,
+            threshold: usize::try_from(compression_threshold)
+                .map_err(|_| BridgeError::InvalidArgument(format!("compression threshold must not be negative, got {compression_threshold}")))?,
+        },
+        queue_compression: wire::unpack_queue_codecs(&wire::bytes(env, queue_compression, "queue compression")?)?
+            .into_iter()
+            .map(|(q, c)| codec(c).map(|c| (q, c)))
+            .collect::<BridgeResult<_>>()?,
+    })
+}
+
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_org_rockcask_Native_storeOpen<'local>(
@@ -56,22 +87,17 @@ pub extern "system" fn Java_org_rockcask_Native_storeOpen<'local>(
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<jlong> {
         let path = String::from_utf8(wire::bytes(env, &path, "path")?)
             .map_err(|_| BridgeError::InvalidArgument("path is not valid UTF-8".into()))?;
-        let options = StoreOptions {
-            sync_on_commit: sync_on_commit,
-            block_cache_bytes: size_arg(block_cache_bytes, "block cache bytes")?,
-            write_buffer_bytes: size_arg(write_buffer_bytes, "write buffer bytes")?,
-            create_if_missing: create_if_missing,
-            read_only: read_only,
-            compression: Policy {
-                codec: codec(compression)?,
-                threshold: usize::try_from(compression_threshold)
-                    .map_err(|_| BridgeError::InvalidArgument(format!("compression threshold must not be negative, got {compression_threshold}")))?,
-            },
-            queue_compression: wire::unpack_queue_codecs(&wire::bytes(env, &queue_compression, "queue compression")?)?
-                .into_iter()
-                .map(|(q, c)| codec(c).map(|c| (q, c)))
-                .collect::<BridgeResult<_>>()?,
-        };
+        let options = store_options(
+            env,
+            sync_on_commit,
+            block_cache_bytes,
+            write_buffer_bytes,
+            create_if_missing,
+            read_only,
+            compression,
+            compression_threshold,
+            &queue_compression,
+        )?;
         Ok(into_handle(StoreHandle(Store::open(path, options)?)))
     })
     .resolve::<ThrowMapped>()

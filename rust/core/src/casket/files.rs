@@ -27,7 +27,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Btree => "bdb",
             Kind::Hash => "hdb",
@@ -51,7 +51,7 @@ impl Marker {
         format!("{MAGIC}\nkind={}\norder={}\nid={}\n", self.kind, self.order, self.id)
     }
 
-    fn parse(text: &str) -> Option<Marker> {
+    pub(crate) fn parse(text: &str) -> Option<Marker> {
         let mut lines = text.lines();
         if lines.next()? != MAGIC {
             return None;

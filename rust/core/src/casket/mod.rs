@@ -16,6 +16,7 @@ pub mod files;
 pub mod order;
 mod pending;
 pub mod records;
+pub mod scan;
 mod undo;
 
 use std::collections::HashMap;

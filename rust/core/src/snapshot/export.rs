@@ -24,6 +24,7 @@ pub(crate) enum Item {
     Queue { index: u32, name: String },
     Entry { queue: u32, position: u64, value: Vec<u8> },
     Object { id: Vec<u8>, value: Vec<u8>, owned_entries: u64 },
+    KeyValues { key: Vec<u8>, values: Vec<Vec<u8>> },
 }
 
 impl Item {
@@ -33,6 +34,7 @@ impl Item {
             Item::Queue { name, .. } => name.len() + 8,
             Item::Entry { .. } => 32,
             Item::Object { value, .. } => value.len() + 24,
+            Item::KeyValues { key, values } => key.len() + values.iter().map(|v| v.len() + 4).sum::<usize>() + 8,
         }
     }
 
@@ -54,6 +56,7 @@ impl Item {
                 };
                 Kind::Object(pb::Object { id, owned: own == Ownership::Owned, payload, owned_entries })
             }
+            Item::KeyValues { key, values } => Kind::KeyValues(pb::KeyValues { key, values }),
         };
         Ok(pb::Record { kind: Some(kind) })
     }
@@ -126,8 +129,19 @@ pub(crate) fn export_store(store: &Store, file: &Path, options: &ExportOptions, 
         source: store.path().display().to_string(),
         ..Default::default()
     };
-    let frame_bytes = options.frame_bytes.max(1);
-    write_snapshot(file, options, header, expected, listener, || source.next_chunk(frame_bytes), |items| encode_chunk(items, options.compression))
+    write_snapshot(file, options, header, expected, listener, || source.next_chunk(options.frame_bytes), |items| encode_chunk(items, options.compression))
+}
+
+/// Up to about `budget` bytes of items from `next_item`, or None when it has no more.
+pub(crate) fn chunk_of(budget: usize, mut next_item: impl FnMut() -> Result<Option<Item>>) -> Result<Option<Vec<Item>>> {
+    let mut chunk = Vec::new();
+    let mut weight = 0;
+    while weight < budget.max(1) {
+        let Some(item) = next_item()? else { break };
+        weight += item.weight();
+        chunk.push(item);
+    }
+    Ok((!chunk.is_empty()).then_some(chunk))
 }
 
 /// Writes header, frames and trailer to a temporary file beside `file`, syncs it and renames it
@@ -171,7 +185,7 @@ pub(crate) fn write_snapshot<C: Send>(
     Ok(summary)
 }
 
-fn now_millis() -> i64 {
+pub(crate) fn now_millis() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
@@ -261,16 +275,8 @@ impl<'a> StoreReader<'a> {
         it
     }
 
-    /// Up to about `budget` bytes of items, or None when everything has been read.
     fn next_chunk(&mut self, budget: usize) -> Result<Option<Vec<Item>>> {
-        let mut chunk = Vec::new();
-        let mut weight = 0;
-        while weight < budget {
-            let Some(item) = self.next_item()? else { break };
-            weight += item.weight();
-            chunk.push(item);
-        }
-        Ok((!chunk.is_empty()).then_some(chunk))
+        chunk_of(budget, || self.next_item())
     }
 
     fn next_item(&mut self) -> Result<Option<Item>> {

@@ -5,6 +5,7 @@
 //! the trailer's counts and the whole-file checksum have been checked; on any error the new
 //! store is removed.
 
+use std::cell::OnceCell;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -16,7 +17,9 @@ use uuid::Uuid;
 use super::export::{add_counts, count};
 use super::format::{FormatError, FrameReader, RawFrame, FRAME_TRAILER};
 use super::parallel::ordered_map;
-use super::{snapshot_error, Content, Counts, ImportOptions, Progress, Summary, Throttle};
+use super::casket::casket_error;
+use super::{snapshot_error, Content, Counts, Header, ImportOptions, Progress, Summary, Throttle};
+use crate::casket::{Casket, CasketOptions};
 use crate::codec::snapshot_pb::{self as pb, record::Kind};
 use crate::compress::Policy;
 use crate::error::{Error, Result, RocksContext};
@@ -31,12 +34,21 @@ const TABLE_FILE_BYTES: u64 = 256 << 20;
 /// Reads the whole file, checking everything an import checks, and writes nothing.
 pub fn verify(file: &Path, workers: usize, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
     let mut order = RecordOrder::default();
-    read_snapshot(file, workers, None, listener, |frame, records| prepare(frame, records, None), |ops| {
+    read_snapshot(file, workers, listener, |_| Ok(()), |frame, records| prepare(frame, records, Target::Verify), |ops| {
         for op in &ops.ops {
             order.check(op).map_err(|detail| ops.error(detail))?;
         }
         Ok(())
     })
+}
+
+/// The header of the snapshot in `file` (checked, like everything else a reader reads), to
+/// learn what it holds before reading it.
+pub fn read_header(file: &Path) -> Result<Header> {
+    let input = File::open(file).map_err(Error::io(format!("opening snapshot {}", file.display())))?;
+    let len = input.metadata().map_err(Error::io(format!("reading the size of {}", file.display())))?.len();
+    let (_, header) = FrameReader::open(BufReader::new(input), Some(len)).map_err(|e| snapshot_error(file, e))?;
+    Ok(header)
 }
 
 /// Creates a store in `dir` (which must not exist or be empty) from the snapshot in `file`.
@@ -67,11 +79,11 @@ fn import_into(
     let mut tables: Vec<TableFiles<'_>> = table_options.iter().map(|(cf, o)| TableFiles::new(&staging, cf, o)).collect();
     let mut order = RecordOrder::default();
     let policy = store_options.compression;
-    let summary = read_snapshot(file, options.workers, Some(Content::Store), listener, |frame, records| prepare(frame, records, Some(policy)), |ops| {
+    let summary = read_snapshot(file, options.workers, listener, |h| expect_content(h, Content::Store), |frame, records| prepare(frame, records, Target::Store(policy)), |ops| {
         for op in &ops.ops {
             order.check(op).map_err(|detail| ops.error(detail))?;
             let (table, key, value): (usize, &[u8], &[u8]) = match op {
-                Op::Queue { .. } => continue,
+                Op::Queue { .. } | Op::KeyValues { .. } => continue,
                 Op::Entry { key, value, .. } => (0, key, value),
                 Op::Object { key, value, refs } => {
                     if let Some(refs) = refs {
@@ -124,13 +136,28 @@ enum Op {
     Queue { index: u32, name: String },
     Entry { queue: u32, position: u64, key: [u8; 12], value: [u8; 17] },
     Object { key: [u8; 16], value: Vec<u8>, refs: Option<u64> },
+    KeyValues { key: Vec<u8>, values: Vec<Vec<u8>> },
 }
 
-/// Decodes, checks and (with a policy) encodes for the store one frame's records.
-fn prepare(frame: &RawFrame, records: Vec<pb::Record>, policy: Option<Policy>) -> std::result::Result<Vec<Op>, FormatError> {
+/// What the records are prepared for.
+#[derive(Clone, Copy)]
+enum Target {
+    /// Checking only: nothing is stored.
+    Verify,
+    /// A new store, whose payloads are compressed with this policy.
+    Store(Policy),
+    /// A new casket.
+    Casket,
+}
+
+/// Checks one frame's records and prepares them for `target`.
+fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::result::Result<Vec<Op>, FormatError> {
     let mut ops = Vec::with_capacity(records.len());
     for (n, record) in records.into_iter().enumerate() {
         let bad = |detail: String| frame.error(format!("record {n} of the frame: {detail}"));
+        if let (Target::Casket, Some(Kind::Queue(_) | Kind::Entry(_) | Kind::Object(_))) = (target, &record.kind) {
+            return Err(bad("store records in a casket snapshot".into()));
+        }
         let op = match record.kind {
             Some(Kind::Queue(q)) => {
                 keys::validate_queue_name(&q.name).map_err(|e| bad(format!("queue {}: {e}", q.index)))?;
@@ -150,8 +177,8 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, policy: Option<Policy>) -
                     return Err(bad(format!("object {id}: {} owned entries counted for an object that is not queue-owned", o.owned_entries)));
                 }
                 let own = if o.owned { Ownership::Owned } else { Ownership::Reference };
-                let value = match policy {
-                    Some(policy) => {
+                let value = match target {
+                    Target::Store(policy) => {
                         let (codec, body) = policy.compress(&o.payload);
                         let mut v = Vec::with_capacity(body.len() + 1);
                         v.push(keys::object_flag(own, codec));
@@ -159,12 +186,12 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, policy: Option<Policy>) -
                         v
                     }
                     // Verifying: nothing is stored, only the shape is checked.
-                    None => Vec::new(),
+                    _ => Vec::new(),
                 };
                 Op::Object { key: *id.as_bytes(), value, refs: (o.owned_entries > 1).then_some(o.owned_entries) }
             }
-            Some(Kind::KeyValues(_)) if policy.is_some() => return Err(bad("casket key/values in a store snapshot".into())),
-            Some(Kind::KeyValues(_)) => continue,
+            Some(Kind::KeyValues(_)) if matches!(target, Target::Store(_)) => return Err(bad("casket key/values in a store snapshot".into())),
+            Some(Kind::KeyValues(kv)) => Op::KeyValues { key: kv.key, values: kv.values },
             None => return Err(bad("a record of a kind this build does not know (written by a newer RockCask?)".into())),
         };
         ops.push(op);
@@ -186,11 +213,21 @@ struct RecordOrder {
     /// Queue of the last entry and the position expected next in it.
     entry_at: Option<(u32, u64)>,
     last_object: Option<[u8; 16]>,
+    key_values: bool,
 }
 
 impl RecordOrder {
     fn check(&mut self, op: &Op) -> std::result::Result<(), String> {
+        if self.key_values != matches!(op, Op::KeyValues { .. }) && (self.key_values || !self.queues.is_empty() || self.entry_at.is_some() || self.last_object.is_some()) {
+            return Err("store records and casket key/values in one snapshot".into());
+        }
         match op {
+            Op::KeyValues { key, values } => {
+                if values.is_empty() {
+                    return Err(format!("key of {} bytes without values", key.len()));
+                }
+                self.key_values = true;
+            }
             Op::Queue { index, name } => {
                 if self.entry_at.is_some() || self.last_object.is_some() {
                     return Err(format!("queue definition '{name}' after entries or objects"));
@@ -235,8 +272,8 @@ impl RecordOrder {
 fn read_snapshot(
     file: &Path,
     workers: usize,
-    expect: Option<Content>,
     listener: &mut dyn FnMut(&Progress) -> Result<()>,
+    on_header: impl FnOnce(&Header) -> std::result::Result<(), String>,
     prepare: impl Fn(&RawFrame, Vec<pb::Record>) -> std::result::Result<Vec<Op>, FormatError> + Sync,
     mut apply: impl FnMut(Prepared) -> Result<()>,
 ) -> Result<Summary> {
@@ -248,12 +285,7 @@ fn read_snapshot(
     let input = File::open(file).map_err(Error::io(format!("opening snapshot {}", file.display())))?;
     let file_bytes = input.metadata().map_err(Error::io(format!("reading the size of {}", file.display())))?.len();
     let (mut reader, header) = FrameReader::open(BufReader::with_capacity(4 << 20, input), Some(file_bytes)).map_err(located)?;
-    let content = Content::try_from(header.content).unwrap_or(Content::Unspecified);
-    if let Some(expected) = expect {
-        if content != expected {
-            return Err(located(FormatError::at(16, None, format!("the snapshot holds {content:?} content; {expected:?} was expected"))));
-        }
-    }
+    on_header(&header).map_err(|detail| located(FormatError::at(16, None, detail)))?;
     let mut trailer = None;
     let mut counts = Counts::default();
     let mut progress = Throttle::new(listener);
@@ -294,6 +326,70 @@ fn read_snapshot(
     progress.done(Progress { records: counts.records, records_expected: counts.records, bytes: file_bytes, bytes_expected: file_bytes, done: true })?;
     Ok(Summary { file: file.to_path_buf(), header, counts, file_bytes, format_version: super::format::FORMAT_VERSION })
 }
+
+fn expect_content(header: &Header, expected: Content) -> std::result::Result<(), String> {
+    let content = Content::try_from(header.content).unwrap_or(Content::Unspecified);
+    if content != expected {
+        return Err(format!("the snapshot holds {content:?} content; {expected:?} was expected"));
+    }
+    Ok(())
+}
+
+/// Reads a casket snapshot into the casket `open` creates from the header (bulk writes in
+/// transactions of a few MiB). The caller removes the casket if this fails.
+pub(crate) fn read_casket_snapshot(
+    file: &Path,
+    workers: usize,
+    listener: &mut dyn FnMut(&Progress) -> Result<()>,
+    open: impl FnOnce(&Header) -> std::result::Result<(PathBuf, CasketOptions), String>,
+) -> Result<Summary> {
+    let casket: OnceCell<Casket> = OnceCell::new();
+    let mut order = RecordOrder::default();
+    let mut in_transaction = 0usize;
+    let summary = read_snapshot(
+        file,
+        workers,
+        listener,
+        |header| {
+            expect_content(header, Content::Casket)?;
+            let (path, options) = open(header)?;
+            let opened = Casket::open(&path, options).map_err(|e| format!("creating casket {}: {e}", path.display()))?;
+            opened.tranbegin().map_err(|e| e.to_string())?;
+            let _ = casket.set(opened);
+            Ok(())
+        },
+        |frame, records| prepare(frame, records, Target::Casket),
+        |ops| {
+            let target = casket.get().expect("opened with the header");
+            for op in &ops.ops {
+                order.check(op).map_err(|detail| ops.error(detail))?;
+                if let Op::KeyValues { key, values } = op {
+                    target.put_list(key, values.iter().map(Vec::as_slice)).map_err(casket_error)?;
+                    in_transaction += key.len() + values.iter().map(Vec::len).sum::<usize>();
+                }
+            }
+            if in_transaction >= CASKET_TRANSACTION_BYTES {
+                target.trancommit().and_then(|_| target.tranbegin()).map_err(casket_error)?;
+                in_transaction = 0;
+            }
+            Ok(())
+        },
+    )?;
+    let target = casket.into_inner().expect("opened with the header");
+    target.trancommit().map_err(casket_error)?;
+    target.close().map_err(casket_error)?;
+    Ok(summary)
+}
+
+/// Removes a casket's marker file and data directory (after a failed import).
+pub(crate) fn remove_casket(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    let _ = std::fs::remove_dir_all(crate::casket::files::data_dir(path));
+}
+
+/// Bytes of casket writes gathered before they are committed (well below the point where a
+/// casket transaction starts writing early with undo records).
+const CASKET_TRANSACTION_BYTES: usize = 16 << 20;
 
 fn describe(c: &Counts) -> String {
     format!(

@@ -5,6 +5,7 @@
 //!
 //! Also checkpoints: a RocksDB checkpoint of an open store (hard links where possible).
 
+mod casket;
 mod export;
 pub mod format;
 mod import;
@@ -19,7 +20,8 @@ use crate::error::{Error, Result, RocksContext};
 use crate::options::StoreOptions;
 use crate::store::Store;
 
-pub use import::{import_store, verify};
+pub use casket::{export_casket, import_casket};
+pub use import::{import_store, read_header, verify};
 
 /// How to write a snapshot.
 #[derive(Clone, Debug)]

@@ -34,6 +34,18 @@ final class Native {
 
     static native void storeCompact(long store);
 
+    /** Returns the snapshot's strings packed (content, created by, source); fills {@code info} (see SnapshotInfo). */
+    static native byte[] storeExport(long store, byte[] file, int workers, int compression, int frameBytes, boolean fixedTime,
+            long createdAtMillis, boolean overwrite, SnapshotProgress.Relay progress, long[] info);
+
+    static native byte[] snapshotImport(byte[] file, byte[] dir, int workers, boolean syncOnCommit, long blockCacheBytes,
+            long writeBufferBytes, int compression, int compressionThreshold, byte[] queueCompression, SnapshotProgress.Relay progress,
+            long[] info);
+
+    static native byte[] snapshotVerify(byte[] file, int workers, SnapshotProgress.Relay progress, long[] info);
+
+    static native void storeCheckpoint(long store, byte[] dir);
+
     static native void txFree(long tx);
 
     static native void txApply(long tx, java.nio.ByteBuffer pending, int length);

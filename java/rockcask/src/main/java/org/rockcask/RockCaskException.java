@@ -2,7 +2,8 @@ package org.rockcask;
 
 /**
  * A store operation failed. {@link #status()} says how: a RocksDB status (IOError, Corruption,
- * Busy, ...) or one of RockCask's own (Locked, NotAStore, ReadOnly, NoSuchObject, Internal).
+ * Busy, ...) or one of RockCask's own (Locked, NotAStore, ReadOnly, NoSuchObject, Internal,
+ * BadSnapshot, TargetExists).
  * The message names what and where (path, queue, object id).
  */
 public class RockCaskException extends RuntimeException {
@@ -21,7 +22,11 @@ public class RockCaskException extends RuntimeException {
         /** No object with the given id. */
         NoSuchObject,
         /** A fault inside RockCask itself (a bug): please report it. */
-        Internal
+        Internal,
+        /** A snapshot file that cannot be read or trusted ({@link SnapshotException}). */
+        BadSnapshot,
+        /** The destination of an export, import or checkpoint already exists. */
+        TargetExists
     }
 
     private final Status status;

@@ -2,6 +2,7 @@ package org.rockcask;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 
@@ -36,7 +37,7 @@ public final class Store extends NativeResource {
         Objects.requireNonNull(options, "options");
         Native.ensureLoaded();
         Path abs = dir.toAbsolutePath();
-        long handle = Native.storeOpen(abs.toString().getBytes(StandardCharsets.UTF_8), options.syncOnCommit(),
+        long handle = Native.storeOpen(utf8(abs), options.syncOnCommit(),
                 options.blockCacheBytes(), options.writeBufferBytes(), options.createIfMissing(), options.readOnly(),
                 options.compression().code, options.compressionThreshold(), options.packedQueueCompression());
         return new Store(handle, abs, options);
@@ -92,6 +93,102 @@ public final class Store extends NativeResource {
         } finally {
             release();
         }
+    }
+
+    /**
+     * Writes a consistent point-in-time copy of the store (every queue with its entries in order,
+     * every object) to {@code file}, while other threads keep committing: the copy holds each
+     * transaction entirely or not at all. The file appears complete or not at all. Memory does
+     * not grow with the store. Format: docs/SNAPSHOT_FORMAT.md.
+     *
+     * @throws RockCaskException {@code TargetExists} when {@code file} exists and overwriting was
+     *     not asked for; {@code IOError} when the file cannot be written (nothing is left behind)
+     */
+    public SnapshotInfo exportTo(Path file, ExportOptions options) {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(options, "options");
+        Path abs = file.toAbsolutePath();
+        long[] info = new long[SNAPSHOT_INFO_LONGS];
+        byte[] strings;
+        long h = acquire();
+        try {
+            Instant at = options.createdAt();
+            strings = Native.storeExport(h, utf8(abs), options.workers(), options.compression().code, options.frameBytes(), at != null,
+                    at == null ? 0 : at.toEpochMilli(), options.overwrite(), SnapshotProgress.Relay.of(options.progress()), info);
+        } finally {
+            release();
+        }
+        return snapshotInfo(abs, strings, info);
+    }
+
+    /**
+     * Creates a store in {@code newStoreDir} (which must not exist, or be empty) from a snapshot.
+     * Streams the file, checking each frame's checksum as it goes and the trailer's counts and
+     * whole-file checksum at the end; the store is only complete once all of it checked out.
+     * On any error the new store is removed. Open the result with {@link #open}.
+     *
+     * @throws SnapshotException when the file is damaged, truncated, of a newer format or not a
+     *     snapshot (naming the byte offset and frame)
+     * @throws RockCaskException {@code TargetExists} when {@code newStoreDir} is not empty
+     */
+    public static SnapshotInfo importFrom(Path file, Path newStoreDir, ImportOptions options) {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(newStoreDir, "newStoreDir");
+        Objects.requireNonNull(options, "options");
+        Native.ensureLoaded();
+        Path abs = file.toAbsolutePath();
+        StoreOptions s = options.store();
+        long[] info = new long[SNAPSHOT_INFO_LONGS];
+        byte[] strings = Native.snapshotImport(utf8(abs), utf8(newStoreDir.toAbsolutePath()), options.workers(), s.syncOnCommit(),
+                s.blockCacheBytes(), s.writeBufferBytes(), s.compression().code, s.compressionThreshold(), s.packedQueueCompression(),
+                SnapshotProgress.Relay.of(options.progress()), info);
+        return snapshotInfo(abs, strings, info);
+    }
+
+    /**
+     * Reads a snapshot through, checking everything an import checks, and writes nothing.
+     *
+     * @throws SnapshotException when it would not import
+     */
+    public static SnapshotInfo verifySnapshot(Path file, ProgressListener progress) {
+        Objects.requireNonNull(file, "file");
+        Native.ensureLoaded();
+        Path abs = file.toAbsolutePath();
+        long[] info = new long[SNAPSHOT_INFO_LONGS];
+        byte[] strings = Native.snapshotVerify(utf8(abs), Math.min(8, Runtime.getRuntime().availableProcessors()),
+                SnapshotProgress.Relay.of(progress), info);
+        return snapshotInfo(abs, strings, info);
+    }
+
+    /**
+     * Creates in {@code dir} (which must not exist, or be empty) a RocksDB checkpoint of the
+     * store: a consistent copy whose files are hard links where the file system allows (so it
+     * is quick and small), copies otherwise. It opens as a store.
+     *
+     * @throws RockCaskException {@code TargetExists} when {@code dir} is not empty
+     */
+    public void checkpoint(Path dir) {
+        Objects.requireNonNull(dir, "dir");
+        byte[] target = utf8(dir.toAbsolutePath());
+        long h = acquire();
+        try {
+            Native.storeCheckpoint(h, target);
+        } finally {
+            release();
+        }
+    }
+
+    /** file bytes, frames, records, queues, entries, objects, keys, values, payload bytes, format version, compression, created at. */
+    private static final int SNAPSHOT_INFO_LONGS = 12;
+
+    private static SnapshotInfo snapshotInfo(Path file, byte[] packedStrings, long[] v) {
+        List<String> s = Wire.strings(packedStrings);
+        return new SnapshotInfo(file, (int) v[9], SnapshotInfo.Content.valueOf(s.get(0)), Compression.values()[(int) v[10]], s.get(1),
+                Instant.ofEpochMilli(v[11]), s.get(2), java.util.Arrays.copyOf(v, 9));
+    }
+
+    private static byte[] utf8(Path p) {
+        return p.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     public Path path() {

@@ -1,0 +1,119 @@
+package org.rockcask;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * How {@link Store#exportTo} writes a snapshot. Immutable; each {@code with}-style method
+ * returns a changed copy: {@code ExportOptions.defaults().workers(4).compression(Compression.ZSTD)}.
+ */
+public final class ExportOptions {
+    private int workers = Math.min(8, Runtime.getRuntime().availableProcessors());
+    private Compression compression = Compression.NONE;
+    private int frameBytes = 1 << 20;
+    private Instant createdAt;
+    private boolean overwrite;
+    private ProgressListener progress;
+
+    private ExportOptions() {}
+
+    private ExportOptions copy() {
+        ExportOptions o = new ExportOptions();
+        o.workers = workers;
+        o.compression = compression;
+        o.frameBytes = frameBytes;
+        o.createdAt = createdAt;
+        o.overwrite = overwrite;
+        o.progress = progress;
+        return o;
+    }
+
+    /** As many workers as cores (at most 8), no compression, 1 MiB frames, refuse to overwrite. */
+    public static ExportOptions defaults() {
+        return new ExportOptions();
+    }
+
+    /**
+     * Threads encoding and compressing frames (the calling thread reads the store and writes the
+     * file). The file's bytes do not depend on it.
+     */
+    public int workers() {
+        return workers;
+    }
+
+    public ExportOptions workers(int v) {
+        if (v < 1) {
+            throw new IllegalArgumentException("workers must be at least 1: " + v);
+        }
+        ExportOptions o = copy();
+        o.workers = v;
+        return o;
+    }
+
+    /** Compression of the file's frames (a frame that does not shrink is stored raw). */
+    public Compression compression() {
+        return compression;
+    }
+
+    public ExportOptions compression(Compression v) {
+        ExportOptions o = copy();
+        o.compression = Objects.requireNonNull(v, "compression");
+        return o;
+    }
+
+    /** Target bytes of records per frame (the unit of checksums and of parallel work). */
+    public int frameBytes() {
+        return frameBytes;
+    }
+
+    public ExportOptions frameBytes(int v) {
+        if (v < 1) {
+            throw new IllegalArgumentException("frameBytes must be at least 1: " + v);
+        }
+        ExportOptions o = copy();
+        o.frameBytes = v;
+        return o;
+    }
+
+    /**
+     * The creation time recorded in the file; {@code null} (default) for the time of export.
+     * Fixing it makes two exports of the same data byte-identical.
+     */
+    public Instant createdAt() {
+        return createdAt;
+    }
+
+    public ExportOptions createdAt(Instant v) {
+        ExportOptions o = copy();
+        o.createdAt = v;
+        return o;
+    }
+
+    /** Replace an existing file (by default an existing file is refused with {@code TargetExists}). */
+    public boolean overwrite() {
+        return overwrite;
+    }
+
+    public ExportOptions overwrite(boolean v) {
+        ExportOptions o = copy();
+        o.overwrite = v;
+        return o;
+    }
+
+    /** Told where the export is, about every 100 ms and once at the end; {@code null} for none. */
+    public ProgressListener progress() {
+        return progress;
+    }
+
+    public ExportOptions progress(ProgressListener v) {
+        ExportOptions o = copy();
+        o.progress = v;
+        return o;
+    }
+
+    @Override
+    public String toString() {
+        return "ExportOptions[workers=" + workers + ", compression=" + compression + ", frameBytes=" + frameBytes + ", createdAt="
+                + createdAt + ", overwrite=" + overwrite + "]";
+    }
+}

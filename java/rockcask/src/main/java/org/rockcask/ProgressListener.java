@@ -1,0 +1,11 @@
+package org.rockcask;
+
+/**
+ * Told where a long export, import or verification is: about every 100 ms and once more when it
+ * is done, always on the thread that started the work. An exception thrown here stops the work
+ * (nothing is left behind: no partial file, no partial store) and reaches that thread's caller.
+ */
+@FunctionalInterface
+public interface ProgressListener {
+    void onProgress(SnapshotProgress progress);
+}

@@ -1,0 +1,43 @@
+package org.rockcask;
+
+/**
+ * A snapshot that cannot be read or trusted: truncated, damaged, of a newer format, or not a
+ * snapshot at all. Status {@code BadSnapshot}; says where: the byte offset and, when the damage
+ * lies in a frame, the frame's number (counted from 0). Nothing was left behind: an import that
+ * fails removes the store it was creating.
+ */
+public final class SnapshotException extends RockCaskException {
+    private static final long serialVersionUID = 1L;
+
+    private final long offset;
+    private final long frame;
+
+    /** Thrown by the native layer with the message "offset:frame:BadSnapshot: detail" (frame -1 for none). */
+    SnapshotException(String raw) {
+        this(raw == null ? new String[0] : raw.split(":", 3));
+    }
+
+    private SnapshotException(String[] parts) {
+        super(parts.length == 3 ? parts[2] : "BadSnapshot: " + String.join(":", parts));
+        this.offset = parts.length == 3 ? parse(parts[0]) : -1;
+        this.frame = parts.length == 3 ? parse(parts[1]) : -1;
+    }
+
+    private static long parse(String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** Byte offset in the file where reading stopped. */
+    public long offset() {
+        return offset;
+    }
+
+    /** The frame holding the damage (counted from 0), or -1 when it is outside any frame. */
+    public long frame() {
+        return frame;
+    }
+}

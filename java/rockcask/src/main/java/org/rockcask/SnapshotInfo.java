@@ -1,0 +1,107 @@
+package org.rockcask;
+
+import java.nio.file.Path;
+import java.time.Instant;
+
+/** What a snapshot file holds: its header and the counts of its trailer (docs/SNAPSHOT_FORMAT.md). */
+public final class SnapshotInfo {
+    /** What was exported: a store (queues and objects) or a drop-in casket (key/values). */
+    public enum Content { STORE, CASKET }
+
+    private final Path file;
+    private final int formatVersion;
+    private final Content content;
+    private final Compression compression;
+    private final String createdBy;
+    private final Instant createdAt;
+    private final String source;
+    private final long[] counts;
+
+    /** {@code counts}: file bytes, frames, records, queues, entries, objects, keys, values, payload bytes. */
+    SnapshotInfo(Path file, int formatVersion, Content content, Compression compression, String createdBy, Instant createdAt,
+            String source, long[] counts) {
+        this.file = file;
+        this.formatVersion = formatVersion;
+        this.content = content;
+        this.compression = compression;
+        this.createdBy = createdBy;
+        this.createdAt = createdAt;
+        this.source = source;
+        this.counts = counts.clone();
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    public int formatVersion() {
+        return formatVersion;
+    }
+
+    public Content content() {
+        return content;
+    }
+
+    /** The frame compression asked for when the file was written. */
+    public Compression compression() {
+        return compression;
+    }
+
+    /** The writer, e.g. {@code "rockcask 0.1.0"}. */
+    public String createdBy() {
+        return createdBy;
+    }
+
+    public Instant createdAt() {
+        return createdAt;
+    }
+
+    /** The exported store's path as the exporter saw it. */
+    public String source() {
+        return source;
+    }
+
+    public long fileBytes() {
+        return counts[0];
+    }
+
+    public long frames() {
+        return counts[1];
+    }
+
+    public long records() {
+        return counts[2];
+    }
+
+    public long queues() {
+        return counts[3];
+    }
+
+    public long entries() {
+        return counts[4];
+    }
+
+    public long objects() {
+        return counts[5];
+    }
+
+    /** Casket snapshots: keys and values (duplicates counted). */
+    public long keys() {
+        return counts[6];
+    }
+
+    public long values() {
+        return counts[7];
+    }
+
+    /** Object payload (and casket value) bytes, uncompressed. */
+    public long payloadBytes() {
+        return counts[8];
+    }
+
+    @Override
+    public String toString() {
+        return "SnapshotInfo[" + file + ", " + content + ", " + queues() + " queues, " + entries() + " entries, " + objects() + " objects, "
+                + fileBytes() + " bytes]";
+    }
+}
