@@ -74,8 +74,18 @@ fn import_into(
 ) -> Result<Summary> {
     let staging = store.path().join("import.tmp");
     std::fs::create_dir(&staging).map_err(Error::io(format!("creating {}", staging.display())))?;
-    let table_options: Vec<(&str, Options)> =
-        [CF_ENTRIES, CF_OBJECTS, CF_REFS].iter().map(|&cf| (cf, store::cf_options(cf, store_options, None))).collect();
+    let table_options: Vec<(&str, Options)> = [CF_ENTRIES, CF_OBJECTS, CF_REFS]
+        .iter()
+        .map(|&cf| {
+            let mut o = store::cf_options(cf, store_options, None);
+            // Written once, in the calling thread, which is what limits an import: compressing
+            // here would cost more than it saves (payloads are compressed by the store's policy
+            // already, when it asks for it); RocksDB compresses these files when it compacts them.
+            o.set_compression_type(rocksdb::DBCompressionType::None);
+            o.set_bottommost_compression_type(rocksdb::DBCompressionType::None);
+            (cf, o)
+        })
+        .collect();
     let mut tables: Vec<TableFiles<'_>> = table_options.iter().map(|(cf, o)| TableFiles::new(&staging, cf, o)).collect();
     let mut order = RecordOrder::default();
     let policy = store_options.compression;
