@@ -114,11 +114,13 @@ pub(crate) fn add_counts(total: &mut Counts, part: &Counts) {
 }
 
 pub(crate) fn export_store(store: &Store, file: &Path, options: &ExportOptions, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
-    let db = store.shared.db()?;
+    // Before taking the read lock below: taking it twice in one thread can deadlock against a
+    // waiting `close`.
     let expected = {
         let stats = store.stats()?;
         stats.queued_items + stats.objects_estimate + stats.queues
     };
+    let db = store.shared.db()?;
     let snapshot = db.db().snapshot();
     let mut source = StoreReader::new(&db, &snapshot)?;
     let header = Header {
