@@ -6,6 +6,7 @@ pub(crate) mod batch;
 pub mod casket;
 pub mod error;
 mod hash;
+pub mod inspect;
 pub mod keys;
 pub mod options;
 mod pipeline;

@@ -1,0 +1,209 @@
+//! The command line: subcommands, their arguments and their help texts (clap derive).
+//!
+//! Exit codes are part of the interface scripts rely on, so they are printed in every `--help`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use rockcask_core::compress::Compression;
+
+/// The exit-code table, as a macro so that it can be `concat!`ed into longer help texts.
+macro_rules! exit_codes {
+    () => {
+        "Exit codes:
+  0    success
+  1    any other failure (including an unknown queue)
+  2    usage error (bad or missing arguments)
+  3    not a store, no such store, or no such input file
+  4    store locked by another process (or another open handle)
+  5    snapshot damaged or unreadable
+  6    target already exists (export file, non-empty import or checkpoint directory)
+  130  interrupted by Ctrl-C (143: by SIGTERM); export and import remove what they wrote"
+    };
+}
+
+pub const EXIT_CODES: &str = exit_codes!();
+
+/// The dump's help adds the payload formats, which need more words than a flag's one line.
+const DUMP_HELP: &str = concat!(
+    "Payload formats:
+  text    UTF-8 (invalid bytes as U+FFFD); backslash, tab, newline, carriage return, NUL and
+          other control characters escaped as \\\\, \\t, \\n, \\r, \\0, \\u{1b}; a payload that is
+          exactly \"-\" is written \\u{2d} so that `-` always means a deleted object
+  hex     lowercase hexadecimal
+  base64  standard alphabet with padding (RFC 4648)
+
+",
+    exit_codes!()
+);
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "rockcask",
+    version,
+    about = "Inspect, export, import, verify and checkpoint RockCask stores",
+    long_about = "Inspect, export, import, verify and checkpoint RockCask stores.\n\n\
+                  stats, queues, dump and export open the store read-only: they work while another \
+                  process has it open, and never create or change it.",
+    after_help = EXIT_CODES,
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the store's figures as `name: value` lines (or one JSON object)
+    #[command(after_help = EXIT_CODES)]
+    Stats {
+        /// The store's directory
+        store_dir: PathBuf,
+        /// Print one JSON object instead of `name: value` lines
+        #[arg(long)]
+        json: bool,
+    },
+
+    /// List the queues, one `name<TAB>size` line each, sorted by name
+    #[command(after_help = EXIT_CODES)]
+    Queues {
+        /// The store's directory
+        store_dir: PathBuf,
+    },
+
+    /// Print a queue's committed entries in FIFO order: `position<TAB>uuid<TAB>payload`
+    #[command(
+        after_help = DUMP_HELP,
+        long_about = "Print a queue's committed entries in FIFO order, one `position<TAB>uuid<TAB>payload` \
+                      line each, as the store was when the command started. position counts from 0 at the \
+                      head. An entry whose object was deleted shows `-` as its payload. Entries are read \
+                      one at a time: a queue of any length can be dumped."
+    )]
+    Dump {
+        /// The store's directory
+        store_dir: PathBuf,
+        /// The queue to dump (exactly as named; see `rockcask queues`)
+        queue: String,
+        /// Stop after this many entries
+        #[arg(long, value_name = "N")]
+        limit: Option<u64>,
+        /// How payloads are written
+        #[arg(long, value_enum, default_value_t = PayloadFormat::Text)]
+        format: PayloadFormat,
+    },
+
+    /// Write a consistent snapshot of a store to a file
+    #[command(after_help = EXIT_CODES)]
+    Export {
+        /// The store's directory (opened read-only), or a Tokyo Cabinet drop-in casket's path
+        /// (a casket with a built-in key order; opened as a reader)
+        store_dir: PathBuf,
+        /// The snapshot file to write (written under a temporary name, then renamed)
+        file: PathBuf,
+        #[command(flatten)]
+        workers: Workers,
+        /// Compression of the snapshot's frames
+        #[arg(long, value_enum, default_value_t = Codec::None)]
+        compression: Codec,
+        /// Replace FILE if it exists
+        #[arg(long)]
+        force: bool,
+        /// Creation time recorded in the header (milliseconds since 1970-01-01 UTC) instead of
+        /// now; two exports of the same data with the same value are byte-identical
+        #[arg(long, value_name = "UNIX_MILLIS", allow_negative_numbers = true)]
+        created_at: Option<i64>,
+        #[command(flatten)]
+        output: Output,
+    },
+
+    /// Create a new store from a snapshot file
+    #[command(after_help = EXIT_CODES)]
+    Import {
+        /// The snapshot file to read
+        file: PathBuf,
+        /// The new store's directory (must not exist, or be empty); for a casket snapshot, the
+        /// new casket's path (must not exist)
+        store_dir: PathBuf,
+        #[command(flatten)]
+        workers: Workers,
+        /// Payload compression of the new store (applies to every imported object)
+        #[arg(long, value_enum, default_value_t = Codec::None)]
+        compression: Codec,
+        #[command(flatten)]
+        output: Output,
+    },
+
+    /// Check every byte of a snapshot file and print what it holds
+    #[command(after_help = EXIT_CODES)]
+    Verify {
+        /// The snapshot file to check
+        file: PathBuf,
+        #[command(flatten)]
+        workers: Workers,
+        #[command(flatten)]
+        output: Output,
+    },
+
+    /// Write a RocksDB checkpoint of a store (hard links where possible) to a new directory
+    #[command(after_help = EXIT_CODES)]
+    Checkpoint {
+        /// The store's directory (opened for writing: no other process may have it open)
+        store_dir: PathBuf,
+        /// The checkpoint's directory (must not exist, or be empty); it opens as a store
+        target_dir: PathBuf,
+        /// Print nothing but errors
+        #[arg(long, short = 'q')]
+        quiet: bool,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct Workers {
+    /// Threads encoding or decoding frames [default: the number of cores, at most 8]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub workers: Option<u16>,
+}
+
+impl Workers {
+    pub fn get(&self) -> usize {
+        self.workers.map_or_else(|| rockcask_core::snapshot::ExportOptions::default().workers, usize::from)
+    }
+}
+
+/// What a long-running command tells the user besides errors.
+#[derive(Args, Debug)]
+pub struct Output {
+    /// Draw the progress bar even when stderr is not a terminal (then as plain lines)
+    #[arg(long, conflicts_with = "quiet")]
+    pub progress: bool,
+    /// Print nothing but errors (no progress, no summary)
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PayloadFormat {
+    Text,
+    Hex,
+    Base64,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Codec {
+    None,
+    Lz4,
+    Zstd,
+    Snappy,
+}
+
+impl From<Codec> for Compression {
+    fn from(codec: Codec) -> Compression {
+        match codec {
+            Codec::None => Compression::None,
+            Codec::Lz4 => Compression::Lz4,
+            Codec::Zstd => Compression::Zstd,
+            Codec::Snappy => Compression::Snappy,
+        }
+    }
+}

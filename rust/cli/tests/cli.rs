@@ -1,0 +1,451 @@
+//! The `rockcask` binary end to end, on real stores made with rockcask-core: each subcommand's
+//! output, its help, and the exit code of each kind of failure scripts branch on.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use rockcask_core::{Store, StoreOptions, Uuid};
+
+/// Runs the binary with `args`; stdin is closed and stderr is a pipe (not a terminal).
+fn rockcask<S: AsRef<OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rockcask")).args(args).stdin(std::process::Stdio::null()).output().expect("the rockcask binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+/// Asserts the exit code, showing what the command printed when it differs.
+#[track_caller]
+fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(out.status.code(), Some(code), "stdout:\n{}\nstderr:\n{}", stdout(out), stderr(out));
+}
+
+/// Asserts a failure: the exit code and one `rockcask: error:` line on stderr.
+#[track_caller]
+fn assert_failure(out: &Output, code: i32, mentions: &str) {
+    assert_exit(out, code);
+    let err = stderr(out);
+    assert!(err.starts_with("rockcask: error: ") && err.trim_end().lines().count() == 1, "{err}");
+    assert!(err.contains(mentions), "expected '{mentions}' in: {err}");
+}
+
+fn open(dir: &Path) -> Store {
+    Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+}
+
+/// A closed store with two queues: `alpha` holds text that needs escaping, binary bytes, an
+/// entry whose `put` object was deleted and a payload that is exactly "-"; `beta` had one of
+/// its two entries consumed. Returns alpha's entry ids in order.
+fn sample_store(dir: &Path) -> Vec<Uuid> {
+    let store = open(dir);
+    let put = Uuid::now_v7();
+    let mut tx = store.begin().unwrap();
+    let mut ids = vec![tx.enqueue("alpha", b"hello").unwrap(), tx.enqueue("alpha", b"tab\there\nnewline").unwrap(), tx.enqueue("alpha", &[0x00, 0xFF]).unwrap()];
+    tx.put(put, b"deleted later").unwrap();
+    tx.enqueue_id("alpha", put).unwrap();
+    ids.push(put);
+    ids.push(tx.enqueue("alpha", b"-").unwrap());
+    tx.enqueue("beta", b"consumed").unwrap();
+    tx.enqueue("beta", b"kept").unwrap();
+    tx.commit().unwrap();
+    let mut tx = store.begin().unwrap();
+    assert!(tx.delete(put).unwrap());
+    tx.poll("beta", 1).unwrap();
+    tx.commit().unwrap();
+    store.close().unwrap();
+    ids
+}
+
+fn sample(dir: &tempfile::TempDir) -> (PathBuf, Vec<Uuid>) {
+    let store = dir.path().join("store");
+    let ids = sample_store(&store);
+    (store, ids)
+}
+
+#[test]
+fn stats_prints_stable_name_value_lines_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = sample(&dir);
+
+    let out = rockcask(&[OsStr::new("stats"), store.as_os_str()]);
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    let names: Vec<&str> = text.lines().map(|l| l.split_once(": ").unwrap().0).collect();
+    assert_eq!(names, ["queues", "queued_items", "objects_estimate", "disk_bytes", "memtable_bytes", "block_cache_bytes", "table_reader_bytes"]);
+    assert!(text.contains("queues: 2\n") && text.contains("queued_items: 6\n"), "{text}");
+    for line in text.lines() {
+        line.split_once(": ").unwrap().1.parse::<u64>().unwrap();
+    }
+
+    let out = rockcask(&[OsStr::new("stats"), store.as_os_str(), OsStr::new("--json")]);
+    assert_exit(&out, 0);
+    let json = stdout(&out);
+    assert_eq!(json.lines().count(), 1, "{json}");
+    assert!(json.starts_with("{\"queues\": 2, \"queued_items\": 6, \"objects_estimate\": ") && json.trim_end().ends_with('}'), "{json}");
+}
+
+#[test]
+fn queues_lists_name_tab_size_sorted_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = sample(&dir);
+    let out = rockcask(&[OsStr::new("queues"), store.as_os_str()]);
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out), "alpha\t5\nbeta\t1\n");
+}
+
+#[test]
+fn dump_prints_entries_in_fifo_order_in_text_hex_and_base64() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, ids) = sample(&dir);
+    let dump = |extra: &[&str]| {
+        let mut args = vec![OsStr::new("dump"), store.as_os_str(), OsStr::new("alpha")];
+        args.extend(extra.iter().map(OsStr::new));
+        let out = rockcask(&args);
+        assert_exit(&out, 0);
+        stdout(&out)
+    };
+    let expect = |payloads: [&str; 5]| -> String { ids.iter().zip(payloads).enumerate().map(|(i, (id, p))| format!("{i}\t{id}\t{p}\n")).collect() };
+
+    // The deleted object is `-`; the payload that is exactly "-" is escaped so as not to look deleted.
+    assert_eq!(dump(&[]), expect(["hello", "tab\\there\\nnewline", "\\0\u{fffd}", "-", "\\u{2d}"]));
+    assert_eq!(dump(&["--format", "text"]), dump(&[]));
+    assert_eq!(dump(&["--format", "hex"]), expect(["68656c6c6f", "74616209686572650a6e65776c696e65", "00ff", "-", "2d"]));
+    assert_eq!(dump(&["--format", "base64"]), expect(["aGVsbG8=", "dGFiCWhlcmUKbmV3bGluZQ==", "AP8=", "-", "LQ=="]));
+    assert_eq!(dump(&["--limit", "2"]), expect(["hello", "tab\\there\\nnewline", "", "", ""]).lines().take(2).map(|l| format!("{l}\n")).collect::<String>());
+    assert_eq!(dump(&["--limit", "0"]), "");
+}
+
+#[test]
+fn dump_of_an_unknown_queue_fails_with_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = sample(&dir);
+    let out = rockcask(&[OsStr::new("dump"), store.as_os_str(), OsStr::new("no-such-queue")]);
+    assert_failure(&out, 1, "no queue named 'no-such-queue'");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn inspection_and_export_work_while_another_handle_holds_the_store_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store_dir, _) = sample(&dir);
+    let store = open(&store_dir);
+    // Committed but not yet flushed to a table file: a read-only open sees it through the WAL.
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("gamma", b"while open").unwrap();
+    tx.commit().unwrap();
+
+    let out = rockcask(&[OsStr::new("queues"), store_dir.as_os_str()]);
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out), "alpha\t5\nbeta\t1\ngamma\t1\n");
+    let out = rockcask(&[OsStr::new("stats"), store_dir.as_os_str()]);
+    assert_exit(&out, 0);
+    let out = rockcask(&[OsStr::new("dump"), store_dir.as_os_str(), OsStr::new("gamma")]);
+    assert_exit(&out, 0);
+    assert!(stdout(&out).ends_with("\twhile open\n"), "{}", stdout(&out));
+    let file = dir.path().join("open.rcs");
+    let out = rockcask(&[OsStr::new("export"), store_dir.as_os_str(), file.as_os_str()]);
+    assert_exit(&out, 0);
+    assert!(stdout(&out).contains("3 queues, 7 entries"), "{}", stdout(&out));
+    store.close().unwrap();
+}
+
+#[test]
+fn export_verify_import_round_trip_with_summaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = sample(&dir);
+    let file = dir.path().join("snap.rcs");
+    let out = rockcask(&[
+        OsStr::new("export"),
+        store.as_os_str(),
+        file.as_os_str(),
+        OsStr::new("--workers"),
+        OsStr::new("2"),
+        OsStr::new("--compression"),
+        OsStr::new("zstd"),
+        OsStr::new("--created-at"),
+        OsStr::new("1700000000123"),
+    ]);
+    assert_exit(&out, 0);
+    let summary = stdout(&out);
+    assert!(summary.starts_with(&format!("exported {} to {}: ", store.display(), file.display())), "{summary}");
+    // 2 queue definitions, 6 entries, 5 objects (the deleted one is gone).
+    assert!(summary.contains("13 records (2 queues, 6 entries, 5 objects)") && summary.contains(" bytes in ") && summary.contains(" MB/s)"), "{summary}");
+    assert_eq!(summary.lines().count(), 1);
+    // Progress is drawn only on a terminal: here stderr is a pipe.
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+
+    let out = rockcask(&[OsStr::new("verify"), file.as_os_str(), OsStr::new("--workers"), OsStr::new("1")]);
+    assert_exit(&out, 0);
+    let report = stdout(&out);
+    for line in [
+        "format_version: 1",
+        "content: store",
+        &format!("created_by: rockcask {}", env!("CARGO_PKG_VERSION")),
+        "created_at: 2023-11-14T22:13:20.123Z",
+        "created_unix_millis: 1700000000123",
+        &format!("source: {}", store.display()),
+        "compression: zstd",
+        &format!("file_bytes: {}", std::fs::metadata(&file).unwrap().len()),
+        "records: 13",
+        "queues: 2",
+        "entries: 6",
+        "objects: 5",
+        "status: valid",
+    ] {
+        assert!(report.lines().any(|l| l == line), "no line '{line}' in:\n{report}");
+    }
+
+    let imported = dir.path().join("imported");
+    let out = rockcask(&[OsStr::new("import"), file.as_os_str(), imported.as_os_str(), OsStr::new("--compression"), OsStr::new("lz4")]);
+    assert_exit(&out, 0);
+    assert!(stdout(&out).starts_with(&format!("imported {} into {}: 13 records", file.display(), imported.display())), "{}", stdout(&out));
+    // The imported store holds the same queues and entries (ids included).
+    for queue in ["alpha", "beta"] {
+        let original = rockcask(&[OsStr::new("dump"), store.as_os_str(), OsStr::new(queue), OsStr::new("--format"), OsStr::new("hex")]);
+        let copy = rockcask(&[OsStr::new("dump"), imported.as_os_str(), OsStr::new(queue), OsStr::new("--format"), OsStr::new("hex")]);
+        assert_exit(&copy, 0);
+        assert_eq!(stdout(&copy), stdout(&original));
+    }
+}
+
+#[test]
+fn export_refuses_an_existing_file_with_6_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = sample(&dir);
+    let file = dir.path().join("taken.rcs");
+    std::fs::write(&file, b"precious").unwrap();
+    let out = rockcask(&[OsStr::new("export"), store.as_os_str(), file.as_os_str()]);
+    assert_failure(&out, 6, &file.display().to_string());
+    assert_eq!(std::fs::read(&file).unwrap(), b"precious");
+
+    let out = rockcask(&[OsStr::new("export"), store.as_os_str(), file.as_os_str(), OsStr::new("--force")]);
+    assert_exit(&out, 0);
+    assert_exit(&rockcask(&[OsStr::new("verify"), file.as_os_str()]), 0);
+}
+
+#[test]
+fn import_into_a_non_empty_directory_fails_with_6_and_leaves_it_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = sample(&dir);
+    let file = dir.path().join("snap.rcs");
+    assert_exit(&rockcask(&[OsStr::new("export"), store.as_os_str(), file.as_os_str()]), 0);
+    let target = dir.path().join("occupied");
+    std::fs::create_dir(&target).unwrap();
+    std::fs::write(target.join("keep.txt"), b"mine").unwrap();
+    let out = rockcask(&[OsStr::new("import"), file.as_os_str(), target.as_os_str()]);
+    assert_failure(&out, 6, "not empty");
+    assert_eq!(std::fs::read(target.join("keep.txt")).unwrap(), b"mine");
+    assert_eq!(std::fs::read_dir(&target).unwrap().count(), 1);
+}
+
+#[test]
+fn a_damaged_snapshot_fails_verify_and_import_with_5_and_the_import_leaves_no_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = sample(&dir);
+    let file = dir.path().join("snap.rcs");
+    assert_exit(&rockcask(&[OsStr::new("export"), store.as_os_str(), file.as_os_str()]), 0);
+    let mut bytes = std::fs::read(&file).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    std::fs::write(&file, &bytes).unwrap();
+
+    let out = rockcask(&[OsStr::new("verify"), file.as_os_str()]);
+    assert_failure(&out, 5, &format!("snapshot {}", file.display()));
+    assert!(out.stdout.is_empty());
+    let target = dir.path().join("never");
+    let out = rockcask(&[OsStr::new("import"), file.as_os_str(), target.as_os_str()]);
+    assert_failure(&out, 5, "snapshot");
+    assert!(!target.exists());
+
+    // Cut short: refused as well.
+    std::fs::write(&file, &bytes[..middle]).unwrap();
+    assert_failure(&rockcask(&[OsStr::new("verify"), file.as_os_str()]), 5, "snapshot");
+    // Not a snapshot at all.
+    std::fs::write(&file, b"hello, world\n").unwrap();
+    assert_failure(&rockcask(&[OsStr::new("import"), file.as_os_str(), target.as_os_str()]), 5, "snapshot");
+    assert!(!target.exists());
+}
+
+#[test]
+fn a_missing_store_or_input_file_fails_with_3_and_nothing_is_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let file = dir.path().join("out.rcs");
+    let target = dir.path().join("target");
+    for args in [
+        vec![OsStr::new("stats"), missing.as_os_str()],
+        vec![OsStr::new("queues"), missing.as_os_str()],
+        vec![OsStr::new("dump"), missing.as_os_str(), OsStr::new("q")],
+        vec![OsStr::new("export"), missing.as_os_str(), file.as_os_str()],
+        vec![OsStr::new("checkpoint"), missing.as_os_str(), target.as_os_str()],
+    ] {
+        let out = rockcask(&args);
+        assert_failure(&out, 3, "is not a RockCask store");
+        assert!(!missing.exists() && !file.exists() && !target.exists(), "{args:?} created something");
+    }
+    // An empty directory is not a store either, and stays empty.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    assert_failure(&rockcask(&[OsStr::new("stats"), empty.as_os_str()]), 3, "empty");
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
+
+    let no_file = dir.path().join("no-such.rcs");
+    assert_failure(&rockcask(&[OsStr::new("verify"), no_file.as_os_str()]), 3, "no such file");
+    assert_failure(&rockcask(&[OsStr::new("import"), no_file.as_os_str(), target.as_os_str()]), 3, "no such file");
+    assert!(!target.exists());
+}
+
+#[test]
+fn checkpoint_of_a_store_locked_by_another_handle_fails_with_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store_dir, _) = sample(&dir);
+    let holder = open(&store_dir);
+    let target = dir.path().join("cp");
+    let out = rockcask(&[OsStr::new("checkpoint"), store_dir.as_os_str(), target.as_os_str()]);
+    assert_failure(&out, 4, "locked");
+    assert!(!target.exists());
+    holder.close().unwrap();
+}
+
+#[test]
+fn checkpoint_writes_a_store_that_opens_and_refuses_a_non_empty_target_with_6() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = sample(&dir);
+    let target = dir.path().join("cp");
+    let out = rockcask(&[OsStr::new("checkpoint"), store.as_os_str(), target.as_os_str()]);
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out), format!("checkpoint of {} written to {}\n", store.display(), target.display()));
+    let out = rockcask(&[OsStr::new("queues"), target.as_os_str()]);
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out), "alpha\t5\nbeta\t1\n");
+
+    let out = rockcask(&[OsStr::new("checkpoint"), store.as_os_str(), target.as_os_str(), OsStr::new("--quiet")]);
+    assert_failure(&out, 6, "not empty");
+}
+
+#[test]
+fn quiet_prints_nothing_and_progress_draws_lines_when_stderr_is_not_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = sample(&dir);
+    let file = dir.path().join("snap.rcs");
+    let out = rockcask(&[OsStr::new("export"), store.as_os_str(), file.as_os_str(), OsStr::new("--quiet")]);
+    assert_exit(&out, 0);
+    assert!(out.stdout.is_empty() && out.stderr.is_empty());
+    assert!(file.exists());
+
+    let out = rockcask(&[OsStr::new("export"), store.as_os_str(), file.as_os_str(), OsStr::new("--force"), OsStr::new("--progress")]);
+    assert_exit(&out, 0);
+    let last = stderr(&out).lines().last().unwrap_or_default().to_string();
+    assert!(last.starts_with("export") && last.contains("100%") && last.contains("13 records") && last.contains("MB/s"), "{}", stderr(&out));
+    for command in ["verify", "import"] {
+        let mut args = vec![OsStr::new(command), file.as_os_str()];
+        let target = dir.path().join(format!("{command}-target"));
+        if command == "import" {
+            args.push(target.as_os_str());
+        }
+        args.push(OsStr::new("--progress"));
+        let out = rockcask(&args);
+        assert_exit(&out, 0);
+        let last = stderr(&out).lines().last().unwrap_or_default().to_string();
+        assert!(last.starts_with(command) && last.contains("100%") && last.contains(" / "), "{}", stderr(&out));
+        args.pop();
+        args.push(OsStr::new("-q"));
+        if command == "import" {
+            std::fs::remove_dir_all(&target).unwrap();
+        }
+        let out = rockcask(&args);
+        assert_exit(&out, 0);
+        assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{command}: {}{}", stdout(&out), stderr(&out));
+    }
+}
+
+#[test]
+fn bad_arguments_exit_with_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = sample(&dir);
+    let s = store.to_str().unwrap();
+    for args in [
+        vec![],
+        vec!["frobnicate"],
+        vec!["stats"],
+        vec!["stats", s, "--bogus"],
+        vec!["dump", s],
+        vec!["dump", s, "alpha", "--format", "octal"],
+        vec!["dump", s, "alpha", "--limit", "-1"],
+        vec!["export", s, "f.rcs", "--workers", "0"],
+        vec!["export", s, "f.rcs", "--compression", "gzip"],
+        vec!["export", s, "f.rcs", "--created-at", "yesterday"],
+        vec!["import", "f.rcs"],
+        vec!["verify", "f.rcs", "--quiet", "--progress"],
+        vec!["checkpoint", s],
+    ] {
+        let out = rockcask(&args);
+        assert_exit(&out, 2);
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(stderr(&out).contains("error") || stderr(&out).contains("Usage"), "{args:?}: {}", stderr(&out));
+    }
+    assert!(!Path::new("f.rcs").exists());
+}
+
+#[test]
+fn help_of_every_subcommand_describes_it_and_lists_the_exit_codes() {
+    let out = rockcask(&["--help"]);
+    assert_exit(&out, 0);
+    let help = stdout(&out);
+    for command in ["stats", "queues", "dump", "export", "import", "verify", "checkpoint"] {
+        assert!(help.contains(command), "top-level help misses {command}:\n{help}");
+    }
+    assert!(help.contains("Exit codes:") && help.contains("snapshot damaged or unreadable"), "{help}");
+
+    for (command, mentions) in [
+        ("stats", "--json"),
+        ("queues", "STORE_DIR"),
+        ("dump", "--format"),
+        ("export", "--created-at"),
+        ("import", "--compression"),
+        ("verify", "--workers"),
+        ("checkpoint", "TARGET_DIR"),
+    ] {
+        let out = rockcask(&[command, "--help"]);
+        assert_exit(&out, 0);
+        let help = stdout(&out);
+        assert!(help.contains(mentions) && help.contains("Exit codes:") && help.contains("target already exists"), "{command} --help:\n{help}");
+    }
+    assert!(stdout(&rockcask(&["dump", "--help"])).contains("base64"));
+
+    let out = rockcask(&["--version"]);
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out), format!("rockcask {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn a_tokyo_cabinet_casket_exports_and_imports_as_a_casket() {
+    use rockcask_core::casket::{Casket, CasketOptions, KeyOrder, Kind, PutMode};
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("queue.tcb");
+    let c = Casket::open(&src, CasketOptions { create: true, ..CasketOptions::new(Kind::Btree, true) }).unwrap();
+    for (k, v) in [("jobs", "first"), ("jobs", "second"), ("done", "x")] {
+        c.put(k.as_bytes(), v.as_bytes(), PutMode::Dup).unwrap();
+    }
+    c.close().unwrap();
+    let file = dir.path().join("casket.rcs");
+    let out = rockcask(&[OsStr::new("export"), src.as_os_str(), file.as_os_str()]);
+    assert_exit(&out, 0);
+    assert!(stdout(&out).contains("2 keys, 3 values"), "{}", stdout(&out));
+    let out = rockcask(&[OsStr::new("verify"), file.as_os_str()]);
+    assert_exit(&out, 0);
+    assert!(stdout(&out).contains("content: casket\n") && stdout(&out).contains("casket_order: lexical\n"), "{}", stdout(&out));
+    let copy = dir.path().join("copy.tcb");
+    assert_exit(&rockcask(&[OsStr::new("import"), file.as_os_str(), copy.as_os_str()]), 0);
+    let back = Casket::open(&copy, CasketOptions { order: KeyOrder::Lexical, ..CasketOptions::new(Kind::Btree, false) }).unwrap();
+    assert_eq!(back.get_list(b"jobs").unwrap(), vec![b"first".to_vec(), b"second".to_vec()]);
+    assert_eq!(back.rnum().unwrap(), 3);
+    // A second import onto the same path is refused.
+    assert_failure(&rockcask(&[OsStr::new("import"), file.as_os_str(), copy.as_os_str()]), 6, "exists");
+}

@@ -1,0 +1,129 @@
+//! Read-only inspection of a store: walking one queue's committed entries in FIFO order.
+//!
+//! `Transaction::peek` answers "what would a consumer get next" and is capped at
+//! `MAX_BATCH_ITEMS` because it returns a vector. Tools that dump a queue need every entry of
+//! a queue of any length, so this walks the entries with an iterator under one RocksDB
+//! snapshot and hands them to a callback one at a time: memory stays flat and what is seen is
+//! one point in time even while other threads keep committing.
+
+use std::cmp::Ordering;
+
+use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, DB};
+use uuid::Uuid;
+
+use crate::error::{Error, Result, RocksContext};
+use crate::keys::{self, CF_ENTRIES, CF_META, CF_OBJECTS};
+use crate::store::{queue_upper_bound, Store};
+
+/// What `Store::visit_queue` calls for each entry: position, object id, payload (`None` for a
+/// deleted object); returns false to stop.
+pub type EntryVisitor<'a> = dyn FnMut(u64, Uuid, Option<&[u8]>) -> Result<bool> + 'a;
+
+impl Store {
+    /// Calls `visit(position, object_id, payload)` for each committed entry of `queue`, in FIFO
+    /// order, as the store is at the moment of the call (one RocksDB snapshot). `position`
+    /// counts from 0 at the head, as in a snapshot file; `payload` is `None` for an entry whose
+    /// object has been deleted (a `put` object removed while still referenced from the queue).
+    /// Entries claimed by a transaction of this process that has not committed yet are still
+    /// committed entries and are visited.
+    ///
+    /// `visit` returns false to stop early, or an error that is returned as is. Returns the
+    /// number of entries visited. A queue that was never committed to is an
+    /// `Error::InvalidArgument`.
+    ///
+    /// Works on a store opened read-only. The store cannot be closed while the walk is going on
+    /// (`close` waits for it to end), as with any other call.
+    pub fn visit_queue(&self, queue: &str, visit: &mut EntryVisitor<'_>) -> Result<u64> {
+        keys::validate_queue_name(queue)?;
+        let db = self.shared.db()?;
+        let snapshot = db.db().snapshot();
+        let read_options = || {
+            let mut ro = ReadOptions::default();
+            ro.set_snapshot(&snapshot);
+            // A dump of a long queue would only push the consumers' hot blocks out of the cache.
+            ro.fill_cache(false);
+            ro
+        };
+        // The queue's id is looked up under the same snapshot as its entries, so a queue created
+        // after the snapshot is unknown rather than empty.
+        let id = match db.db().get_pinned_cf_opt(db.cf(CF_META), keys::meta_queue_key(queue), &read_options()).context(|| format!("looking up queue '{queue}'"))? {
+            Some(v) => keys::decode_u32(&v, "queue id")?,
+            None => return Err(Error::InvalidArgument(format!("store at {} has no queue named '{queue}'", self.path().display()))),
+        };
+        let mut entry_options = read_options();
+        entry_options.set_iterate_lower_bound(keys::entry_key(id, 0).to_vec());
+        entry_options.set_iterate_upper_bound(queue_upper_bound(id));
+        entry_options.set_readahead_size(2 << 20);
+        let mut it = db.db().raw_iterator_cf_opt(db.cf(CF_ENTRIES), entry_options);
+        it.seek_to_first();
+        let mut object_options = read_options();
+        object_options.set_readahead_size(2 << 20);
+        let mut objects = ObjectCursor { it: db.db().raw_iterator_cf_opt(db.cf(CF_OBJECTS), object_options) };
+        let mut position = 0u64;
+        // Entry keys sort by queue then sequence, and every entry below the head (handed back
+        // by a rollback) is taken before the head: key order is FIFO order.
+        while let Some(value) = it.value() {
+            let (object_id, _) = keys::decode_entry_value(value)?;
+            let keep_going = match objects.find(object_id.as_bytes())? {
+                Some(stored) => {
+                    let (_, payload) = keys::object_payload(stored)?;
+                    visit(position, object_id, Some(&payload))?
+                }
+                None => visit(position, object_id, None)?,
+            };
+            position += 1;
+            if !keep_going {
+                return Ok(position);
+            }
+            it.next();
+        }
+        it.status().context(|| format!("reading the entries of queue '{queue}'"))?;
+        Ok(position)
+    }
+}
+
+
+/// Finds the objects of a queue's entries, taken in FIFO order.
+///
+/// Objects are keyed by id, and ids are mostly UUIDs v7 (time-ordered), so the objects of
+/// successive entries mostly lie next to each other in key order. A forward iterator that steps
+/// a few keys finds them in the block it already holds, where a point lookup per entry (with
+/// the cache bypassed) would read and decompress that block again for every entry. Ids that
+/// go backwards or jump far ahead cost one seek.
+struct ObjectCursor<'a> {
+    it: DBRawIteratorWithThreadMode<'a, DB>,
+}
+
+impl ObjectCursor<'_> {
+    /// Keys stepped over before a seek is cheaper.
+    const MAX_STEPS: usize = 16;
+
+    /// The stored value (flag byte and payload) of object `id`, if it exists.
+    fn find(&mut self, id: &[u8]) -> Result<Option<&[u8]>> {
+        match self.it.key().map(|k| k.cmp(id)) {
+            Some(Ordering::Equal) => {}
+            Some(Ordering::Less) => {
+                let mut steps = 0;
+                loop {
+                    self.it.next();
+                    steps += 1;
+                    match self.it.key() {
+                        Some(k) if k < id && steps >= Self::MAX_STEPS => {
+                            self.it.seek(id);
+                            break;
+                        }
+                        Some(k) if k < id => {}
+                        // At or past `id`, or past the end: keys are sorted, so this settles it.
+                        _ => break,
+                    }
+                }
+            }
+            Some(Ordering::Greater) | None => self.it.seek(id),
+        }
+        self.it.status().context(|| format!("reading object {}", Uuid::from_slice(id).unwrap_or_default()))?;
+        Ok(match (self.it.key(), self.it.value()) {
+            (Some(k), Some(v)) if k == id => Some(v),
+            _ => None,
+        })
+    }
+}
