@@ -90,42 +90,70 @@ impl Policy {
     }
 }
 
-/// The payload of a body stored with `codec`.
+/// The payload of a body stored with `codec` (at most `MAX_DECOMPRESSED` bytes).
 pub fn decompress(codec: Compression, body: &[u8]) -> Result<Cow<'_, [u8]>, String> {
+    decompress_at_most(codec, body, MAX_DECOMPRESSED)
+}
+
+/// The payload of a body stored with `codec`, refused (before anything is allocated, where the
+/// codec declares its size) if it would be longer than `limit`.
+pub fn decompress_at_most(codec: Compression, body: &[u8], limit: usize) -> Result<Cow<'_, [u8]>, String> {
+    if codec != Compression::None {
+        if let Some(declared) = declared_len(codec, body)? {
+            if declared > limit {
+                return Err(format!("{} body of {} bytes claims {declared} bytes, more than the {limit} allowed", codec.name(), body.len()));
+            }
+        }
+    }
     match codec {
         Compression::None => Ok(Cow::Borrowed(body)),
-        Compression::Lz4 => {
-            let declared = body.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize).ok_or("lz4 body shorter than its length")?;
-            // An lz4 block expands at most 255 times.
-            if declared > MAX_DECOMPRESSED || declared > (body.len() - 4).saturating_mul(255).saturating_add(16) {
-                return Err(format!("lz4 body of {} bytes claims {declared} bytes", body.len()));
-            }
-            lz4_flex::decompress_size_prepended(body).map(Cow::Owned).map_err(|e| format!("lz4: {e}"))
-        }
+        Compression::Lz4 => lz4_flex::decompress_size_prepended(body).map(Cow::Owned).map_err(|e| format!("lz4: {e}")),
         Compression::Zstd => {
-            // A frame that declares its size (RockCask's do) is checked before anything is read.
-            if let Ok(Some(declared)) = zstd::zstd_safe::get_frame_content_size(body) {
-                if declared > MAX_DECOMPRESSED as u64 {
-                    return Err(format!("zstd body claims {declared} bytes, more than the 1 GiB a payload may have"));
-                }
-            }
             let mut out = Vec::new();
             let decoder = zstd::stream::read::Decoder::new(body).map_err(|e| format!("zstd: {e}"))?;
-            decoder.take(MAX_DECOMPRESSED as u64 + 1).read_to_end(&mut out).map_err(|e| format!("zstd: {e}"))?;
-            if out.len() > MAX_DECOMPRESSED {
-                return Err("zstd body decompresses beyond the 1 GiB a payload may have".into());
+            decoder.take(limit as u64 + 1).read_to_end(&mut out).map_err(|e| format!("zstd: {e}"))?;
+            if out.len() > limit {
+                return Err(format!("zstd body decompresses beyond the {limit} bytes allowed"));
             }
             Ok(Cow::Owned(out))
         }
+        Compression::Snappy => snap::raw::Decoder::new().decompress_vec(body).map(Cow::Owned).map_err(|e| format!("snappy: {e}")),
+    }
+}
+
+/// The length a compressed body declares, checked against what its codec can expand it to
+/// (None: zstd without a declared size, or a raw body).
+fn declared_len(codec: Compression, body: &[u8]) -> Result<Option<usize>, String> {
+    match codec {
+        Compression::None => Ok(None),
+        Compression::Lz4 => {
+            let declared = body.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize).ok_or("lz4 body shorter than its length")?;
+            // An lz4 block expands at most 255 times.
+            if declared > (body.len() - 4).saturating_mul(255).saturating_add(16) {
+                return Err(format!("lz4 body of {} bytes claims {declared} bytes", body.len()));
+            }
+            Ok(Some(declared))
+        }
+        // A frame that declares its size (RockCask's do) is checked before anything is read.
+        Compression::Zstd => Ok(match zstd::zstd_safe::get_frame_content_size(body) {
+            Ok(Some(declared)) => Some(usize::try_from(declared).unwrap_or(usize::MAX)),
+            _ => None,
+        }),
         Compression::Snappy => {
             let declared = snap::raw::decompress_len(body).map_err(|e| format!("snappy: {e}"))?;
             // A snappy block expands at most about 21 times (a 3-byte tag copies 64 bytes).
-            if declared > MAX_DECOMPRESSED || declared > body.len().saturating_mul(32).saturating_add(64) {
+            if declared > body.len().saturating_mul(32).saturating_add(64) {
                 return Err(format!("snappy body of {} bytes claims {declared} bytes", body.len()));
             }
-            snap::raw::Decoder::new().decompress_vec(body).map(Cow::Owned).map_err(|e| format!("snappy: {e}"))
+            Ok(Some(declared))
         }
     }
+}
+
+/// The length of the payload a well-formed body stored with `codec` holds, read from the body's
+/// own header without decompressing (the body length when that is not declared).
+pub fn payload_len(codec: Compression, body: &[u8]) -> usize {
+    declared_len(codec, body).ok().flatten().unwrap_or(body.len())
 }
 
 #[cfg(test)]

@@ -86,7 +86,13 @@ impl DbRef<'_> {
 
 impl Shared {
     pub fn db(&self) -> Result<DbRef<'_>> {
-        let guard = self.db.read();
+        // Once `close` has begun, new calls fail at once, so the lock below can be taken
+        // recursively (a snapshot export holds it while calling its progress listener, which
+        // may use the store) without ever starving `close`, which waits for calls in flight.
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::Closed("store"));
+        }
+        let guard = self.db.read_recursive();
         if guard.is_none() {
             return Err(Error::Closed("store"));
         }

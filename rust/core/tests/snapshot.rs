@@ -421,6 +421,27 @@ mod caskets {
     }
 
     #[test]
+    fn a_key_whose_values_exceed_a_frame_is_split_over_records_and_comes_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("many.tcb");
+        let c = casket(&src, KeyOrder::Lexical);
+        let values: Vec<Vec<u8>> = (0..300u32).map(|i| format!("value {i:04} {}", "x".repeat(40)).into_bytes()).collect();
+        c.put_list(b"jobs", values.iter().map(Vec::as_slice)).unwrap();
+        c.put(b"zzz", b"last", PutMode::Dup).unwrap();
+        c.close().unwrap();
+        let file = dir.path().join("many.rcs");
+        let opts = ExportOptions { frame_bytes: 1024, ..ExportOptions::default() };
+        let out = snapshot::export_casket(&src, &file, &opts, &mut no_progress()).unwrap();
+        assert!(out.counts.keys > 10, "the values should span many records: {:?}", out.counts);
+        assert_eq!(out.counts.values, 301);
+        let copy = dir.path().join("copy.tcb");
+        snapshot::import_casket(&file, &copy, 2, &mut no_progress()).unwrap();
+        let back = Casket::open(&copy, CasketOptions { order: KeyOrder::Lexical, ..CasketOptions::new(Kind::Btree, false) }).unwrap();
+        assert_eq!(back.get_list(b"jobs").unwrap(), values);
+        assert_eq!(back.rnum().unwrap(), 301);
+    }
+
+    #[test]
     fn a_casket_with_a_callers_order_is_refused_with_the_reason() {
         let dir = tempfile::tempdir().unwrap();
         let src = dir.path().join("ext.tcb");
@@ -430,4 +451,64 @@ mod caskets {
         assert!(e.to_string().contains("comparator"), "{e}");
         assert!(!dir.path().join("x.rcs").exists());
     }
+}
+
+#[test]
+fn a_header_naming_unknown_content_is_refused_at_the_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir.path().join("src"));
+    let file = dir.path().join("s.rcs");
+    export(&store, &file, 1, Compression::None);
+    let good = std::fs::read(&file).unwrap();
+    let header_len = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
+    let mut header = snapshot::read_header(&file).unwrap();
+    header.content = 7;
+    let mut bad = snapshot::format::encode_header(&header);
+    bad.extend_from_slice(&good[16 + header_len + 4..]);
+    std::fs::write(&file, &bad).unwrap();
+    let e = snapshot::verify(&file, 1, &mut no_progress()).unwrap_err();
+    assert!(matches!(&e, Error::Snapshot { offset: 16, .. }) && e.to_string().contains("unknown content"), "{e}");
+}
+
+#[test]
+fn two_imports_into_one_directory_leave_exactly_one_whole_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, objects) = varied_store(&dir.path().join("src"));
+    let file = dir.path().join("s.rcs");
+    export(&store, &file, 2, Compression::None);
+    let target = dir.path().join("target");
+    let results: Vec<Result<Summary, Error>> = std::thread::scope(|s| {
+        let runs: Vec<_> = (0..2).map(|_| s.spawn(|| import(&file, &target))).collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1, "{results:?}");
+    assert!(results.iter().any(|r| matches!(r, Err(Error::TargetExists { .. }))), "{results:?}");
+    assert_eq!(content(&open(&target), &objects), content(&store, &objects));
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with('.')).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_listener_may_use_the_store_while_another_thread_closes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = varied_store(&dir.path().join("src"));
+    let file = dir.path().join("s.rcs");
+    let closer = store.clone();
+    let mut closing: Option<std::thread::JoinHandle<()>> = None;
+    let opts = ExportOptions { frame_bytes: 256, ..ExportOptions::default() };
+    let result = store.export_to(&file, &opts, &mut |_| {
+        if closing.is_none() {
+            let c = closer.clone();
+            closing = Some(std::thread::spawn(move || c.close().unwrap()));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        // Before the close: works; once it has begun: refused at once, never a hang.
+        match store.stats() {
+            Ok(_) | Err(Error::Closed(_)) => Ok(()),
+            Err(e) => Err(e),
+        }
+    });
+    assert!(result.is_ok(), "{result:?}");
+    closing.unwrap().join().unwrap();
+    assert!(store.is_closed());
 }

@@ -13,7 +13,11 @@ use super::{Casket, CF_DATA};
 
 /// A casket's kind and key order, as its marker file records them.
 pub fn describe(path: &Path) -> CasketResult<(Kind, String)> {
-    let text = std::fs::read(path).map_err(|e| CasketError::io(Ecode::NoFile, format!("reading {}", path.display()), e))?;
+    // A marker is a few lines: read no more than that, whatever file this is.
+    let mut text = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 4096), &mut text))
+        .map_err(|e| CasketError::io(Ecode::NoFile, format!("reading {}", path.display()), e))?;
     let marker = std::str::from_utf8(&text)
         .ok()
         .and_then(Marker::parse)

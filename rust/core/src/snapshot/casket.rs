@@ -4,13 +4,13 @@
 
 use std::path::Path;
 
-use super::export::{chunk_of, encode_chunk, now_millis, write_snapshot, Item};
-use super::import::{read_casket_snapshot, remove_casket};
+use super::export::{encode_chunk, now_millis, write_snapshot, Chunker, Item};
 use super::{Content, ExportOptions, Header, Progress, Summary};
 use crate::casket::files::LockMode;
 use crate::casket::scan::describe;
 use crate::casket::{Casket, CasketError, CasketOptions, Ecode, KeyOrder, Kind};
 use crate::error::{Error, Result};
+use crate::options::MAX_PAYLOAD_BYTES;
 
 /// A casket failure in snapshot work, as a store error (its message keeps Tokyo Cabinet's code).
 pub(crate) fn casket_error(e: CasketError) -> Error {
@@ -49,50 +49,42 @@ pub fn export_casket(path: &Path, file: &Path, options: &ExportOptions, listener
         casket_order: order_id,
         casket_kind: kind_name(kind).into(),
     };
+    let mut chunker = Chunker::new(options)?;
+    let budget = options.frame_bytes;
     let result = casket
         .scan(|scan| {
-            // One key's values are gathered into one record: look one value ahead.
+            // A key's values are gathered into one record, or several consecutive ones when
+            // they would not fit a frame: look one value ahead.
             let mut ahead: Option<(Vec<u8>, Vec<u8>)> = None;
             let mut next_item = || -> Result<Option<Item>> {
-                let first = match ahead.take() {
+                let (key, value) = match ahead.take() {
                     Some(kv) => kv,
                     None => match scan.next_value().map_err(casket_error)? {
                         Some(kv) => kv,
                         None => return Ok(None),
                     },
                 };
-                let (key, value) = first;
+                if key.len() + value.len() > MAX_PAYLOAD_BYTES {
+                    return Err(Error::InvalidArgument(format!(
+                        "a record of {} bytes (key and value) is larger than the {MAX_PAYLOAD_BYTES} a snapshot record may hold",
+                        key.len() + value.len()
+                    )));
+                }
+                let mut weight = key.len() + value.len() + 12;
                 let mut values = vec![value];
                 while let Some((k, v)) = scan.next_value().map_err(casket_error)? {
-                    if k != key {
+                    if k != key || weight + v.len() + 4 > budget {
                         ahead = Some((k, v));
                         break;
                     }
+                    weight += v.len() + 4;
                     values.push(v);
                 }
                 Ok(Some(Item::KeyValues { key, values }))
             };
-            write_snapshot(file, options, header, records, listener, || chunk_of(options.frame_bytes, &mut next_item), |items| encode_chunk(items, options.compression))
+            write_snapshot(file, options, header, records, listener, || chunker.next_chunk(&mut next_item), |items| encode_chunk(items, options.compression))
         })
         .map_err(casket_error)?;
     casket.close().map_err(casket_error)?;
     result
-}
-
-/// Creates the casket at `path` (which must not exist) from a casket snapshot, with the kind and
-/// key order the snapshot records. On any error nothing is left at `path`.
-pub fn import_casket(file: &Path, path: &Path, workers: usize, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
-    if path.exists() {
-        return Err(Error::TargetExists { path: path.to_path_buf(), why: "exists; a casket snapshot is imported into a new casket".into() });
-    }
-    read_casket_snapshot(file, workers, listener, |header| {
-        let kind = match header.casket_kind.as_str() {
-            "BDB" => Kind::Btree,
-            "HDB" => Kind::Hash,
-            other => return Err(format!("unknown casket kind {other:?}")),
-        };
-        let order = KeyOrder::builtin(&header.casket_order).ok_or_else(|| format!("unknown casket key order {:?}", header.casket_order))?;
-        Ok((path.to_path_buf(), CasketOptions { order, create: true, lock: LockMode::Blocking, ..CasketOptions::new(kind, true) }))
-    })
-    .inspect_err(|_| remove_casket(path))
 }

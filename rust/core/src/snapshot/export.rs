@@ -2,9 +2,8 @@
 //! what it reads into chunks at points that depend only on the data; workers turn chunks into
 //! frames (records, compression, CRC); the calling thread writes the frames in chunk order.
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use prost::Message;
@@ -12,9 +11,10 @@ use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, SnapshotWithThreadMode, 
 
 use super::format::{self, FRAME_RECORDS};
 use super::parallel::ordered_map;
+use super::staging::TempFile;
 use super::{Content, Counts, ExportOptions, Header, Progress, Summary, Throttle};
 use crate::codec::snapshot_pb::{self as pb, record::Kind};
-use crate::compress::{Compression, Policy};
+use crate::compress::{self, Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, Ownership, CF_ENTRIES, CF_META, CF_OBJECTS, CF_REFS};
 use crate::store::{DbRef, Store};
@@ -33,7 +33,11 @@ impl Item {
         match self {
             Item::Queue { name, .. } => name.len() + 8,
             Item::Entry { .. } => 32,
-            Item::Object { value, .. } => value.len() + 24,
+            // The record holds the payload uncompressed, whatever the store keeps.
+            Item::Object { value, .. } => match value.split_first() {
+                Some((&flag, body)) => Compression::from_code(flag >> 4).map_or(body.len(), |codec| compress::payload_len(codec, body)) + 24,
+                None => 24,
+            },
             Item::KeyValues { key, values } => key.len() + values.iter().map(|v| v.len() + 4).sum::<usize>() + 8,
         }
     }
@@ -76,6 +80,13 @@ pub(crate) fn encode_chunk(items: Vec<Item>, compression: Compression) -> Result
         let record = item.into_record()?;
         count(&mut counts, &record);
         record.encode_length_delimited(&mut body).expect("a Vec grows as needed");
+    }
+    if body.len() > format::MAX_FRAME_BYTES as usize {
+        return Err(Error::InvalidArgument(format!(
+            "a frame of {} bytes exceeds the {} a snapshot frame may hold (one record is too large)",
+            body.len(),
+            format::MAX_FRAME_BYTES
+        )));
     }
     let (codec, stored) = Policy { codec: compression, threshold: 0 }.compress(&body);
     let mut bytes = Vec::with_capacity(stored.len() + format::FRAME_FIXED_BYTES + format::CRC_BYTES);
@@ -131,19 +142,48 @@ pub(crate) fn export_store(store: &Store, file: &Path, options: &ExportOptions, 
         source: store.path().display().to_string(),
         ..Default::default()
     };
-    write_snapshot(file, options, header, expected, listener, || source.next_chunk(options.frame_bytes), |items| encode_chunk(items, options.compression))
+    let mut chunker = Chunker::new(options)?;
+    write_snapshot(file, options, header, expected, listener, || chunker.next_chunk(|| source.next_item()), |items| encode_chunk(items, options.compression))
 }
 
-/// Up to about `budget` bytes of items from `next_item`, or None when it has no more.
-pub(crate) fn chunk_of(budget: usize, mut next_item: impl FnMut() -> Result<Option<Item>>) -> Result<Option<Vec<Item>>> {
-    let mut chunk = Vec::new();
-    let mut weight = 0;
-    while weight < budget.max(1) {
-        let Some(item) = next_item()? else { break };
-        weight += item.weight();
-        chunk.push(item);
+/// Cuts items into chunks (future frames) of at most `budget` bytes and `MAX_FRAME_RECORDS`
+/// items, where the cut depends only on the items: an item that would take a chunk past the
+/// budget starts the next one, so only an item larger than the budget makes a larger frame,
+/// alone.
+pub(crate) struct Chunker {
+    budget: usize,
+    ahead: Option<Item>,
+}
+
+impl Chunker {
+    pub fn new(options: &ExportOptions) -> Result<Chunker> {
+        if options.frame_bytes == 0 || options.frame_bytes > format::MAX_FRAME_TARGET {
+            return Err(Error::InvalidArgument(format!("frame size must be 1 to {} bytes, got {}", format::MAX_FRAME_TARGET, options.frame_bytes)));
+        }
+        Ok(Chunker { budget: options.frame_bytes, ahead: None })
     }
-    Ok((!chunk.is_empty()).then_some(chunk))
+
+    pub fn next_chunk(&mut self, mut next_item: impl FnMut() -> Result<Option<Item>>) -> Result<Option<Vec<Item>>> {
+        let mut chunk = Vec::new();
+        let mut weight = 0;
+        loop {
+            let item = match self.ahead.take() {
+                Some(item) => item,
+                None => match next_item()? {
+                    Some(item) => item,
+                    None => break,
+                },
+            };
+            let w = item.weight();
+            if !chunk.is_empty() && (weight + w > self.budget || chunk.len() >= format::MAX_FRAME_RECORDS as usize) {
+                self.ahead = Some(item);
+                break;
+            }
+            weight += w;
+            chunk.push(item);
+        }
+        Ok((!chunk.is_empty()).then_some(chunk))
+    }
 }
 
 /// Writes header, frames and trailer to a temporary file beside `file`, syncs it and renames it
@@ -181,55 +221,16 @@ pub(crate) fn write_snapshot<C: Send>(
     bytes += end.len() as u64;
     out.flush().map_err(write_err())?;
     drop(out);
-    let summary = Summary { file: file.to_path_buf(), header, counts, file_bytes: bytes, format_version: format::FORMAT_VERSION };
-    temp.persist(file)?;
-    progress.done(Progress { records: summary.counts.records, records_expected: summary.counts.records, bytes, bytes_expected: bytes, done: true })?;
-    Ok(summary)
+    temp.sync()?;
+    // The last report goes out before the file takes its name: a listener that fails on it
+    // still leaves nothing behind.
+    progress.done(Progress { records: counts.records, records_expected: counts.records, bytes, bytes_expected: bytes, done: true })?;
+    temp.persist(file, options.overwrite)?;
+    Ok(Summary { file: file.to_path_buf(), header, counts, file_bytes: bytes, format_version: format::FORMAT_VERSION })
 }
 
 pub(crate) fn now_millis() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
-}
-
-/// A file being written under a temporary name; removed unless persisted.
-struct TempFile {
-    path: PathBuf,
-    file: File,
-    persisted: bool,
-}
-
-impl TempFile {
-    fn create(target: &Path) -> Result<TempFile> {
-        let name = target.file_name().ok_or_else(|| Error::InvalidArgument(format!("{} is not a file name", target.display())))?;
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-        let path = dir.join(format!(".{}.{}-{nanos}.partial", name.to_string_lossy(), std::process::id()));
-        let file = File::options().write(true).create_new(true).open(&path).map_err(Error::io(format!("creating {}", path.display())))?;
-        Ok(TempFile { path, file, persisted: false })
-    }
-
-    /// Syncs the file, renames it to `target` and syncs the directory so the name survives a
-    /// power loss.
-    fn persist(mut self, target: &Path) -> Result<()> {
-        self.file.sync_all().map_err(Error::io(format!("syncing {}", self.path.display())))?;
-        std::fs::rename(&self.path, target).map_err(Error::io(format!("renaming {} to {}", self.path.display(), target.display())))?;
-        self.persisted = true;
-        if let Some(dir) = self.path.parent() {
-            File::open(dir).and_then(|d| d.sync_all()).map_err(Error::io(format!("syncing directory {}", dir.display())))?;
-        }
-        Ok(())
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if !self.persisted {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
 }
 
 type RawIter<'a> = DBRawIteratorWithThreadMode<'a, DB>;
@@ -277,11 +278,7 @@ impl<'a> StoreReader<'a> {
         it
     }
 
-    fn next_chunk(&mut self, budget: usize) -> Result<Option<Vec<Item>>> {
-        chunk_of(budget, || self.next_item())
-    }
-
-    fn next_item(&mut self) -> Result<Option<Item>> {
+    pub fn next_item(&mut self) -> Result<Option<Item>> {
         loop {
             match &mut self.phase {
                 Phase::Queues => {
@@ -352,4 +349,52 @@ fn read_options(snapshot: &SnapshotWithThreadMode<'_, DB>) -> ReadOptions {
     ro.fill_cache(false);
     ro.set_readahead_size(2 << 20);
     ro
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(payload_len: usize) -> Item {
+        Item::Object { id: vec![0; 16], value: vec![0; payload_len + 1], owned_entries: 0 }
+    }
+
+    fn chunk_sizes(budget: usize, items: Vec<Item>) -> Vec<usize> {
+        let mut chunker = Chunker::new(&ExportOptions { frame_bytes: budget, ..ExportOptions::default() }).unwrap();
+        let mut items = items.into_iter();
+        let mut sizes = Vec::new();
+        while let Some(chunk) = chunker.next_chunk(|| Ok(items.next())).unwrap() {
+            sizes.push(chunk.len());
+        }
+        sizes
+    }
+
+    #[test]
+    fn an_item_that_would_overflow_a_chunk_starts_the_next_and_a_big_one_goes_alone() {
+        // Weights: 124 each for the small ones, 10,024 for the big one; budget 300.
+        let items = vec![object(100), object(100), object(10_000), object(100), object(100), object(100)];
+        assert_eq!(chunk_sizes(300, items), vec![2, 1, 2, 1]);
+    }
+
+    #[test]
+    fn chunks_hold_at_most_the_frame_record_limit() {
+        let entries = (0..format::MAX_FRAME_RECORDS as u64 + 10).map(|p| Item::Entry { queue: 0, position: p, value: vec![0; 17] }).collect();
+        assert_eq!(chunk_sizes(format::MAX_FRAME_TARGET, entries), vec![format::MAX_FRAME_RECORDS as usize, 10]);
+    }
+
+    #[test]
+    fn a_compressed_object_weighs_what_its_payload_will() {
+        let payload = vec![7u8; 100_000];
+        let (codec, body) = Policy { codec: Compression::Zstd, threshold: 0 }.compress(&payload);
+        let value = [&[keys::object_flag(Ownership::Owned, codec)][..], &body].concat();
+        assert!(value.len() < 1000);
+        assert!(Item::Object { id: vec![0; 16], value, owned_entries: 0 }.weight() >= 100_000);
+    }
+
+    #[test]
+    fn frame_sizes_beyond_the_target_limit_are_refused() {
+        for bad in [0, format::MAX_FRAME_TARGET + 1] {
+            assert!(Chunker::new(&ExportOptions { frame_bytes: bad, ..ExportOptions::default() }).is_err());
+        }
+    }
 }

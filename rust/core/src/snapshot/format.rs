@@ -35,6 +35,11 @@ pub const MAX_HEADER_BYTES: u32 = 1 << 20;
 /// Largest frame body, stored or decompressed: one record of the largest payload a store
 /// accepts (1 GiB) plus room for its fields. Writers aim for much smaller frames.
 pub const MAX_FRAME_BYTES: u32 = (1 << 30) + (1 << 20);
+/// Most records in one frame: what a reader holds per frame stays proportional to the bytes,
+/// whatever the records.
+pub const MAX_FRAME_RECORDS: u32 = 1 << 16;
+/// Largest frame size a writer may aim for (a frame holds more only when one record does).
+pub const MAX_FRAME_TARGET: usize = 64 << 20;
 
 /// Why a snapshot cannot be read: where (byte offset, frame) and what.
 #[derive(Debug)]
@@ -121,7 +126,8 @@ impl RawFrame {
     /// The decompressed body, at most `raw_len` bytes (checked against MAX_FRAME_BYTES on read).
     pub fn decompressed(&self) -> Result<std::borrow::Cow<'_, [u8]>, FormatError> {
         let codec = Compression::from_code(self.compression).ok_or_else(|| self.error(format!("unknown frame compression code {}", self.compression)))?;
-        let body = crate::compress::decompress(codec, self.body()).map_err(|e| self.error(format!("frame body does not decompress: {e}")))?;
+        let body = crate::compress::decompress_at_most(codec, self.body(), self.raw_len as usize)
+            .map_err(|e| self.error(format!("frame body does not decompress: {e}")))?;
         if body.len() != self.raw_len as usize {
             return Err(self.error(format!("frame body is {} bytes once decompressed; its header says {}", body.len(), self.raw_len)));
         }
@@ -200,8 +206,11 @@ impl<R: Read> FrameReader<R> {
             return Err(err(format!("frame length {} exceeds the limit of {MAX_FRAME_BYTES} bytes", stored_len.max(raw_len))));
         }
         // A record takes at least one byte (its length), so a count beyond the body size is a lie.
-        if records as u64 > raw_len as u64 {
-            return Err(err(format!("frame claims {records} records in {raw_len} bytes")));
+        if records as u64 > raw_len as u64 || records > MAX_FRAME_RECORDS {
+            return Err(err(format!("frame claims {records} records in {raw_len} bytes (at most {MAX_FRAME_RECORDS} per frame)")));
+        }
+        if kind == FRAME_TRAILER && (records != 0 || compression != 0) {
+            return Err(err("the trailer frame must hold no records and be stored raw".into()));
         }
         self.check_fits(offset + 12, Some(index), stored_len as u64 + CRC_BYTES as u64, "frame")?;
         let mut bytes = Vec::with_capacity(FRAME_FIXED_BYTES + stored_len as usize + CRC_BYTES);
@@ -311,6 +320,21 @@ mod tests {
     }
 
     #[test]
+    fn a_compressed_body_is_never_inflated_beyond_its_declared_length() {
+        // 1 MiB of zeros compresses to a few hundred bytes; the frame says 1,000 bytes.
+        let zeros = vec![0u8; 1 << 20];
+        let (codec, body) = crate::compress::Policy { codec: Compression::Zstd, threshold: 0 }.compress(&zeros);
+        assert_eq!(codec, Compression::Zstd);
+        let mut file = encode_header(&Header::default());
+        encode_frame(&mut file, FRAME_RECORDS, codec, 1, 1000, &body);
+        let (mut r, _) = FrameReader::open(&file[..], Some(file.len() as u64)).unwrap();
+        let frame = r.next().unwrap();
+        frame.check_crc().unwrap();
+        let e = frame.decompressed().unwrap_err();
+        assert!(e.detail.contains("1000"), "{}", e.detail);
+    }
+
+    #[test]
     fn newer_versions_and_huge_lengths_are_refused_before_reading_on() {
         let mut file = tiny_file();
         file[8] = 2;
@@ -321,6 +345,11 @@ mod tests {
         let e = read_all(&file).unwrap_err();
         assert_eq!((e.offset, e.frame), (frame as u64, Some(0)));
         assert!(e.detail.contains("exceeds the limit"), "{}", e.detail);
+        // Many more records than a frame may hold: refused from the frame's fixed part.
+        let mut many = tiny_file();
+        many[frame + 4..frame + 8].copy_from_slice(&(MAX_FRAME_RECORDS + 1).to_le_bytes());
+        many[frame + 8..frame + 12].copy_from_slice(&(1u32 << 30).to_le_bytes());
+        assert!(read_all(&many).unwrap_err().detail.contains("records"));
         // Within the limit but past the end of the file: refused before allocating.
         file[frame + 12..frame + 16].copy_from_slice(&(1u32 << 29).to_le_bytes());
         assert!(read_all(&file).unwrap_err().detail.contains("past the end"));

@@ -2,10 +2,10 @@
 //! allocated), workers check each frame's CRC, decompress and decode its records, and the
 //! calling thread applies them in file order, checking that they come in the order an export
 //! writes them. An import writes sorted table files and hands them to RocksDB at the end, once
-//! the trailer's counts and the whole-file checksum have been checked; on any error the new
-//! store is removed.
+//! the trailer's counts and the whole-file checksum have been checked. Stores and caskets are
+//! built under a temporary name beside their destination and moved there only when complete.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -18,8 +18,9 @@ use super::export::{add_counts, count};
 use super::format::{FormatError, FrameReader, RawFrame, FRAME_TRAILER};
 use super::parallel::ordered_map;
 use super::casket::casket_error;
+use super::staging::{StagingCasket, StagingDir};
 use super::{snapshot_error, Content, Counts, Header, ImportOptions, Progress, Summary, Throttle};
-use crate::casket::{Casket, CasketOptions};
+use crate::casket::{Casket, CasketOptions, KeyOrder};
 use crate::codec::snapshot_pb::{self as pb, record::Kind};
 use crate::compress::Policy;
 use crate::error::{Error, Result, RocksContext};
@@ -33,13 +34,31 @@ const TABLE_FILE_BYTES: u64 = 256 << 20;
 
 /// Reads the whole file, checking everything an import checks, and writes nothing.
 pub fn verify(file: &Path, workers: usize, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
-    let mut order = RecordOrder::default();
-    read_snapshot(file, workers, listener, |_| Ok(()), |frame, records| prepare(frame, records, Target::Verify), |ops| {
-        for op in &ops.ops {
-            order.check(op).map_err(|detail| ops.error(detail))?;
-        }
-        Ok(())
-    })
+    let mut progress = Throttle::new(listener);
+    let order = RefCell::new(RecordOrder::default());
+    let summary = read_snapshot(
+        file,
+        workers,
+        &mut progress,
+        |header, content| {
+            Ok(match content {
+                Content::Casket => {
+                    order.borrow_mut().casket_order = Some(casket_target(header).expect("checked with the header").1.order);
+                    Target::Casket
+                }
+                _ => Target::Store(None),
+            })
+        },
+        |ops| {
+            let mut order = order.borrow_mut();
+            for op in &ops.ops {
+                order.check(op).map_err(|detail| ops.error(detail))?;
+            }
+            Ok(())
+        },
+    )?;
+    progress.done(summary.done_progress())?;
+    Ok(summary)
 }
 
 /// The header of the snapshot in `file` (checked, like everything else a reader reads), to
@@ -52,16 +71,19 @@ pub fn read_header(file: &Path) -> Result<Header> {
 }
 
 /// Creates a store in `dir` (which must not exist or be empty) from the snapshot in `file`.
+/// The store is built in a hidden directory beside `dir` and renamed to `dir` once complete.
 pub fn import_store(file: &Path, dir: &Path, options: &ImportOptions, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
-    let target = NewDirectory::claim(dir)?;
+    let staging = StagingDir::create(dir)?;
     let store_options = StoreOptions { create_if_missing: true, read_only: false, ..options.store.clone() };
-    let store = Store::open(dir, store_options.clone())?;
-    let result = import_into(&store, file, options, &store_options, listener);
+    let store = Store::open(&staging.path, store_options.clone())?;
+    let mut progress = Throttle::new(listener);
+    let result = import_into(&store, file, options, &store_options, &mut progress);
     let closed = store.close();
     drop(store);
     let summary = result?;
     closed?;
-    target.keep();
+    staging.install(dir)?;
+    progress.done(summary.done_progress())?;
     Ok(summary)
 }
 
@@ -70,7 +92,7 @@ fn import_into(
     file: &Path,
     options: &ImportOptions,
     store_options: &StoreOptions,
-    listener: &mut dyn FnMut(&Progress) -> Result<()>,
+    progress: &mut Throttle<'_>,
 ) -> Result<Summary> {
     let staging = store.path().join("import.tmp");
     std::fs::create_dir(&staging).map_err(Error::io(format!("creating {}", staging.display())))?;
@@ -89,7 +111,11 @@ fn import_into(
     let mut tables: Vec<TableFiles<'_>> = table_options.iter().map(|(cf, o)| TableFiles::new(&staging, cf, o)).collect();
     let mut order = RecordOrder::default();
     let policy = store_options.compression;
-    let summary = read_snapshot(file, options.workers, listener, |h| expect_content(h, Content::Store), |frame, records| prepare(frame, records, Target::Store(policy)), |ops| {
+    let on_header = |_: &Header, content: Content| match content {
+        Content::Store => Ok(Target::Store(Some(policy))),
+        other => Err(wrong_content(file, other, Content::Store)),
+    };
+    let summary = read_snapshot(file, options.workers, progress, on_header, |ops| {
         for op in &ops.ops {
             order.check(op).map_err(|detail| ops.error(detail))?;
             let (table, key, value): (usize, &[u8], &[u8]) = match op {
@@ -152,11 +178,10 @@ enum Op {
 /// What the records are prepared for.
 #[derive(Clone, Copy)]
 enum Target {
-    /// Checking only: nothing is stored.
-    Verify,
-    /// A new store, whose payloads are compressed with this policy.
-    Store(Policy),
-    /// A new casket.
+    /// A store's records: for a new store whose payloads are compressed with this policy, or
+    /// (None) only checked.
+    Store(Option<Policy>),
+    /// A casket's key/values.
     Casket,
 }
 
@@ -165,8 +190,10 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::r
     let mut ops = Vec::with_capacity(records.len());
     for (n, record) in records.into_iter().enumerate() {
         let bad = |detail: String| frame.error(format!("record {n} of the frame: {detail}"));
-        if let (Target::Casket, Some(Kind::Queue(_) | Kind::Entry(_) | Kind::Object(_))) = (target, &record.kind) {
-            return Err(bad("store records in a casket snapshot".into()));
+        match (target, &record.kind) {
+            (Target::Casket, Some(Kind::Queue(_) | Kind::Entry(_) | Kind::Object(_))) => return Err(bad("store records in a casket snapshot".into())),
+            (Target::Store(_), Some(Kind::KeyValues(_))) => return Err(bad("casket key/values in a store snapshot".into())),
+            _ => {}
         }
         let op = match record.kind {
             Some(Kind::Queue(q)) => {
@@ -188,7 +215,7 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::r
                 }
                 let own = if o.owned { Ownership::Owned } else { Ownership::Reference };
                 let value = match target {
-                    Target::Store(policy) => {
+                    Target::Store(Some(policy)) => {
                         let (codec, body) = policy.compress(&o.payload);
                         let mut v = Vec::with_capacity(body.len() + 1);
                         v.push(keys::object_flag(own, codec));
@@ -200,9 +227,8 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::r
                 };
                 Op::Object { key: *id.as_bytes(), value, refs: (o.owned_entries > 1).then_some(o.owned_entries) }
             }
-            Some(Kind::KeyValues(_)) if matches!(target, Target::Store(_)) => return Err(bad("casket key/values in a store snapshot".into())),
             Some(Kind::KeyValues(kv)) => Op::KeyValues { key: kv.key, values: kv.values },
-            None => return Err(bad("a record of a kind this build does not know (written by a newer RockCask?)".into())),
+            None => unreachable!("decode_frame refuses records without a kind"),
         };
         ops.push(op);
     }
@@ -224,6 +250,9 @@ struct RecordOrder {
     entry_at: Option<(u32, u64)>,
     last_object: Option<[u8; 16]>,
     key_values: bool,
+    /// A casket snapshot's key order, and the last key seen.
+    casket_order: Option<KeyOrder>,
+    last_key: Option<Vec<u8>>,
 }
 
 impl RecordOrder {
@@ -236,6 +265,14 @@ impl RecordOrder {
                 if values.is_empty() {
                     return Err(format!("key of {} bytes without values", key.len()));
                 }
+                // Keys ascend in the casket's order; a key repeats only in consecutive records
+                // (its values split over several).
+                if let (Some(order), Some(last)) = (&self.casket_order, &self.last_key) {
+                    if order.compare(last, key) == std::cmp::Ordering::Greater {
+                        return Err(format!("key of {} bytes is out of the casket's {} order", key.len(), order.id()));
+                    }
+                }
+                self.last_key = Some(key.clone());
                 self.key_values = true;
             }
             Op::Queue { index, name } => {
@@ -279,12 +316,12 @@ impl RecordOrder {
 }
 
 /// The reading loop shared by verify and import: header, frames through the workers, trailer.
+/// `on_header` sees the checked header and says what the records are for.
 fn read_snapshot(
     file: &Path,
     workers: usize,
-    listener: &mut dyn FnMut(&Progress) -> Result<()>,
-    on_header: impl FnOnce(&Header) -> std::result::Result<(), String>,
-    prepare: impl Fn(&RawFrame, Vec<pb::Record>) -> std::result::Result<Vec<Op>, FormatError> + Sync,
+    progress: &mut Throttle<'_>,
+    on_header: impl FnOnce(&Header, Content) -> Result<Target>,
     mut apply: impl FnMut(Prepared) -> Result<()>,
 ) -> Result<Summary> {
     let located = |e: FormatError| snapshot_error(file, e);
@@ -295,10 +332,10 @@ fn read_snapshot(
     let input = File::open(file).map_err(Error::io(format!("opening snapshot {}", file.display())))?;
     let file_bytes = input.metadata().map_err(Error::io(format!("reading the size of {}", file.display())))?.len();
     let (mut reader, header) = FrameReader::open(BufReader::with_capacity(4 << 20, input), Some(file_bytes)).map_err(located)?;
-    on_header(&header).map_err(|detail| located(FormatError::at(16, None, detail)))?;
+    let content = check_header(&header).map_err(|detail| located(FormatError::at(16, None, detail)))?;
+    let target = on_header(&header, content)?;
     let mut trailer = None;
     let mut counts = Counts::default();
-    let mut progress = Throttle::new(listener);
     ordered_map(
         workers,
         || {
@@ -316,7 +353,7 @@ fn read_snapshot(
             let decoded = decode_frame(&frame).map_err(located)?;
             let mut part = Counts { frames: 1, ..Default::default() };
             decoded.iter().for_each(|r| count(&mut part, r));
-            let ops = prepare(&frame, decoded).map_err(located)?;
+            let ops = prepare(&frame, decoded, target).map_err(located)?;
             Ok(Prepared { frame: frame.index, offset: frame.offset, end: frame.offset + frame.bytes.len() as u64, counts: part, ops })
         },
         |prepared: Prepared| {
@@ -333,44 +370,72 @@ fn read_snapshot(
         return Err(located(trailer.error(format!("the trailer's counts ({}) differ from the file's ({})", describe(&stated), describe(&counts)))));
     }
     reader.finish().map_err(located)?;
-    progress.done(Progress { records: counts.records, records_expected: counts.records, bytes: file_bytes, bytes_expected: file_bytes, done: true })?;
     Ok(Summary { file: file.to_path_buf(), header, counts, file_bytes, format_version: super::format::FORMAT_VERSION })
 }
 
-fn expect_content(header: &Header, expected: Content) -> std::result::Result<(), String> {
-    let content = Content::try_from(header.content).unwrap_or(Content::Unspecified);
-    if content != expected {
-        return Err(format!("the snapshot holds {content:?} content; {expected:?} was expected"));
+/// What a header must hold for any reader: a known content and frame compression; for a
+/// casket, a known kind and built-in key order.
+fn check_header(header: &Header) -> std::result::Result<Content, String> {
+    let content = match Content::try_from(header.content) {
+        Ok(c @ (Content::Store | Content::Casket)) => c,
+        _ => return Err(format!("unknown content {} (written by a newer RockCask?)", header.content)),
+    };
+    if u8::try_from(header.compression).ok().and_then(crate::compress::Compression::from_code).is_none() {
+        return Err(format!("unknown frame compression {}", header.compression));
     }
-    Ok(())
+    if content == Content::Casket {
+        casket_target(header)?;
+    }
+    Ok(content)
 }
 
-/// Reads a casket snapshot into the casket `open` creates from the header (bulk writes in
-/// transactions of a few MiB). The caller removes the casket if this fails.
-pub(crate) fn read_casket_snapshot(
-    file: &Path,
-    workers: usize,
-    listener: &mut dyn FnMut(&Progress) -> Result<()>,
-    open: impl FnOnce(&Header) -> std::result::Result<(PathBuf, CasketOptions), String>,
-) -> Result<Summary> {
+/// The kind and order a casket snapshot's header names, as options to create the casket with.
+fn casket_target(header: &Header) -> std::result::Result<(crate::casket::Kind, CasketOptions), String> {
+    let kind = match header.casket_kind.as_str() {
+        "BDB" => crate::casket::Kind::Btree,
+        "HDB" => crate::casket::Kind::Hash,
+        other => return Err(format!("unknown casket kind {other:?}")),
+    };
+    let order = KeyOrder::builtin(&header.casket_order).ok_or_else(|| format!("unknown casket key order {:?}", header.casket_order))?;
+    Ok((kind, CasketOptions { order, create: true, ..CasketOptions::new(kind, true) }))
+}
+
+fn wrong_content(file: &Path, found: Content, expected: Content) -> Error {
+    Error::Snapshot {
+        file: file.to_path_buf(),
+        offset: 16,
+        frame: None,
+        detail: format!("the snapshot holds a {}; a {} was expected", found.as_str_name().to_lowercase(), expected.as_str_name().to_lowercase()),
+    }
+}
+
+/// Creates the casket at `path` (which must not exist) from a casket snapshot, with the kind and
+/// key order the snapshot records. It is built under a temporary name beside `path` and moved
+/// there (data directory first, marker file last) once the whole file has checked out.
+pub fn import_casket(file: &Path, path: &Path, workers: usize, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
+    let staging = StagingCasket::create(path)?;
+    let mut progress = Throttle::new(listener);
     let casket: OnceCell<Casket> = OnceCell::new();
-    let mut order = RecordOrder::default();
+    let order = RefCell::new(RecordOrder::default());
     let mut in_transaction = 0usize;
-    let summary = read_snapshot(
+    let result = read_snapshot(
         file,
         workers,
-        listener,
-        |header| {
-            expect_content(header, Content::Casket)?;
-            let (path, options) = open(header)?;
-            let opened = Casket::open(&path, options).map_err(|e| format!("creating casket {}: {e}", path.display()))?;
-            opened.tranbegin().map_err(|e| e.to_string())?;
+        &mut progress,
+        |header, content| {
+            if content != Content::Casket {
+                return Err(wrong_content(file, content, Content::Casket));
+            }
+            let (_, options) = casket_target(header).expect("checked with the header");
+            order.borrow_mut().casket_order = Some(options.order.clone());
+            let opened = Casket::open(&staging.path, options).map_err(casket_error)?;
+            opened.tranbegin().map_err(casket_error)?;
             let _ = casket.set(opened);
-            Ok(())
+            Ok(Target::Casket)
         },
-        |frame, records| prepare(frame, records, Target::Casket),
         |ops| {
             let target = casket.get().expect("opened with the header");
+            let mut order = order.borrow_mut();
             for op in &ops.ops {
                 order.check(op).map_err(|detail| ops.error(detail))?;
                 if let Op::KeyValues { key, values } = op {
@@ -384,17 +449,19 @@ pub(crate) fn read_casket_snapshot(
             }
             Ok(())
         },
-    )?;
-    let target = casket.into_inner().expect("opened with the header");
-    target.trancommit().map_err(casket_error)?;
-    target.close().map_err(casket_error)?;
+    );
+    let summary = match (result, casket.into_inner()) {
+        (Ok(summary), Some(target)) => {
+            target.trancommit().map_err(casket_error)?;
+            target.close().map_err(casket_error)?;
+            summary
+        }
+        (Err(e), _) => return Err(e),
+        (Ok(_), None) => unreachable!("a snapshot read to the end had its header read"),
+    };
+    staging.install(path)?;
+    progress.done(summary.done_progress())?;
     Ok(summary)
-}
-
-/// Removes a casket's marker file and data directory (after a failed import).
-pub(crate) fn remove_casket(path: &Path) {
-    let _ = std::fs::remove_file(path);
-    let _ = std::fs::remove_dir_all(crate::casket::files::data_dir(path));
 }
 
 /// Bytes of casket writes gathered before they are committed (well below the point where a
@@ -413,11 +480,18 @@ fn decode_frame(frame: &RawFrame) -> std::result::Result<Vec<pb::Record>, Format
     frame.check_crc()?;
     let body = frame.decompressed()?;
     let mut rest: &[u8] = &body;
-    let mut records = Vec::with_capacity(frame.records as usize);
+    // Not sized from the frame's record count: that is the file's word, checked below.
+    let mut records = Vec::new();
     while !rest.is_empty() {
         let at = body.len() - rest.len();
         let record = pb::Record::decode_length_delimited(&mut rest)
             .map_err(|e| frame.error(format!("record {} (byte {at} of the frame body) does not decode: {e}", records.len())))?;
+        if record.kind.is_none() {
+            return Err(frame.error(format!("record {} (byte {at} of the frame body) is of a kind this build does not know (written by a newer RockCask?)", records.len())));
+        }
+        if records.len() == frame.records as usize {
+            return Err(frame.error(format!("frame holds more records than the {} its header says", frame.records)));
+        }
         records.push(record);
     }
     if records.len() != frame.records as usize {
@@ -466,52 +540,5 @@ impl<'o> TableFiles<'o> {
     fn finish(&mut self) -> Result<Vec<PathBuf>> {
         self.close_file()?;
         Ok(std::mem::take(&mut self.files))
-    }
-}
-
-/// The directory an import creates the store in; emptied (or removed, if the import created
-/// it) unless the import succeeds.
-struct NewDirectory {
-    path: PathBuf,
-    created: bool,
-    kept: bool,
-}
-
-impl NewDirectory {
-    fn claim(path: &Path) -> Result<NewDirectory> {
-        match std::fs::read_dir(path) {
-            Ok(mut entries) => {
-                if entries.next().is_some() {
-                    return Err(Error::TargetExists { path: path.to_path_buf(), why: "is not empty; a snapshot is imported into a new or empty directory".into() });
-                }
-                Ok(NewDirectory { path: path.to_path_buf(), created: false, kept: false })
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir_all(path).map_err(Error::io(format!("creating {}", path.display())))?;
-                Ok(NewDirectory { path: path.to_path_buf(), created: true, kept: false })
-            }
-            Err(e) if path.is_file() => Err(Error::TargetExists { path: path.to_path_buf(), why: format!("is a file ({e})") }),
-            Err(e) => Err(Error::io(format!("reading {}", path.display()))(e)),
-        }
-    }
-
-    fn keep(mut self) {
-        self.kept = true;
-    }
-}
-
-impl Drop for NewDirectory {
-    fn drop(&mut self) {
-        if self.kept {
-            return;
-        }
-        if self.created {
-            let _ = std::fs::remove_dir_all(&self.path);
-        } else if let Ok(entries) = std::fs::read_dir(&self.path) {
-            for entry in entries.flatten() {
-                let p = entry.path();
-                let _ = if p.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
-            }
-        }
     }
 }

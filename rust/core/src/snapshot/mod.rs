@@ -10,6 +10,7 @@ mod export;
 pub mod format;
 mod import;
 mod parallel;
+mod staging;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -20,8 +21,8 @@ use crate::error::{Error, Result, RocksContext};
 use crate::options::StoreOptions;
 use crate::store::Store;
 
-pub use casket::{export_casket, import_casket};
-pub use import::{import_store, read_header, verify};
+pub use casket::export_casket;
+pub use import::{import_casket, import_store, read_header, verify};
 
 /// How to write a snapshot.
 #[derive(Clone, Debug)]
@@ -92,6 +93,19 @@ pub struct Summary {
     pub counts: Counts,
     pub file_bytes: u64,
     pub format_version: u32,
+}
+
+impl Summary {
+    /// The last progress report of work on this file.
+    pub(crate) fn done_progress(&self) -> Progress {
+        Progress {
+            records: self.counts.records,
+            records_expected: self.counts.records,
+            bytes: self.file_bytes,
+            bytes_expected: self.file_bytes,
+            done: true,
+        }
+    }
 }
 
 /// Calls a progress listener at most every `PROGRESS_INTERVAL`.

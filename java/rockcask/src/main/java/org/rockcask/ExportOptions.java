@@ -8,6 +8,7 @@ import java.util.Objects;
  * returns a changed copy: {@code ExportOptions.defaults().workers(4).compression(Compression.ZSTD)}.
  */
 public final class ExportOptions {
+    private static final int MAX_FRAME_BYTES = 64 << 20;
     private int workers = Math.min(8, Runtime.getRuntime().availableProcessors());
     private Compression compression = Compression.NONE;
     private int frameBytes = 1 << 20;
@@ -61,14 +62,17 @@ public final class ExportOptions {
         return o;
     }
 
-    /** Target bytes of records per frame (the unit of checksums and of parallel work). */
+    /**
+     * Target bytes of records per frame (the unit of checksums and of parallel work), 1 to 64 MiB;
+     * a frame is larger only when one record is.
+     */
     public int frameBytes() {
         return frameBytes;
     }
 
     public ExportOptions frameBytes(int v) {
-        if (v < 1) {
-            throw new IllegalArgumentException("frameBytes must be at least 1: " + v);
+        if (v < 1 || v > MAX_FRAME_BYTES) {
+            throw new IllegalArgumentException("frameBytes must be 1 to " + MAX_FRAME_BYTES + ": " + v);
         }
         ExportOptions o = copy();
         o.frameBytes = v;

@@ -39,7 +39,9 @@ public final class ImportOptions {
 
     /**
      * Options of the store created: its payload compression applies to every imported object
-     * (the snapshot holds payloads uncompressed). Opening it afterwards takes its own options.
+     * (the snapshot holds payloads uncompressed); per-queue codecs do not, as objects are
+     * imported apart from the entries that refer to them. Opening it afterwards takes its own
+     * options.
      */
     public StoreOptions store() {
         return store;

@@ -111,11 +111,14 @@ public final class Store extends NativeResource {
         long[] info = new long[SNAPSHOT_INFO_LONGS];
         byte[] strings;
         long h = acquire();
+        Store outer = EXPORTING.get();
+        EXPORTING.set(this);
         try {
             Instant at = options.createdAt();
             strings = Native.storeExport(h, utf8(abs), options.workers(), options.compression().code, options.frameBytes(), at != null,
                     at == null ? 0 : at.toEpochMilli(), options.overwrite(), SnapshotProgress.Relay.of(options.progress()), info);
         } finally {
+            EXPORTING.set(outer);
             release();
         }
         return snapshotInfo(abs, strings, info);
@@ -176,6 +179,23 @@ public final class Store extends NativeResource {
         } finally {
             release();
         }
+    }
+
+    /** The store this thread is exporting, if any (its progress listener runs on this thread). */
+    private static final ThreadLocal<Store> EXPORTING = new ThreadLocal<>();
+
+    /**
+     * Closes the store: waits for calls in flight on other threads, then releases everything.
+     *
+     * @throws IllegalStateException when called from this store's own export progress listener
+     *     (the export is a call in flight on this very thread: closing would wait for ever)
+     */
+    @Override
+    public void close() {
+        if (EXPORTING.get() == this) {
+            throw new IllegalStateException("a store cannot be closed from its own export's progress listener; throw from the listener to stop the export");
+        }
+        super.close();
     }
 
     /** file bytes, frames, records, queues, entries, objects, keys, values, payload bytes, format version, compression, created at. */

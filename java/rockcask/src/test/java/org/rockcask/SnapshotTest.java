@@ -269,6 +269,25 @@ public class SnapshotTest {
     }
 
     @Test
+    public void aListenerMayUseTheStoreButClosingItThereIsRefused() throws Exception {
+        Path file = tmp.getRoot().toPath().resolve("listener.rcs");
+        try (Store store = Store.open(tmp.newFolder().toPath(), FAST)) {
+            fill(store);
+            List<Long> sizes = new ArrayList<>();
+            store.exportTo(file, ExportOptions.defaults().frameBytes(512).progress(p -> sizes.add(store.queueSize("index.in"))));
+            assertTrue(sizes.size() > 1 && sizes.get(0) == 250);
+            Store same = store;
+            try {
+                store.exportTo(file, ExportOptions.defaults().overwrite(true).progress(p -> same.close()));
+                fail("closed the store from its own export's listener");
+            } catch (IllegalStateException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains("progress listener"));
+            }
+            assertEquals(3, store.queues().size());
+        }
+    }
+
+    @Test
     public void aCheckpointOpensAsAStoreWithTheContentOfItsMoment() throws Exception {
         Path cp = tmp.getRoot().toPath().resolve("checkpoint");
         try (Store store = Store.open(tmp.newFolder().toPath(), FAST)) {
