@@ -3,9 +3,12 @@
 //!
 //! For each store size (default 10^6 and 4x10^6 queued items of 256-byte payloads) it builds a
 //! store, then exports and imports it with 1 and 2 workers, each in a child process so its peak
-//! RSS is its own. Prints one table row per run and the bars' verdicts.
+//! RSS is its own, three times, each time right after a dd measuring the disk's sequential write
+//! bandwidth (it varies a lot on shared virtual disks). Prints medians and the bars' verdicts.
 //!
 //! Usage: `cargo run --release -p rockcask-core --example snapshot_bench [WORK_DIR] [N,N,...]`
+//! (`... snapshot_bench child build DIR N` only builds a store; `child export STORE FILE WORKERS`
+//! and `child import FILE DIR WORKERS` run one step, printing seconds, bytes and peak RSS KiB.)
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,6 +19,9 @@ use rockcask_core::{Store, StoreOptions};
 
 const PAYLOAD: usize = 256;
 
+/// Runs of each export and import; the table shows medians.
+const RUNS: usize = 3;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("child") {
@@ -25,11 +31,13 @@ fn main() {
     let work = PathBuf::from(args.first().cloned().unwrap_or_else(|| "target/snapshot-bench".into()));
     let sizes: Vec<u64> = args.get(1).map_or(vec![1_000_000, 4_000_000], |s| s.split(',').map(|n| n.parse().expect("item counts")).collect());
     std::fs::create_dir_all(&work).expect("work directory");
-    let dd = dd_mb_per_s(&work);
-    println!("Snapshot export/import: N queued items of {PAYLOAD}-byte payloads; each run in a child process");
-    println!("disk: sequential write (dd bs=1M count=1024 conv=fdatasync) {dd:.0} MB/s in {}", work.display());
+    println!("Snapshot export/import: N queued items of {PAYLOAD}-byte payloads; each run in a child process, after a");
+    println!("dd of 1 GiB (bs=1M conv=fdatasync) in {} measuring the disk just then; medians of {RUNS} runs", work.display());
     println!();
-    println!("{:>9} {:>7} {:>7} | {:>8} {:>9} {:>8} {:>7} {:>9}", "N", "work", "workers", "seconds", "MB", "MB/s", "of dd", "peak RSS");
+    println!(
+        "{:>9} {:>7} {:>7} | {:>8} {:>9} {:>8} {:>9} {:>7} {:>9}",
+        "N", "work", "workers", "seconds", "MB", "MB/s", "dd MB/s", "of dd", "peak RSS"
+    );
     let mut peaks: Vec<(u64, &str, u64)> = Vec::new();
     let mut slowest = f64::MAX;
     for &n in &sizes {
@@ -41,19 +49,34 @@ fn main() {
         for &w in workers {
             let file = work.join(format!("snapshot-{n}-{w}.rcs"));
             let copy = work.join(format!("import-{n}-{w}"));
-            let _ = std::fs::remove_file(&file);
-            let _ = std::fs::remove_dir_all(&copy);
-            for (what, args) in [
-                ("export", vec![path(&store), path(&file), w.to_string()]),
-                ("import", vec![path(&file), path(&copy), w.to_string()]),
-            ] {
-                let (secs, bytes, rss_kb) = run_child(what, &args);
-                let mbps = bytes as f64 / 1e6 / secs;
-                slowest = slowest.min(mbps / dd);
+            for what in ["export", "import"] {
+                let mut runs: Vec<(f64, u64, u64, f64)> = Vec::new();
+                for _ in 0..RUNS {
+                    let dd = dd_mb_per_s(&work);
+                    let args = match what {
+                        "export" => {
+                            let _ = std::fs::remove_file(&file);
+                            vec![path(&store), path(&file), w.to_string()]
+                        }
+                        _ => {
+                            let _ = std::fs::remove_dir_all(&copy);
+                            vec![path(&file), path(&copy), w.to_string()]
+                        }
+                    };
+                    let (secs, bytes, rss_kb) = run_child(what, &args);
+                    runs.push((secs, bytes, rss_kb, dd));
+                }
+                let bytes = runs[0].1;
+                let secs = median(runs.iter().map(|r| r.0).collect());
+                let dd = median(runs.iter().map(|r| r.3).collect());
+                let ratio = median(runs.iter().map(|r| bytes as f64 / 1e6 / r.0 / r.3).collect());
+                let rss_kb = runs.iter().map(|r| r.2).max().unwrap_or(0);
+                slowest = slowest.min(ratio);
                 println!(
-                    "{n:>9} {what:>7} {w:>7} | {secs:>8.2} {:>9.1} {mbps:>8.0} {:>6.0}% {:>6.0} MB",
+                    "{n:>9} {what:>7} {w:>7} | {secs:>8.2} {:>9.1} {:>8.0} {dd:>9.0} {:>6.0}% {:>6.0} MB",
                     bytes as f64 / 1e6,
-                    100.0 * mbps / dd,
+                    bytes as f64 / 1e6 / secs,
+                    100.0 * ratio,
                     rss_kb as f64 / 1024.0
                 );
                 if w == 2 {
@@ -77,6 +100,11 @@ fn main() {
             }
         }
     }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
 }
 
 fn path(p: &Path) -> String {
@@ -119,6 +147,11 @@ fn run_child(what: &str, args: &[String]) -> (f64, u64, u64) {
 }
 
 fn child(args: &[String]) {
+    if args[0] == "build" {
+        // `child build DIR N`: only build a store (to profile an export or import by hand).
+        build_store(Path::new(&args[1]), args[2].parse().expect("item count"));
+        return;
+    }
     let (what, from, to, workers) = (&args[0], Path::new(&args[1]), Path::new(&args[2]), args[3].parse().expect("workers"));
     let started = Instant::now();
     let summary = match what.as_str() {

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::export::{encode_chunk, now_millis, write_snapshot, Chunker, Item};
+use super::export::{encode_chunk, now_millis, stash, write_snapshot, Chunker, Item};
 use super::{Content, ExportOptions, Header, Progress, Summary};
 use crate::casket::files::LockMode;
 use crate::casket::scan::describe;
@@ -56,7 +56,7 @@ pub fn export_casket(path: &Path, file: &Path, options: &ExportOptions, listener
             // A key's values are gathered into one record, or several consecutive ones when
             // they would not fit a frame: look one value ahead.
             let mut ahead: Option<(Vec<u8>, Vec<u8>)> = None;
-            let mut next_item = || -> Result<Option<Item>> {
+            let mut next_item = |arena: &mut Vec<u8>| -> Result<Option<Item>> {
                 let (key, value) = match ahead.take() {
                     Some(kv) => kv,
                     None => match scan.next_value().map_err(casket_error)? {
@@ -71,18 +71,19 @@ pub fn export_casket(path: &Path, file: &Path, options: &ExportOptions, listener
                     )));
                 }
                 let mut weight = key.len() + value.len() + 12;
-                let mut values = vec![value];
+                let key_range = stash(arena, &key);
+                let mut values = vec![stash(arena, &value)];
                 while let Some((k, v)) = scan.next_value().map_err(casket_error)? {
                     if k != key || weight + v.len() + 4 > budget {
                         ahead = Some((k, v));
                         break;
                     }
                     weight += v.len() + 4;
-                    values.push(v);
+                    values.push(stash(arena, &v));
                 }
-                Ok(Some(Item::KeyValues { key, values }))
+                Ok(Some(Item::KeyValues { key: key_range, values }))
             };
-            write_snapshot(file, options, header, records, listener, || chunker.next_chunk(&mut next_item), |items| encode_chunk(items, options.compression))
+            write_snapshot(file, options, header, records, listener, || chunker.next_chunk(&mut next_item), |chunk| encode_chunk(chunk, options.compression))
         })
         .map_err(casket_error)?;
     casket.close().map_err(casket_error)?;

@@ -3,13 +3,14 @@
 //! frames (records, compression, CRC); the calling thread writes the frames in chunk order.
 
 use std::io::{BufWriter, Write};
+use std::ops::Range;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use prost::Message;
 use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, SnapshotWithThreadMode, DB};
 
 use super::format::{self, FRAME_RECORDS};
+use super::records;
 use super::parallel::ordered_map;
 use super::staging::TempFile;
 use super::{Content, Counts, ExportOptions, Header, Progress, Summary, Throttle};
@@ -19,50 +20,94 @@ use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, Ownership, CF_ENTRIES, CF_META, CF_OBJECTS, CF_REFS};
 use crate::store::{DbRef, Store};
 
-/// What the reading thread hands to a worker: store values as read, not yet records.
+/// One record to be, as the reading thread read it: ranges of the chunk's byte arena (store
+/// values as stored), so reading costs one copy into the arena and no allocation per item.
 pub(crate) enum Item {
-    Queue { index: u32, name: String },
-    Entry { queue: u32, position: u64, value: Vec<u8> },
-    Object { id: Vec<u8>, value: Vec<u8>, owned_entries: u64 },
-    KeyValues { key: Vec<u8>, values: Vec<Vec<u8>> },
+    Queue { index: u32, name: Range<usize> },
+    Entry { queue: u32, position: u64, value: Range<usize> },
+    Object { id: Range<usize>, value: Range<usize>, owned_entries: u64 },
+    KeyValues { key: Range<usize>, values: Vec<Range<usize>> },
+}
+
+/// What the reading thread hands to a worker: items and the bytes they refer to.
+pub(crate) struct Chunk {
+    pub arena: Vec<u8>,
+    pub items: Vec<Item>,
+}
+
+/// Appends `bytes` to the arena; returns where they are.
+pub(crate) fn stash(arena: &mut Vec<u8>, bytes: &[u8]) -> Range<usize> {
+    let start = arena.len();
+    arena.extend_from_slice(bytes);
+    start..arena.len()
 }
 
 impl Item {
-    /// Bytes the item brings to a chunk (close to its record's size).
-    fn weight(&self) -> usize {
+    /// Bytes of the record this item becomes (exact for everything but a malformed value).
+    fn weight(&self, arena: &[u8]) -> usize {
         match self {
-            Item::Queue { name, .. } => name.len() + 8,
-            Item::Entry { .. } => 32,
+            Item::Queue { index, name } => records::queue_len(*index, &arena[name.clone()]),
+            Item::Entry { queue, position, .. } => records::entry_len(*queue, *position, true),
             // The record holds the payload uncompressed, whatever the store keeps.
-            Item::Object { value, .. } => match value.split_first() {
-                Some((&flag, body)) => Compression::from_code(flag >> 4).map_or(body.len(), |codec| compress::payload_len(codec, body)) + 24,
-                None => 24,
-            },
-            Item::KeyValues { key, values } => key.len() + values.iter().map(|v| v.len() + 4).sum::<usize>() + 8,
+            Item::Object { id, value, owned_entries } => {
+                let payload_len = match arena[value.clone()].split_first() {
+                    Some((&flag, body)) => Compression::from_code(flag >> 4).map_or(body.len(), |codec| compress::payload_len(codec, body)),
+                    None => 0,
+                };
+                records::object_len(&arena[id.clone()], true, payload_len, *owned_entries)
+            }
+            Item::KeyValues { key, values } => records::key_values_len(&arena[key.clone()], values.iter().map(|v| &arena[v.clone()])),
         }
     }
 
-    fn into_record(self) -> Result<pb::Record> {
-        let kind = match self {
-            Item::Queue { index, name } => Kind::Queue(pb::QueueDef { index, name }),
+    /// Where the item's bytes start in the arena (they are the last bytes appended for it).
+    fn start(&self) -> usize {
+        match self {
+            Item::Queue { name, .. } => name.start,
+            Item::Entry { value, .. } => value.start,
+            Item::Object { id, .. } => id.start,
+            Item::KeyValues { key, .. } => key.start,
+        }
+    }
+
+    /// The item moved `by` bytes down (to the front of the next chunk's arena).
+    fn shifted(self, by: usize) -> Item {
+        let s = |r: Range<usize>| r.start - by..r.end - by;
+        match self {
+            Item::Queue { index, name } => Item::Queue { index, name: s(name) },
+            Item::Entry { queue, position, value } => Item::Entry { queue, position, value: s(value) },
+            Item::Object { id, value, owned_entries } => Item::Object { id: s(id), value: s(value), owned_entries },
+            Item::KeyValues { key, values } => Item::KeyValues { key: s(key), values: values.into_iter().map(s).collect() },
+        }
+    }
+
+    /// Appends the item's record to `body` and counts it.
+    fn encode(&self, arena: &[u8], body: &mut Vec<u8>, counts: &mut Counts) -> Result<()> {
+        counts.records += 1;
+        match self {
+            Item::Queue { index, name } => {
+                counts.queues += 1;
+                records::put_queue(body, *index, &arena[name.clone()]);
+            }
             Item::Entry { queue, position, value } => {
-                let (id, own) = keys::decode_entry_value(&value)?;
-                Kind::Entry(pb::Entry { queue, position, object_id: id.as_bytes().to_vec(), owned: own == Ownership::Owned })
+                counts.entries += 1;
+                let (id, own) = keys::decode_entry_value(&arena[value.clone()])?;
+                records::put_entry(body, *queue, *position, id.as_bytes(), own == Ownership::Owned);
             }
-            Item::Object { id, mut value, owned_entries } => {
-                let (own, codec, _) = keys::decode_object_value(&value)?;
-                let payload = if codec == Compression::None {
-                    // The stored value is the flag byte and the raw payload: reuse its buffer.
-                    value.remove(0);
-                    value
-                } else {
-                    keys::object_payload(&value)?.1.into_owned()
-                };
-                Kind::Object(pb::Object { id, owned: own == Ownership::Owned, payload, owned_entries })
+            Item::Object { id, value, owned_entries } => {
+                let (own, payload) = keys::object_payload(&arena[value.clone()])?;
+                counts.objects += 1;
+                counts.payload_bytes += payload.len() as u64;
+                records::put_object(body, &arena[id.clone()], own == Ownership::Owned, &payload, *owned_entries);
             }
-            Item::KeyValues { key, values } => Kind::KeyValues(pb::KeyValues { key, values }),
-        };
-        Ok(pb::Record { kind: Some(kind) })
+            Item::KeyValues { key, values } => {
+                counts.keys += 1;
+                counts.values += values.len() as u64;
+                counts.payload_bytes += values.iter().map(|v| v.len() as u64).sum::<u64>();
+                records::put_key_values(body, &arena[key.clone()], values.iter().map(|v| &arena[v.clone()]));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -73,13 +118,11 @@ pub(crate) struct Frame {
 }
 
 /// Encodes a chunk's records into one frame (compressed with `compression` when it shrinks).
-pub(crate) fn encode_chunk(items: Vec<Item>, compression: Compression) -> Result<Frame> {
+pub(crate) fn encode_chunk(chunk: Chunk, compression: Compression) -> Result<Frame> {
     let mut counts = Counts { frames: 1, ..Default::default() };
-    let mut body = Vec::with_capacity(items.iter().map(Item::weight).sum::<usize>() + 16);
-    for item in items {
-        let record = item.into_record()?;
-        count(&mut counts, &record);
-        record.encode_length_delimited(&mut body).expect("a Vec grows as needed");
+    let mut body = Vec::with_capacity(chunk.items.iter().map(|i| i.weight(&chunk.arena)).sum::<usize>());
+    for item in &chunk.items {
+        item.encode(&chunk.arena, &mut body, &mut counts)?;
     }
     if body.len() > format::MAX_FRAME_BYTES as usize {
         return Err(Error::InvalidArgument(format!(
@@ -143,7 +186,7 @@ pub(crate) fn export_store(store: &Store, file: &Path, options: &ExportOptions, 
         ..Default::default()
     };
     let mut chunker = Chunker::new(options)?;
-    write_snapshot(file, options, header, expected, listener, || chunker.next_chunk(|| source.next_item()), |items| encode_chunk(items, options.compression))
+    write_snapshot(file, options, header, expected, listener, || chunker.next_chunk(|arena| source.next_item(arena)), |chunk| encode_chunk(chunk, options.compression))
 }
 
 /// Cuts items into chunks (future frames) of at most `budget` bytes and `MAX_FRAME_RECORDS`
@@ -152,7 +195,8 @@ pub(crate) fn export_store(store: &Store, file: &Path, options: &ExportOptions, 
 /// alone.
 pub(crate) struct Chunker {
     budget: usize,
-    ahead: Option<Item>,
+    /// An item that did not fit the last chunk, with its bytes: the next chunk starts with it.
+    ahead: Option<(Item, Vec<u8>)>,
 }
 
 impl Chunker {
@@ -163,28 +207,34 @@ impl Chunker {
         Ok(Chunker { budget: options.frame_bytes, ahead: None })
     }
 
-    pub fn next_chunk(&mut self, mut next_item: impl FnMut() -> Result<Option<Item>>) -> Result<Option<Vec<Item>>> {
-        let mut chunk = Vec::new();
-        let mut weight = 0;
-        loop {
-            let item = match self.ahead.take() {
-                Some(item) => item,
-                None => match next_item()? {
-                    Some(item) => item,
-                    None => break,
-                },
-            };
-            let w = item.weight();
-            if !chunk.is_empty() && (weight + w > self.budget || chunk.len() >= format::MAX_FRAME_RECORDS as usize) {
-                self.ahead = Some(item);
+    /// The next chunk; `next_item` appends an item's bytes to the arena it is given and returns
+    /// the item (None when there are no more).
+    pub fn next_chunk(&mut self, mut next_item: impl FnMut(&mut Vec<u8>) -> Result<Option<Item>>) -> Result<Option<Chunk>> {
+        let (mut items, mut arena, mut weight) = match self.ahead.take() {
+            Some((item, bytes)) => {
+                let w = item.weight(&bytes);
+                (vec![item], bytes, w)
+            }
+            None => (Vec::new(), Vec::with_capacity(self.budget.min(4 << 20) + 1024), 0),
+        };
+        while items.len() < format::MAX_FRAME_RECORDS as usize {
+            let Some(item) = next_item(&mut arena)? else { break };
+            let w = item.weight(&arena);
+            if !items.is_empty() && weight + w > self.budget {
+                let start = item.start();
+                let bytes = arena.split_off(start);
+                self.ahead = Some((item.shifted(start), bytes));
                 break;
             }
             weight += w;
-            chunk.push(item);
+            items.push(item);
         }
-        Ok((!chunk.is_empty()).then_some(chunk))
+        Ok((!items.is_empty()).then_some(Chunk { arena, items }))
     }
 }
+
+/// The file is handed to the device in steps of this many bytes as it is written.
+const WRITEBACK_BYTES: u64 = 8 << 20;
 
 /// Writes header, frames and trailer to a temporary file beside `file`, syncs it and renames it
 /// to `file`. `next_chunk` runs in the calling thread, `encode` in the workers.
@@ -201,7 +251,7 @@ pub(crate) fn write_snapshot<C: Send>(
         return Err(Error::TargetExists { path: file.to_path_buf(), why: "exists; choose another name or allow overwriting".into() });
     }
     let temp = TempFile::create(file)?;
-    let mut out = BufWriter::with_capacity(4 << 20, temp.file.try_clone().map_err(Error::io("opening the snapshot file"))?);
+    let mut out = BufWriter::with_capacity(256 << 10, temp.file.try_clone().map_err(Error::io("opening the snapshot file"))?);
     let write_err = || Error::io(format!("writing {}", temp.path.display()));
     let head = format::encode_header(&header);
     out.write_all(&head).map_err(write_err())?;
@@ -209,10 +259,16 @@ pub(crate) fn write_snapshot<C: Send>(
     let mut bytes = head.len() as u64;
     let mut counts = Counts::default();
     let mut progress = Throttle::new(listener);
+    let mut written_back = 0u64;
     ordered_map(options.workers, next_chunk, encode, |frame: Frame| {
         out.write_all(&frame.bytes).map_err(write_err())?;
         crc = crc32c::crc32c_append(crc, &frame.bytes);
         bytes += frame.bytes.len() as u64;
+        if bytes - written_back >= WRITEBACK_BYTES {
+            out.flush().map_err(write_err())?;
+            temp.start_writeback(written_back, bytes - written_back);
+            written_back = bytes;
+        }
         add_counts(&mut counts, &frame.counts);
         progress.tick(|| Progress { records: counts.records, records_expected, bytes, ..Default::default() })
     })?;
@@ -278,19 +334,19 @@ impl<'a> StoreReader<'a> {
         it
     }
 
-    pub fn next_item(&mut self) -> Result<Option<Item>> {
+    pub fn next_item(&mut self, arena: &mut Vec<u8>) -> Result<Option<Item>> {
         loop {
             match &mut self.phase {
                 Phase::Queues => {
                     // All definitions come first, so an importer knows every queue before any entry.
-                    if let Some(item) = self.take_definition() {
+                    if let Some(item) = self.take_definition(arena) {
                         return Ok(Some(item));
                     }
                     self.phase = self.entries_phase(0);
                 }
                 Phase::Entries { index, position, it } => {
                     if let (Some(_), Some(v)) = (it.key(), it.value()) {
-                        let item = Item::Entry { queue: *index as u32, position: *position, value: v.to_vec() };
+                        let item = Item::Entry { queue: *index as u32, position: *position, value: stash(arena, v) };
                         *position += 1;
                         it.next();
                         return Ok(Some(item));
@@ -314,7 +370,7 @@ impl<'a> StoreReader<'a> {
                         (Some(r), Some(count)) if r == k => keys::decode_u64(count, "reference count")?,
                         _ => 0,
                     };
-                    let item = Item::Object { id: k.to_vec(), value: v.to_vec(), owned_entries };
+                    let item = Item::Object { id: stash(arena, k), value: stash(arena, v), owned_entries };
                     it.next();
                     return Ok(Some(item));
                 }
@@ -323,11 +379,11 @@ impl<'a> StoreReader<'a> {
         }
     }
 
-    fn take_definition(&mut self) -> Option<Item> {
+    fn take_definition(&mut self, arena: &mut Vec<u8>) -> Option<Item> {
         let emitted = self.definitions_emitted;
         let (name, _) = self.queues.get(emitted)?;
         self.definitions_emitted += 1;
-        Some(Item::Queue { index: emitted as u32, name: name.clone() })
+        Some(Item::Queue { index: emitted as u32, name: stash(arena, name.as_bytes()) })
     }
 
     fn entries_phase(&self, index: usize) -> Phase<'a> {
@@ -355,30 +411,47 @@ fn read_options(snapshot: &SnapshotWithThreadMode<'_, DB>) -> ReadOptions {
 mod tests {
     use super::*;
 
-    fn object(payload_len: usize) -> Item {
-        Item::Object { id: vec![0; 16], value: vec![0; payload_len + 1], owned_entries: 0 }
+    /// An object item with a raw payload of `payload_len` bytes.
+    fn object(payload_len: usize) -> impl FnMut(&mut Vec<u8>) -> Item {
+        move |arena| {
+            let id = stash(arena, &[0; 16]);
+            let value = stash(arena, &vec![0; payload_len + 1]);
+            Item::Object { id, value, owned_entries: 0 }
+        }
     }
 
-    fn chunk_sizes(budget: usize, items: Vec<Item>) -> Vec<usize> {
+    fn chunk_sizes(budget: usize, mut items: Vec<Box<dyn FnMut(&mut Vec<u8>) -> Item>>) -> Vec<usize> {
         let mut chunker = Chunker::new(&ExportOptions { frame_bytes: budget, ..ExportOptions::default() }).unwrap();
-        let mut items = items.into_iter();
+        items.reverse();
         let mut sizes = Vec::new();
-        while let Some(chunk) = chunker.next_chunk(|| Ok(items.next())).unwrap() {
-            sizes.push(chunk.len());
+        while let Some(chunk) = chunker.next_chunk(|arena| Ok(items.pop().map(|mut make| make(arena)))).unwrap() {
+            // Every item's bytes came along, also those of an item carried over.
+            let mut counts = Counts::default();
+            let mut body = Vec::new();
+            for item in &chunk.items {
+                item.encode(&chunk.arena, &mut body, &mut counts).unwrap();
+            }
+            sizes.push(chunk.items.len());
         }
         sizes
     }
 
     #[test]
     fn an_item_that_would_overflow_a_chunk_starts_the_next_and_a_big_one_goes_alone() {
-        // Weights: 124 each for the small ones, 10,024 for the big one; budget 300.
-        let items = vec![object(100), object(100), object(10_000), object(100), object(100), object(100)];
+        // Records of about 125 bytes, one of about 10,025; budget 300.
+        let items: Vec<Box<dyn FnMut(&mut Vec<u8>) -> Item>> =
+            vec![Box::new(object(100)), Box::new(object(100)), Box::new(object(10_000)), Box::new(object(100)), Box::new(object(100)), Box::new(object(100))];
         assert_eq!(chunk_sizes(300, items), vec![2, 1, 2, 1]);
     }
 
     #[test]
     fn chunks_hold_at_most_the_frame_record_limit() {
-        let entries = (0..format::MAX_FRAME_RECORDS as u64 + 10).map(|p| Item::Entry { queue: 0, position: p, value: vec![0; 17] }).collect();
+        let entries: Vec<Box<dyn FnMut(&mut Vec<u8>) -> Item>> = (0..format::MAX_FRAME_RECORDS as u64 + 10)
+            .map(|p| {
+                Box::new(move |arena: &mut Vec<u8>| Item::Entry { queue: 0, position: p, value: stash(arena, &keys::entry_value(uuid::Uuid::nil(), Ownership::Owned)) })
+                    as Box<dyn FnMut(&mut Vec<u8>) -> Item>
+            })
+            .collect();
         assert_eq!(chunk_sizes(format::MAX_FRAME_TARGET, entries), vec![format::MAX_FRAME_RECORDS as usize, 10]);
     }
 
@@ -388,7 +461,9 @@ mod tests {
         let (codec, body) = Policy { codec: Compression::Zstd, threshold: 0 }.compress(&payload);
         let value = [&[keys::object_flag(Ownership::Owned, codec)][..], &body].concat();
         assert!(value.len() < 1000);
-        assert!(Item::Object { id: vec![0; 16], value, owned_entries: 0 }.weight() >= 100_000);
+        let mut arena = Vec::new();
+        let item = Item::Object { id: stash(&mut arena, &[0; 16]), value: stash(&mut arena, &value), owned_entries: 0 };
+        assert!(item.weight(&arena) >= 100_000);
     }
 
     #[test]

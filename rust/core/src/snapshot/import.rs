@@ -28,9 +28,11 @@ use crate::keys::{self, Ownership, CF_ENTRIES, CF_META, CF_OBJECTS, CF_REFS};
 use crate::options::{StoreOptions, MAX_PAYLOAD_BYTES};
 use crate::store::{self, Store};
 
-/// Table files are cut at this size, so what a table writer keeps in memory (index, filter)
-/// stays bounded whatever the size of the store.
+/// Table files are cut at this size or this many keys, so what a table writer keeps in memory
+/// until it finishes a file (its index, and the hashes of every key for the file's filter:
+/// 8 bytes a key) stays bounded whatever the size of the store.
 const TABLE_FILE_BYTES: u64 = 256 << 20;
+const TABLE_FILE_KEYS: u64 = 1 << 19;
 
 /// Reads the whole file, checking everything an import checks, and writes nothing.
 pub fn verify(file: &Path, workers: usize, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
@@ -105,6 +107,8 @@ fn import_into(
             // already, when it asks for it); RocksDB compresses these files when it compacts them.
             o.set_compression_type(rocksdb::DBCompressionType::None);
             o.set_bottommost_compression_type(rocksdb::DBCompressionType::None);
+            // Hand the files to the device as they are written, not all at their final sync.
+            o.set_bytes_per_sync(8 << 20);
             (cf, o)
         })
         .collect();
@@ -506,12 +510,13 @@ struct TableFiles<'o> {
     cf: &'static str,
     options: &'o Options,
     writer: Option<SstFileWriter<'o>>,
+    keys_in_file: u64,
     files: Vec<PathBuf>,
 }
 
 impl<'o> TableFiles<'o> {
     fn new(dir: &Path, cf: &'static str, options: &'o Options) -> Self {
-        TableFiles { dir: dir.to_path_buf(), cf, options, writer: None, files: Vec::new() }
+        TableFiles { dir: dir.to_path_buf(), cf, options, writer: None, keys_in_file: 0, files: Vec::new() }
     }
 
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
@@ -524,13 +529,15 @@ impl<'o> TableFiles<'o> {
         }
         let writer = self.writer.as_mut().expect("opened above");
         writer.put(key, value).context(|| format!("writing imported {}", self.cf))?;
-        if writer.file_size() >= TABLE_FILE_BYTES {
+        self.keys_in_file += 1;
+        if writer.file_size() >= TABLE_FILE_BYTES || self.keys_in_file >= TABLE_FILE_KEYS {
             self.close_file()?;
         }
         Ok(())
     }
 
     fn close_file(&mut self) -> Result<()> {
+        self.keys_in_file = 0;
         if let Some(mut writer) = self.writer.take() {
             writer.finish().context(|| format!("finishing a table file of imported {}", self.cf))?;
         }

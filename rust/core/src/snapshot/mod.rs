@@ -10,6 +10,7 @@ mod export;
 pub mod format;
 mod import;
 mod parallel;
+mod records;
 mod staging;
 
 use std::path::{Path, PathBuf};
