@@ -183,9 +183,9 @@ impl<R: Read> FrameReader<R> {
         Ok((r, header))
     }
 
-    /// The next frame (records or trailer). The trailer is the last thing `next` returns; call
+    /// The next frame (records or trailer). The trailer is the last thing this returns; call
     /// `finish` after it.
-    pub fn next(&mut self) -> Result<RawFrame, FormatError> {
+    pub fn next_frame(&mut self) -> Result<RawFrame, FormatError> {
         let offset = self.offset;
         let index = self.next_index;
         let mut fixed = [0u8; FRAME_FIXED_BYTES];
@@ -288,7 +288,7 @@ mod tests {
     fn read_all(file: &[u8]) -> Result<u64, FormatError> {
         let (mut r, _) = FrameReader::open(file, Some(file.len() as u64))?;
         loop {
-            let f = r.next()?;
+            let f = r.next_frame()?;
             f.check_crc()?;
             f.decompressed()?;
             if f.kind == FRAME_TRAILER {
@@ -328,7 +328,7 @@ mod tests {
         let mut file = encode_header(&Header::default());
         encode_frame(&mut file, FRAME_RECORDS, codec, 1, 1000, &body);
         let (mut r, _) = FrameReader::open(&file[..], Some(file.len() as u64)).unwrap();
-        let frame = r.next().unwrap();
+        let frame = r.next_frame().unwrap();
         frame.check_crc().unwrap();
         let e = frame.decompressed().unwrap_err();
         assert!(e.detail.contains("1000"), "{}", e.detail);

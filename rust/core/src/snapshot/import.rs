@@ -66,10 +66,15 @@ pub fn verify(file: &Path, workers: usize, listener: &mut dyn FnMut(&Progress) -
 /// The header of the snapshot in `file` (checked, like everything else a reader reads), to
 /// learn what it holds before reading it.
 pub fn read_header(file: &Path) -> Result<Header> {
+    Ok(open_snapshot(file)?.1)
+}
+
+/// The snapshot in `file`, read up to its first frame: the reader, the header, the file's size.
+fn open_snapshot(file: &Path) -> Result<(FrameReader<BufReader<File>>, Header, u64)> {
     let input = File::open(file).map_err(Error::io(format!("opening snapshot {}", file.display())))?;
-    let len = input.metadata().map_err(Error::io(format!("reading the size of {}", file.display())))?.len();
-    let (_, header) = FrameReader::open(BufReader::new(input), Some(len)).map_err(|e| snapshot_error(file, e))?;
-    Ok(header)
+    let file_bytes = input.metadata().map_err(Error::io(format!("reading the size of {}", file.display())))?.len();
+    let (reader, header) = FrameReader::open(BufReader::with_capacity(4 << 20, input), Some(file_bytes)).map_err(|e| snapshot_error(file, e))?;
+    Ok((reader, header, file_bytes))
 }
 
 /// Creates a store in `dir` (which must not exist or be empty) from the snapshot in `file`.
@@ -333,9 +338,7 @@ fn read_snapshot(
         Error::Snapshot { offset, frame, detail, .. } => Error::Snapshot { file: file.to_path_buf(), offset, frame, detail },
         other => other,
     };
-    let input = File::open(file).map_err(Error::io(format!("opening snapshot {}", file.display())))?;
-    let file_bytes = input.metadata().map_err(Error::io(format!("reading the size of {}", file.display())))?.len();
-    let (mut reader, header) = FrameReader::open(BufReader::with_capacity(4 << 20, input), Some(file_bytes)).map_err(located)?;
+    let (mut reader, header, file_bytes) = open_snapshot(file)?;
     let content = check_header(&header).map_err(|detail| located(FormatError::at(16, None, detail)))?;
     let target = on_header(&header, content)?;
     let mut trailer = None;
@@ -346,7 +349,7 @@ fn read_snapshot(
             if trailer.is_some() {
                 return Ok(None);
             }
-            let frame = reader.next().map_err(located)?;
+            let frame = reader.next_frame().map_err(located)?;
             if frame.kind == FRAME_TRAILER {
                 trailer = Some(frame);
                 return Ok(None);
