@@ -91,14 +91,64 @@ pub extern "system" fn Java_org_rockcask_Native_storeExport<'local>(
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
         let store = borrow::<StoreHandle>(store)?;
         let file = path_arg(env, &file, "file")?;
-        let options = ExportOptions {
-            workers: workers_arg(workers)?,
-            compression: codec(compression)?,
-            frame_bytes: usize::try_from(frame_bytes).ok().filter(|&b| b >= 1).ok_or_else(|| BridgeError::InvalidArgument(format!("frame bytes must be at least 1, got {frame_bytes}")))?,
-            created_unix_millis: fixed_time.then_some(created_at_millis),
-            overwrite,
-        };
+        let options = export_options(workers, compression, frame_bytes, fixed_time, created_at_millis, overwrite)?;
         let summary = store.0.export_to(&file, &options, &mut relay(env, &progress))?;
+        summary_out(env, &summary, &info)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+/// Export options from the arguments `ExportOptions` is passed as.
+fn export_options(workers: jint, compression: jint, frame_bytes: jint, fixed_time: jboolean, created_at_millis: jlong, overwrite: jboolean) -> BridgeResult<ExportOptions> {
+    Ok(ExportOptions {
+        workers: workers_arg(workers)?,
+        compression: codec(compression)?,
+        frame_bytes: usize::try_from(frame_bytes).ok().filter(|&b| b >= 1).ok_or_else(|| BridgeError::InvalidArgument(format!("frame bytes must be at least 1, got {frame_bytes}")))?,
+        created_unix_millis: fixed_time.then_some(created_at_millis),
+        overwrite,
+    })
+}
+
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_org_rockcask_Native_casketExport<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    casket: JByteArray<'local>,
+    file: JByteArray<'local>,
+    workers: jint,
+    compression: jint,
+    frame_bytes: jint,
+    fixed_time: jboolean,
+    created_at_millis: jlong,
+    overwrite: jboolean,
+    progress: JObject<'local>,
+    info: JLongArray<'local>,
+) -> JByteArray<'local> {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
+        let casket = path_arg(env, &casket, "casket path")?;
+        let file = path_arg(env, &file, "file")?;
+        let options = export_options(workers, compression, frame_bytes, fixed_time, created_at_millis, overwrite)?;
+        let summary = snapshot::export_casket(&casket, &file, &options, &mut relay(env, &progress))?;
+        summary_out(env, &summary, &info)
+    })
+    .resolve::<ThrowMapped>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rockcask_Native_casketImport<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    file: JByteArray<'local>,
+    casket: JByteArray<'local>,
+    workers: jint,
+    progress: JObject<'local>,
+    info: JLongArray<'local>,
+) -> JByteArray<'local> {
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
+        let file = path_arg(env, &file, "file")?;
+        let casket = path_arg(env, &casket, "casket path")?;
+        let summary = snapshot::import_casket(&file, &casket, workers_arg(workers)?, &mut relay(env, &progress))?;
         summary_out(env, &summary, &info)
     })
     .resolve::<ThrowMapped>()

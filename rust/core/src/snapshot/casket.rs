@@ -12,12 +12,13 @@ use crate::casket::{Casket, CasketError, CasketOptions, Ecode, KeyOrder, Kind};
 use crate::error::{Error, Result};
 use crate::options::MAX_PAYLOAD_BYTES;
 
-/// A casket failure in snapshot work, as a store error (its message keeps Tokyo Cabinet's code).
-pub(crate) fn casket_error(e: CasketError) -> Error {
-    match e.code {
-        Ecode::NoFile => Error::NotAStore { path: Default::default(), why: e.to_string() },
-        Ecode::Lock => Error::Locked { path: Default::default(), detail: e.to_string() },
-        _ => Error::InvalidArgument(e.to_string()),
+/// A casket failure in snapshot work on the casket at `path`, as a store error (its message
+/// keeps Tokyo Cabinet's code).
+pub(crate) fn casket_error(path: &Path) -> impl Fn(CasketError) -> Error + '_ {
+    move |e| match e.code {
+        Ecode::NoFile => Error::NotAStore { path: path.to_path_buf(), why: e.to_string() },
+        Ecode::Lock => Error::Locked { path: path.to_path_buf(), detail: e.to_string() },
+        _ => Error::InvalidArgument(format!("casket {}: {e}", path.display())),
     }
 }
 
@@ -31,15 +32,15 @@ fn kind_name(kind: Kind) -> &'static str {
 /// Opens the casket at `path` as a reader (waiting for a writer in another process to close
 /// it) and writes all its records to `file`.
 pub fn export_casket(path: &Path, file: &Path, options: &ExportOptions, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
-    let (kind, order_id) = describe(path).map_err(casket_error)?;
+    let (kind, order_id) = describe(path).map_err(casket_error(path))?;
     let order = KeyOrder::builtin(&order_id).ok_or_else(|| {
         Error::InvalidArgument(format!(
             "{} is ordered by a caller-supplied comparator ({order_id}); export it from the program that defines that comparator",
             path.display()
         ))
     })?;
-    let casket = Casket::open(path, CasketOptions { order: order.clone(), lock: LockMode::Blocking, ..CasketOptions::new(kind, false) }).map_err(casket_error)?;
-    let records = casket.rnum().map_err(casket_error)?;
+    let casket = Casket::open(path, CasketOptions { order: order.clone(), lock: LockMode::Blocking, ..CasketOptions::new(kind, false) }).map_err(casket_error(path))?;
+    let records = casket.rnum().map_err(casket_error(path))?;
     let header = Header {
         content: Content::Casket as i32,
         compression: options.compression.code() as i32,
@@ -59,7 +60,7 @@ pub fn export_casket(path: &Path, file: &Path, options: &ExportOptions, listener
             let mut next_item = |arena: &mut Vec<u8>| -> Result<Option<Item>> {
                 let (key, value) = match ahead.take() {
                     Some(kv) => kv,
-                    None => match scan.next_value().map_err(casket_error)? {
+                    None => match scan.next_value().map_err(casket_error(path))? {
                         Some(kv) => kv,
                         None => return Ok(None),
                     },
@@ -73,7 +74,7 @@ pub fn export_casket(path: &Path, file: &Path, options: &ExportOptions, listener
                 let mut weight = key.len() + value.len() + 12;
                 let key_range = stash(arena, &key);
                 let mut values = vec![stash(arena, &value)];
-                while let Some((k, v)) = scan.next_value().map_err(casket_error)? {
+                while let Some((k, v)) = scan.next_value().map_err(casket_error(path))? {
                     if k != key || weight + v.len() + 4 > budget {
                         ahead = Some((k, v));
                         break;
@@ -85,7 +86,7 @@ pub fn export_casket(path: &Path, file: &Path, options: &ExportOptions, listener
             };
             write_snapshot(file, options, header, records, listener, || chunker.next_chunk(&mut next_item), |chunk| encode_chunk(chunk, options.compression))
         })
-        .map_err(casket_error)?;
-    casket.close().map_err(casket_error)?;
+        .map_err(casket_error(path))?;
+    casket.close().map_err(casket_error(path))?;
     result
 }

@@ -435,8 +435,8 @@ pub fn import_casket(file: &Path, path: &Path, workers: usize, listener: &mut dy
             }
             let (_, options) = casket_target(header).expect("checked with the header");
             order.borrow_mut().casket_order = Some(options.order.clone());
-            let opened = Casket::open(&staging.path, options).map_err(casket_error)?;
-            opened.tranbegin().map_err(casket_error)?;
+            let opened = Casket::open(&staging.path, options).map_err(casket_error(path))?;
+            opened.tranbegin().map_err(casket_error(path))?;
             let _ = casket.set(opened);
             Ok(Target::Casket)
         },
@@ -446,12 +446,12 @@ pub fn import_casket(file: &Path, path: &Path, workers: usize, listener: &mut dy
             for op in &ops.ops {
                 order.check(op).map_err(|detail| ops.error(detail))?;
                 if let Op::KeyValues { key, values } = op {
-                    target.put_list(key, values.iter().map(Vec::as_slice)).map_err(casket_error)?;
+                    target.put_list(key, values.iter().map(Vec::as_slice)).map_err(casket_error(path))?;
                     in_transaction += key.len() + values.iter().map(Vec::len).sum::<usize>();
                 }
             }
             if in_transaction >= CASKET_TRANSACTION_BYTES {
-                target.trancommit().and_then(|_| target.tranbegin()).map_err(casket_error)?;
+                target.trancommit().and_then(|_| target.tranbegin()).map_err(casket_error(path))?;
                 in_transaction = 0;
             }
             Ok(())
@@ -459,8 +459,8 @@ pub fn import_casket(file: &Path, path: &Path, workers: usize, listener: &mut dy
     );
     let summary = match (result, casket.into_inner()) {
         (Ok(summary), Some(target)) => {
-            target.trancommit().map_err(casket_error)?;
-            target.close().map_err(casket_error)?;
+            target.trancommit().map_err(casket_error(path))?;
+            target.close().map_err(casket_error(path))?;
             summary
         }
         (Err(e), _) => return Err(e),

@@ -46,6 +46,11 @@ final class Native {
 
     static native void storeCheckpoint(long store, byte[] dir);
 
+    static native byte[] casketExport(byte[] casket, byte[] file, int workers, int compression, int frameBytes, boolean fixedTime,
+            long createdAtMillis, boolean overwrite, SnapshotProgress.Relay progress, long[] info);
+
+    static native byte[] casketImport(byte[] file, byte[] casket, int workers, SnapshotProgress.Relay progress, long[] info);
+
     static native void txFree(long tx);
 
     static native void txApply(long tx, java.nio.ByteBuffer pending, int length);

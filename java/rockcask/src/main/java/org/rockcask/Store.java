@@ -199,15 +199,15 @@ public final class Store extends NativeResource {
     }
 
     /** file bytes, frames, records, queues, entries, objects, keys, values, payload bytes, format version, compression, created at. */
-    private static final int SNAPSHOT_INFO_LONGS = 12;
+    static final int SNAPSHOT_INFO_LONGS = 12;
 
-    private static SnapshotInfo snapshotInfo(Path file, byte[] packedStrings, long[] v) {
+    static SnapshotInfo snapshotInfo(Path file, byte[] packedStrings, long[] v) {
         List<String> s = Wire.strings(packedStrings);
         return new SnapshotInfo(file, (int) v[9], SnapshotInfo.Content.valueOf(s.get(0)), Compression.values()[(int) v[10]], s.get(1),
                 Instant.ofEpochMilli(v[11]), s.get(2), java.util.Arrays.copyOf(v, 9));
     }
 
-    private static byte[] utf8(Path p) {
+    static byte[] utf8(Path p) {
         return p.toString().getBytes(StandardCharsets.UTF_8);
     }
 
