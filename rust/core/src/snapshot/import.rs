@@ -8,6 +8,7 @@
 use std::cell::{OnceCell, RefCell};
 use std::fs::File;
 use std::io::BufReader;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use prost::Message;
@@ -134,7 +135,7 @@ fn import_into(
                     if let Some(refs) = refs {
                         tables[2].put(key, &refs.to_le_bytes())?;
                     }
-                    (1, key, value)
+                    (1, key, &ops.values[value.clone()])
                 }
             };
             tables[table].put(key, value)?;
@@ -169,6 +170,9 @@ struct Prepared {
     end: u64,
     counts: Counts,
     ops: Vec<Op>,
+    /// The object values `ops` refer to, one after the other: one buffer per frame rather than
+    /// one per object, which the reading thread would then free.
+    values: Vec<u8>,
 }
 
 impl Prepared {
@@ -180,7 +184,7 @@ impl Prepared {
 enum Op {
     Queue { index: u32, name: String },
     Entry { queue: u32, position: u64, key: [u8; 12], value: [u8; 17] },
-    Object { key: [u8; 16], value: Vec<u8>, refs: Option<u64> },
+    Object { key: [u8; 16], value: Range<usize>, refs: Option<u64> },
     KeyValues { key: Vec<u8>, values: Vec<Vec<u8>> },
 }
 
@@ -195,8 +199,9 @@ enum Target {
 }
 
 /// Checks one frame's records and prepares them for `target`.
-fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::result::Result<Vec<Op>, FormatError> {
+fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::result::Result<(Vec<Op>, Vec<u8>), FormatError> {
     let mut ops = Vec::with_capacity(records.len());
+    let mut values = Vec::new();
     for (n, record) in records.into_iter().enumerate() {
         let bad = |detail: String| frame.error(format!("record {n} of the frame: {detail}"));
         match (target, &record.kind) {
@@ -223,17 +228,14 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::r
                     return Err(bad(format!("object {id}: {} owned entries counted for an object that is not queue-owned", o.owned_entries)));
                 }
                 let own = if o.owned { Ownership::Owned } else { Ownership::Reference };
-                let value = match target {
-                    Target::Store(Some(policy)) => {
-                        let (codec, body) = policy.compress(&o.payload);
-                        let mut v = Vec::with_capacity(body.len() + 1);
-                        v.push(keys::object_flag(own, codec));
-                        v.extend_from_slice(&body);
-                        v
-                    }
-                    // Verifying: nothing is stored, only the shape is checked.
-                    _ => Vec::new(),
-                };
+                let start = values.len();
+                // Verifying: nothing is stored, only the shape is checked.
+                if let Target::Store(Some(policy)) = target {
+                    let (codec, body) = policy.compress(&o.payload);
+                    values.push(keys::object_flag(own, codec));
+                    values.extend_from_slice(&body);
+                }
+                let value = start..values.len();
                 Op::Object { key: *id.as_bytes(), value, refs: (o.owned_entries > 1).then_some(o.owned_entries) }
             }
             Some(Kind::KeyValues(kv)) => Op::KeyValues { key: kv.key, values: kv.values },
@@ -241,7 +243,7 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::r
         };
         ops.push(op);
     }
-    Ok(ops)
+    Ok((ops, values))
 }
 
 fn uuid_of(bytes: &[u8]) -> std::result::Result<Uuid, String> {
@@ -360,8 +362,8 @@ fn read_snapshot(
             let decoded = decode_frame(&frame).map_err(located)?;
             let mut part = Counts { frames: 1, ..Default::default() };
             decoded.iter().for_each(|r| count(&mut part, r));
-            let ops = prepare(&frame, decoded, target).map_err(located)?;
-            Ok(Prepared { frame: frame.index, offset: frame.offset, end: frame.offset + frame.bytes.len() as u64, counts: part, ops })
+            let (ops, values) = prepare(&frame, decoded, target).map_err(located)?;
+            Ok(Prepared { frame: frame.index, offset: frame.offset, end: frame.offset + frame.bytes.len() as u64, counts: part, ops, values })
         },
         |prepared: Prepared| {
             add_counts(&mut counts, &prepared.counts);
