@@ -79,32 +79,36 @@ fn open_snapshot(file: &Path) -> Result<(FrameReader<BufReader<File>>, Header, u
 }
 
 /// Creates a store in `dir` (which must not exist or be empty) from the snapshot in `file`.
-/// The store is built in a hidden directory beside `dir` and renamed to `dir` once complete.
+/// Records go to sorted table files in a scratch directory; only once the whole file has
+/// checked out is the store created (in a hidden directory beside `dir`), the files loaded into
+/// it, and the directory renamed to `dir`. A damaged file never gets as far as a store.
 pub fn import_store(file: &Path, dir: &Path, options: &ImportOptions, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
     let staging = StagingDir::create(dir)?;
+    let scratch = StagingDir::scratch(dir)?;
     let store_options = StoreOptions { create_if_missing: true, read_only: false, ..options.store.clone() };
-    let store = Store::open(&staging.path, store_options.clone())?;
     let mut progress = Throttle::new(listener);
-    let result = import_into(&store, file, options, &store_options, &mut progress);
+    let (summary, tables, queues) = read_into_tables(file, &scratch.path, options.workers, &store_options, &mut progress)?;
+    let store = Store::open(&staging.path, store_options)?;
+    let loaded = load_tables(&store, tables, &queues);
     let closed = store.close();
     drop(store);
-    let summary = result?;
+    loaded?;
     closed?;
     staging.install(dir)?;
     progress.done(summary.done_progress())?;
     Ok(summary)
 }
 
-fn import_into(
-    store: &Store,
+/// Reads and checks the whole snapshot into sorted table files in `scratch`; returns the files
+/// of each column family and the queue names (by index).
+fn read_into_tables(
     file: &Path,
-    options: &ImportOptions,
+    scratch: &Path,
+    workers: usize,
     store_options: &StoreOptions,
     progress: &mut Throttle<'_>,
-) -> Result<Summary> {
-    let staging = store.path().join("import.tmp");
-    std::fs::create_dir(&staging).map_err(Error::io(format!("creating {}", staging.display())))?;
-    let table_options: Vec<(&str, Options)> = [CF_ENTRIES, CF_OBJECTS, CF_REFS]
+) -> Result<(Summary, Vec<(&'static str, Vec<PathBuf>)>, Vec<String>)> {
+    let table_options: Vec<(&'static str, Options)> = [CF_ENTRIES, CF_OBJECTS, CF_REFS]
         .iter()
         .map(|&cf| {
             let mut o = store::cf_options(cf, store_options, None);
@@ -118,14 +122,14 @@ fn import_into(
             (cf, o)
         })
         .collect();
-    let mut tables: Vec<TableFiles<'_>> = table_options.iter().map(|(cf, o)| TableFiles::new(&staging, cf, o)).collect();
+    let mut tables: Vec<TableFiles<'_>> = table_options.iter().map(|(cf, o)| TableFiles::new(scratch, cf, o)).collect();
     let mut order = RecordOrder::default();
     let policy = store_options.compression;
     let on_header = |_: &Header, content: Content| match content {
         Content::Store => Ok(Target::Store(Some(policy))),
         other => Err(wrong_content(file, other, Content::Store)),
     };
-    let summary = read_snapshot(file, options.workers, progress, on_header, |ops| {
+    let summary = read_snapshot(file, workers, progress, on_header, |ops| {
         for op in &ops.ops {
             order.check(op).map_err(|detail| ops.error(detail))?;
             let (table, key, value): (usize, &[u8], &[u8]) = match op {
@@ -142,25 +146,27 @@ fn import_into(
         }
         Ok(())
     })?;
+    let files = tables.iter_mut().map(|t| Ok((t.cf, t.finish()?))).collect::<Result<_>>()?;
+    Ok((summary, files, order.queues))
+}
+
+/// Moves the table files into the new store and writes its queue definitions (synced).
+fn load_tables(store: &Store, tables: Vec<(&'static str, Vec<PathBuf>)>, queues: &[String]) -> Result<()> {
     let db = store.shared.db()?;
-    for table in &mut tables {
-        let files = table.finish()?;
+    for (cf, files) in tables {
         if !files.is_empty() {
             let mut ingest = IngestExternalFileOptions::default();
             ingest.set_move_files(true);
-            db.db().ingest_external_file_cf_opts(db.cf(table.cf), &ingest, files).context(|| format!("loading imported {} into {}", table.cf, store.path().display()))?;
+            db.db().ingest_external_file_cf_opts(db.cf(cf), &ingest, files).context(|| format!("loading imported {cf} into {}", store.path().display()))?;
         }
     }
     let mut batch = WriteBatch::default();
-    for (index, name) in order.queues.iter().enumerate() {
+    for (index, name) in queues.iter().enumerate() {
         batch.put_cf(db.cf(CF_META), keys::meta_queue_key(name), (index as u32).to_le_bytes());
     }
     let mut sync = WriteOptions::default();
     sync.set_sync(true);
-    db.db().write_opt(batch, &sync).context(|| format!("writing queue definitions into {}", store.path().display()))?;
-    drop(db);
-    std::fs::remove_dir_all(&staging).map_err(Error::io(format!("removing {}", staging.display())))?;
-    Ok(summary)
+    db.db().write_opt(batch, &sync).context(|| format!("writing queue definitions into {}", store.path().display()))
 }
 
 /// A frame's records, prepared for the store by a worker.

@@ -124,6 +124,13 @@ impl StagingDir {
         Ok(StagingDir { path, installed: false })
     }
 
+    /// A scratch directory beside `target`, for work files; removed when dropped.
+    pub fn scratch(target: &Path) -> Result<StagingDir> {
+        let path = temporary_beside(target, "scratch")?;
+        std::fs::create_dir(&path).map_err(Error::io(format!("creating {}", path.display())))?;
+        Ok(StagingDir { path, installed: false })
+    }
+
     pub fn install(mut self, target: &Path) -> Result<()> {
         match std::fs::rename(&self.path, target) {
             Ok(()) => {}
