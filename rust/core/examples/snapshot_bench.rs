@@ -3,8 +3,9 @@
 //!
 //! For each store size (default 10^6 and 4x10^6 queued items of 256-byte payloads) it builds a
 //! store, then exports and imports it with 1 and 2 workers, each in a child process so its peak
-//! RSS is its own, three times, each time right after a dd measuring the disk's sequential write
-//! bandwidth (it varies a lot on shared virtual disks). Prints medians and the bars' verdicts.
+//! RSS is its own, five times, each time right after a dd measuring the disk's sequential write
+//! bandwidth (it varies a lot on shared virtual disks). Prints medians and the bars' verdicts,
+//! and, for scale, the peak RSS of a child that only opens and closes the store.
 //!
 //! Usage: `cargo run --release -p rockcask-core --example snapshot_bench [WORK_DIR] [N,N,...]`
 //! (`... snapshot_bench child build DIR N` only builds a store; `child export STORE FILE WORKERS`
@@ -20,7 +21,7 @@ use rockcask_core::{Store, StoreOptions};
 const PAYLOAD: usize = 256;
 
 /// Runs of each export and import; the table shows medians.
-const RUNS: usize = 3;
+const RUNS: usize = 5;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -44,6 +45,9 @@ fn main() {
         let store = work.join(format!("store-{n}"));
         let _ = std::fs::remove_dir_all(&store);
         build_store(&store, n);
+        // What opening and closing the store costs by itself, for scale.
+        let open_kb = median((0..RUNS).map(|_| run_child("open", &[path(&store)]).2 as f64).collect());
+        println!("{n:>9} {:>7} {:>7} | {:>8} {:>9} {:>8} {:>9} {:>7} {:>6.0} MB", "open", "-", "", "", "", "", "", open_kb / 1024.0);
         // 2 workers on every size (the RSS comparison); 1 worker on the first size as well.
         let workers: &[usize] = if n == sizes[0] { &[1, 2] } else { &[2] };
         for &w in workers {
@@ -69,8 +73,10 @@ fn main() {
                 let bytes = runs[0].1;
                 let secs = median(runs.iter().map(|r| r.0).collect());
                 let dd = median(runs.iter().map(|r| r.3).collect());
-                let ratio = median(runs.iter().map(|r| bytes as f64 / 1e6 / r.0 / r.3).collect());
-                let rss_kb = runs.iter().map(|r| r.2).max().unwrap_or(0);
+                // The two medians' ratio: pairing each run with its own dd would let one dd that
+                // a host cache flattered decide a row.
+                let ratio = bytes as f64 / 1e6 / secs / dd;
+                let rss_kb = median(runs.iter().map(|r| r.2 as f64).collect()) as u64;
                 slowest = slowest.min(ratio);
                 println!(
                     "{n:>9} {what:>7} {w:>7} | {secs:>8.2} {:>9.1} {:>8.0} {dd:>9.0} {:>6.0}% {:>6.0} MB",
@@ -150,6 +156,13 @@ fn child(args: &[String]) {
     if args[0] == "build" {
         // `child build DIR N`: only build a store (to profile an export or import by hand).
         build_store(Path::new(&args[1]), args[2].parse().expect("item count"));
+        return;
+    }
+    if args[0] == "open" {
+        // `child open STORE`: open and close only, for the peak RSS of the store itself.
+        let store = Store::open(&args[1], StoreOptions { create_if_missing: false, ..StoreOptions::default() }).expect("open store");
+        store.close().expect("close");
+        println!("0 0 {}", peak_rss_kb());
         return;
     }
     let (what, from, to, workers) = (&args[0], Path::new(&args[1]), Path::new(&args[2]), args[3].parse().expect("workers"));

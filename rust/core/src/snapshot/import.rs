@@ -88,7 +88,10 @@ pub fn import_store(file: &Path, dir: &Path, options: &ImportOptions, listener: 
     let store_options = StoreOptions { create_if_missing: true, read_only: false, ..options.store.clone() };
     let mut progress = Throttle::new(listener);
     let (summary, tables, queues) = read_into_tables(file, &scratch.path, options.workers, &store_options, &mut progress)?;
-    let store = Store::open(&staging.path, store_options)?;
+    // Opened only to take the files in: loading them reads their index and filter blocks into
+    // the block cache, so a small one keeps that from growing with the number of files.
+    let loading = StoreOptions { block_cache_bytes: store_options.block_cache_bytes.min(8 << 20), ..store_options };
+    let store = Store::open(&staging.path, loading)?;
     let loaded = load_tables(&store, tables, &queues);
     let closed = store.close();
     drop(store);

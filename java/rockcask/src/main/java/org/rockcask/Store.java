@@ -127,8 +127,9 @@ public final class Store extends NativeResource {
     /**
      * Creates a store in {@code newStoreDir} (which must not exist, or be empty) from a snapshot.
      * Streams the file, checking each frame's checksum as it goes and the trailer's counts and
-     * whole-file checksum at the end; the store is only complete once all of it checked out.
-     * On any error the new store is removed. Open the result with {@link #open}.
+     * whole-file checksum at the end. The store is built beside {@code newStoreDir} and moved
+     * there only once all of it checked out: on any error, or a crash, nothing appears there.
+     * Open the result with {@link #open}.
      *
      * @throws SnapshotException when the file is damaged, truncated, of a newer format or not a
      *     snapshot (naming the byte offset and frame)
