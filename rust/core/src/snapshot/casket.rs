@@ -1,6 +1,7 @@
-//! Snapshots of caskets (the Tokyo Cabinet drop-in's databases): one `KeyValues` record per key,
-//! in the casket's order, its duplicates in insertion order. Only caskets with a built-in key
-//! order can be exported from here: a caller-supplied order lives in the caller's code.
+//! Snapshots of caskets (the Tokyo Cabinet drop-in's databases): a `KeyValues` record per key
+//! (several consecutive ones for a key whose values would not fit a frame), in the casket's
+//! order, its duplicates in insertion order. Only caskets with a built-in key order can be
+//! exported: a caller-supplied order lives in the caller's code, which a reader does not have.
 
 use std::path::Path;
 
@@ -22,11 +23,16 @@ pub(crate) fn casket_error(path: &Path) -> impl Fn(CasketError) -> Error + '_ {
     }
 }
 
+/// The casket kind's name in a snapshot header, and back.
 fn kind_name(kind: Kind) -> &'static str {
     match kind {
         Kind::Btree => "BDB",
         Kind::Hash => "HDB",
     }
+}
+
+pub(crate) fn kind_named(name: &str) -> Option<Kind> {
+    [Kind::Btree, Kind::Hash].into_iter().find(|&k| kind_name(k) == name)
 }
 
 /// Opens the casket at `path` as a reader (waiting for a writer in another process to close
@@ -35,7 +41,7 @@ pub fn export_casket(path: &Path, file: &Path, options: &ExportOptions, listener
     let (kind, order_id) = describe(path).map_err(casket_error(path))?;
     let order = KeyOrder::builtin(&order_id).ok_or_else(|| {
         Error::InvalidArgument(format!(
-            "{} is ordered by a caller-supplied comparator ({order_id}); export it from the program that defines that comparator",
+            "{} is ordered by a caller-supplied comparator ({order_id}); snapshots hold caskets with a built-in key order only (lexical, decimal, int32, int64)",
             path.display()
         ))
     })?;

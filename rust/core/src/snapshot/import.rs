@@ -18,7 +18,7 @@ use uuid::Uuid;
 use super::export::{add_counts, count};
 use super::format::{FormatError, FrameReader, RawFrame, FRAME_TRAILER};
 use super::parallel::ordered_map;
-use super::casket::casket_error;
+use super::casket::{casket_error, kind_named};
 use super::staging::{StagingCasket, StagingDir};
 use super::{snapshot_error, Content, Counts, Header, ImportOptions, Progress, Summary, Throttle};
 use crate::casket::{Casket, CasketOptions, KeyOrder};
@@ -409,11 +409,7 @@ fn check_header(header: &Header) -> std::result::Result<Content, String> {
 
 /// The kind and order a casket snapshot's header names, as options to create the casket with.
 fn casket_target(header: &Header) -> std::result::Result<(crate::casket::Kind, CasketOptions), String> {
-    let kind = match header.casket_kind.as_str() {
-        "BDB" => crate::casket::Kind::Btree,
-        "HDB" => crate::casket::Kind::Hash,
-        other => return Err(format!("unknown casket kind {other:?}")),
-    };
+    let kind = kind_named(&header.casket_kind).ok_or_else(|| format!("unknown casket kind {:?}", header.casket_kind))?;
     let order = KeyOrder::builtin(&header.casket_order).ok_or_else(|| format!("unknown casket key order {:?}", header.casket_order))?;
     Ok((kind, CasketOptions { order, create: true, ..CasketOptions::new(kind, true) }))
 }
