@@ -512,3 +512,20 @@ fn a_listener_may_use_the_store_while_another_thread_closes_it() {
     closing.unwrap().join().unwrap();
     assert!(store.is_closed());
 }
+
+#[test]
+fn a_listener_failing_on_the_last_report_leaves_no_store_and_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = varied_store(&dir.path().join("src"));
+    let fail_when_done = |p: &Progress| if p.done { Err(Error::InvalidArgument("stopped at the end".into())) } else { Ok(()) };
+    let file = dir.path().join("s.rcs");
+    assert!(store.export_to(&file, &ExportOptions::default(), &mut fail_when_done.clone()).is_err());
+    assert!(!file.exists());
+    export(&store, &file, 1, Compression::None);
+    let target = dir.path().join("target");
+    let options = ImportOptions { workers: 1, store: options() };
+    assert!(snapshot::import_store(&file, &target, &options, &mut fail_when_done.clone()).is_err());
+    assert!(!target.exists());
+    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(entries.len(), 2, "only the source store and the file remain: {entries:?}");
+}

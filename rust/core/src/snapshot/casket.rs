@@ -77,15 +77,17 @@ pub fn export_casket(path: &Path, file: &Path, options: &ExportOptions, listener
                         key.len() + value.len()
                     )));
                 }
-                let mut weight = key.len() + value.len() + 12;
+                // Bytes of the record, rounded up: a tag and a length of up to 5 bytes per field,
+                // the record's own tag and lengths.
+                let mut weight = key.len() + value.len() + 24;
                 let key_range = stash(arena, &key);
                 let mut values = vec![stash(arena, &value)];
                 while let Some((k, v)) = scan.next_value().map_err(casket_error(path))? {
-                    if k != key || weight + v.len() + 4 > budget {
+                    if k != key || weight + v.len() + 6 > budget {
                         ahead = Some((k, v));
                         break;
                     }
-                    weight += v.len() + 4;
+                    weight += v.len() + 6;
                     values.push(stash(arena, &v));
                 }
                 Ok(Some(Item::KeyValues { key: key_range, values }))

@@ -43,7 +43,8 @@ pub(crate) fn stash(arena: &mut Vec<u8>, bytes: &[u8]) -> Range<usize> {
 }
 
 impl Item {
-    /// Bytes of the record this item becomes (exact for everything but a malformed value).
+    /// Bytes of the record this item becomes, within a few bytes (entries and objects are
+    /// weighed as queue-owned, which takes two bytes more), from the data alone.
     fn weight(&self, arena: &[u8]) -> usize {
         match self {
             Item::Queue { index, name } => records::queue_len(*index, &arena[name.clone()]),
@@ -51,7 +52,8 @@ impl Item {
             // The record holds the payload uncompressed, whatever the store keeps.
             Item::Object { id, value, owned_entries } => {
                 let payload_len = match arena[value.clone()].split_first() {
-                    Some((&flag, body)) => Compression::from_code(flag >> 4).map_or(body.len(), |codec| compress::payload_len(codec, body)),
+                    // A damaged header may declare anything: no more than a payload may hold.
+                    Some((&flag, body)) => Compression::from_code(flag >> 4).map_or(body.len(), |codec| compress::payload_len(codec, body)).min(compress::MAX_DECOMPRESSED),
                     None => 0,
                 };
                 records::object_len(&arena[id.clone()], true, payload_len, *owned_entries)
@@ -120,7 +122,8 @@ pub(crate) struct Frame {
 /// Encodes a chunk's records into one frame (compressed with `compression` when it shrinks).
 pub(crate) fn encode_chunk(chunk: Chunk, compression: Compression) -> Result<Frame> {
     let mut counts = Counts { frames: 1, ..Default::default() };
-    let mut body = Vec::with_capacity(chunk.items.iter().map(|i| i.weight(&chunk.arena)).sum::<usize>());
+    let weight: usize = chunk.items.iter().map(|i| i.weight(&chunk.arena)).sum();
+    let mut body = Vec::with_capacity(weight.min(format::MAX_FRAME_BYTES as usize));
     for item in &chunk.items {
         item.encode(&chunk.arena, &mut body, &mut counts)?;
     }
@@ -222,7 +225,13 @@ impl Chunker {
             let w = item.weight(&arena);
             if !items.is_empty() && weight + w > self.budget {
                 let start = item.start();
-                let bytes = arena.split_off(start);
+                let mut bytes = Vec::with_capacity((arena.len() - start).max(self.budget.min(4 << 20) + 1024));
+                bytes.extend_from_slice(&arena[start..]);
+                arena.truncate(start);
+                // A large item carried over must not leave its room in this chunk's arena.
+                if arena.capacity() > 2 * arena.len() + (4 << 20) {
+                    arena.shrink_to_fit();
+                }
                 self.ahead = Some((item.shifted(start), bytes));
                 break;
             }

@@ -97,8 +97,10 @@ pub fn import_store(file: &Path, dir: &Path, options: &ImportOptions, listener: 
     drop(store);
     loaded?;
     closed?;
-    staging.install(dir)?;
+    // The last report goes out before the store takes its place: a listener that fails on it
+    // still leaves nothing behind.
     progress.done(summary.done_progress())?;
+    staging.install(dir)?;
     Ok(summary)
 }
 
@@ -473,8 +475,8 @@ pub fn import_casket(file: &Path, path: &Path, workers: usize, listener: &mut dy
         (Err(e), _) => return Err(e),
         (Ok(_), None) => unreachable!("a snapshot read to the end had its header read"),
     };
-    staging.install(path)?;
     progress.done(summary.done_progress())?;
+    staging.install(path)?;
     Ok(summary)
 }
 

@@ -56,6 +56,7 @@ impl TempFile {
     /// Starts writing `len` bytes from `offset` to the device without waiting for it, so that
     /// the disk works while the file is still being produced and the final sync has little
     /// left to do (what RocksDB's `bytes_per_sync` does for its own files).
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     pub fn start_writeback(&self, offset: u64, len: u64) {
         use std::os::fd::AsRawFd;
         // SAFETY: a plain system call on a descriptor this struct owns; a failure only means
@@ -64,6 +65,10 @@ impl TempFile {
             libc::sync_file_range(self.file.as_raw_fd(), offset as libc::off64_t, len as libc::off64_t, libc::SYNC_FILE_RANGE_WRITE);
         }
     }
+
+    /// Elsewhere the final sync does all the work.
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    pub fn start_writeback(&self, _offset: u64, _len: u64) {}
 
     /// Syncs the file's data.
     pub fn sync(&self) -> Result<()> {
@@ -170,12 +175,26 @@ impl StagingCasket {
     }
 
     pub fn install(mut self, target: &Path) -> Result<()> {
+        let appeared = || exists_error(target, "appeared while the import ran; the import was not installed");
         if target.exists() || data_dir(target).exists() {
-            return Err(exists_error(target, "appeared while the import ran; the import was not installed"));
+            return Err(appeared());
         }
-        std::fs::rename(data_dir(&self.path), data_dir(target))
-            .map_err(Error::io(format!("moving {} to {}", data_dir(&self.path).display(), data_dir(target).display())))?;
-        std::fs::rename(&self.path, target).map_err(Error::io(format!("moving {} to {}", self.path.display(), target.display())))?;
+        match std::fs::rename(data_dir(&self.path), data_dir(target)) {
+            Ok(()) => {}
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOTEMPTY) | Some(libc::EEXIST) | Some(libc::ENOTDIR)) => return Err(appeared()),
+            Err(e) => return Err(Error::io(format!("moving {} to {}", data_dir(&self.path).display(), data_dir(target).display()))(e)),
+        }
+        // The marker goes last and never replaces one that appeared meanwhile (a hard link fails
+        // where a rename would overwrite); without it, the directory goes back.
+        if let Err(e) = std::fs::hard_link(&self.path, target) {
+            let _ = std::fs::rename(data_dir(target), data_dir(&self.path));
+            return Err(if e.kind() == std::io::ErrorKind::AlreadyExists {
+                appeared()
+            } else {
+                Error::io(format!("naming {} {}", self.path.display(), target.display()))(e)
+            });
+        }
+        let _ = std::fs::remove_file(&self.path);
         self.installed = true;
         sync_dir(&parent_of(target)?)
     }

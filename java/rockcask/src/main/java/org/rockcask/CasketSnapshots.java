@@ -20,9 +20,11 @@ public final class CasketSnapshots {
      * Writes a snapshot of the database at {@code databasePath} (the path given to
      * {@code BDB.open}). It is opened as a reader for the time of the export, so the export
      * waits for a writer in another process to close it, and writers wait for the export.
+     * A database this JVM has open must be closed first.
      *
      * @throws RockCaskException {@code NotAStore} when there is no database at the path,
-     *     {@code TargetExists} when {@code file} exists and overwriting was not asked for
+     *     {@code Locked} when this JVM has it open, {@code TargetExists} when {@code file}
+     *     exists and overwriting was not asked for
      * @throws IllegalArgumentException for a database ordered by a Java comparator, or another
      *     kind of file at the path (the message says which)
      */
