@@ -14,7 +14,6 @@ use super::records;
 use super::parallel::ordered_map;
 use super::staging::TempFile;
 use super::{Content, Counts, ExportOptions, Header, Progress, Summary, Throttle};
-use crate::codec::snapshot_pb::{self as pb, record::Kind};
 use crate::compress::{self, Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, Ownership, CF_ENTRIES, CF_META, CF_OBJECTS, CF_REFS};
@@ -138,25 +137,6 @@ pub(crate) fn encode_chunk(chunk: Chunk, compression: Compression) -> Result<Fra
     let mut bytes = Vec::with_capacity(stored.len() + format::FRAME_FIXED_BYTES + format::CRC_BYTES);
     format::encode_frame(&mut bytes, FRAME_RECORDS, codec, counts.records as u32, body.len() as u32, &stored);
     Ok(Frame { bytes, counts })
-}
-
-/// Adds one record to `counts`.
-pub(crate) fn count(counts: &mut Counts, record: &pb::Record) {
-    counts.records += 1;
-    match &record.kind {
-        Some(Kind::Queue(_)) => counts.queues += 1,
-        Some(Kind::Entry(_)) => counts.entries += 1,
-        Some(Kind::Object(o)) => {
-            counts.objects += 1;
-            counts.payload_bytes += o.payload.len() as u64;
-        }
-        Some(Kind::KeyValues(kv)) => {
-            counts.keys += 1;
-            counts.values += kv.values.len() as u64;
-            counts.payload_bytes += kv.values.iter().map(|v| v.len() as u64).sum::<u64>();
-        }
-        None => {}
-    }
 }
 
 pub(crate) fn add_counts(total: &mut Counts, part: &Counts) {

@@ -15,7 +15,7 @@ use prost::Message;
 use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, WriteOptions};
 use uuid::Uuid;
 
-use super::export::{add_counts, count};
+use super::export::add_counts;
 use super::format::{FormatError, FrameReader, RawFrame, FRAME_TRAILER};
 use super::parallel::ordered_map;
 use super::casket::{casket_error, kind_named};
@@ -483,6 +483,25 @@ pub fn import_casket(file: &Path, path: &Path, workers: usize, listener: &mut dy
 /// Bytes of casket writes gathered before they are committed (well below the point where a
 /// casket transaction starts writing early with undo records).
 const CASKET_TRANSACTION_BYTES: usize = 16 << 20;
+
+/// Adds one decoded record to `counts` (the trailer's, checked at the end).
+fn count(counts: &mut Counts, record: &pb::Record) {
+    counts.records += 1;
+    match &record.kind {
+        Some(Kind::Queue(_)) => counts.queues += 1,
+        Some(Kind::Entry(_)) => counts.entries += 1,
+        Some(Kind::Object(o)) => {
+            counts.objects += 1;
+            counts.payload_bytes += o.payload.len() as u64;
+        }
+        Some(Kind::KeyValues(kv)) => {
+            counts.keys += 1;
+            counts.values += kv.values.len() as u64;
+            counts.payload_bytes += kv.values.iter().map(|v| v.len() as u64).sum::<u64>();
+        }
+        None => {}
+    }
+}
 
 fn describe(c: &Counts) -> String {
     format!(
