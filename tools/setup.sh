@@ -9,8 +9,23 @@ command -v c++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)
 command -v javac >/dev/null || need+=(openjdk-17-jdk-headless)
 command -v gradle >/dev/null || need+=(gradle)
-# bindgen loads libclang at build time.
-ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
+# bindgen (through clang-sys) loads libclang itself at build time: libclang.so, libclang.so.N
+# or libclang-N.so*. LLVM's runtime packages bring libclang-cpp.so.N, the C++ API, which
+# bindgen cannot use, so a broad libclang* match would wrongly count it.
+has_libclang() {
+    local candidate
+    if [ -n "${LIBCLANG_PATH:-}" ]; then
+        for candidate in "$LIBCLANG_PATH"/libclang.so* "$LIBCLANG_PATH"/libclang-[0-9]*.so*; do
+            [ -e "$candidate" ] && return 0
+        done
+    fi
+    for candidate in /usr/lib/llvm-*/lib/libclang.so /usr/lib/llvm-*/lib/libclang.so.[0-9]* \
+        /usr/lib/*-linux-gnu/libclang.so /usr/lib/*-linux-gnu/libclang-[0-9]*.so*; do
+        [ -e "$candidate" ] && return 0
+    done
+    return 1
+}
+has_libclang || need+=(libclang-dev)
 
 if [ ${#need[@]} -gt 0 ]; then
     echo "setup: installing ${need[*]}"

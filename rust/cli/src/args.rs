@@ -160,8 +160,8 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct Workers {
-    /// Threads encoding or decoding frames [default: the number of cores, at most 8]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    /// Threads encoding or decoding frames, 1 to 64 [default: the number of cores, at most 8]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=rockcask_core::options::MAX_WORKERS as i64))]
     pub workers: Option<u16>,
 }
 

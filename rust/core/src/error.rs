@@ -30,8 +30,9 @@ pub enum Error {
     #[error("store at {0} is open read-only")]
     ReadOnly(PathBuf),
 
-    /// Another process (or another open in this process) holds the store's lock file.
-    #[error("store at {path} is locked by another process or another open handle (lock file {path}/LOCK): {detail}")]
+    /// The store is already open: by another process, or in this one (another handle, another
+    /// class loader, another spelling of the path). `detail` names the holder where it can.
+    #[error("store at {} is locked, already open: {detail}", path.display())]
     Locked { path: PathBuf, detail: String },
 
     /// The path exists but is not a RockCask store (or is missing and creation was not asked for).

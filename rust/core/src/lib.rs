@@ -8,6 +8,7 @@ pub mod error;
 mod hash;
 pub mod inspect;
 pub mod keys;
+pub mod lock;
 pub mod options;
 mod pipeline;
 mod queue;

@@ -55,3 +55,35 @@ pub const MAX_PAYLOAD_BYTES: usize = 1 << 30;
 /// Upper bound on items returned by one poll or peek, so one call cannot ask for an absurd
 /// allocation.
 pub const MAX_BATCH_ITEMS: usize = 1 << 20;
+
+/// Most worker threads one export, import or verification may use (a value from a caller is
+/// refused above this, never turned into that many threads).
+pub const MAX_WORKERS: usize = 64;
+
+/// Bounds of `StoreOptions::write_buffer_bytes`: RocksDB needs at least one small memtable, and
+/// clips a memtable to 64 GiB.
+pub const MIN_WRITE_BUFFER_BYTES: usize = 1 << 20;
+pub const MAX_WRITE_BUFFER_BYTES: usize = 64 << 30;
+
+/// Largest block cache (0 means none): more than any machine this runs on has memory.
+pub const MAX_BLOCK_CACHE_BYTES: usize = 1 << 40;
+
+impl StoreOptions {
+    /// Refuses sizes no store can be opened with, in RockCask's terms (before RocksDB sees them).
+    pub fn validate(&self) -> crate::Result<()> {
+        if self.block_cache_bytes > MAX_BLOCK_CACHE_BYTES {
+            return Err(crate::Error::InvalidArgument(format!(
+                "block cache of {} bytes is more than the limit of {MAX_BLOCK_CACHE_BYTES} bytes (0 means no block cache)",
+                self.block_cache_bytes
+            )));
+        }
+        if !(MIN_WRITE_BUFFER_BYTES..=MAX_WRITE_BUFFER_BYTES).contains(&self.write_buffer_bytes) {
+            return Err(crate::Error::InvalidArgument(format!(
+                "write buffers of {} bytes are outside {MIN_WRITE_BUFFER_BYTES}..={MAX_WRITE_BUFFER_BYTES} bytes",
+                self.write_buffer_bytes
+            )));
+        }
+        Ok(())
+    }
+}
+

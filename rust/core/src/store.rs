@@ -14,6 +14,7 @@ use rocksdb::{
 use crate::batch::{self, CfIds};
 use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, QueueId, ALL_CFS, CF_ENTRIES, CF_META, CF_OBJECTS};
+use crate::lock::{StoreLock, LOCK_FILE};
 use crate::options::StoreOptions;
 use crate::pipeline::{CommitState, GroupCommit};
 use crate::queue::{HeadLayout, QueueState, Queues};
@@ -48,6 +49,10 @@ pub(crate) struct Shared {
     /// Payload bytes committed since open, before and after compression.
     pub payload_bytes: AtomicU64,
     pub stored_payload_bytes: AtomicU64,
+    /// RockCask's lock on the directory (writers only): released only after RocksDB has closed
+    /// (`close`), and declared after `db` so that dropping a store never closed frees them in
+    /// that order too.
+    lock: Mutex<Option<StoreLock>>,
 }
 
 /// Point-in-time figures about a store.
@@ -124,6 +129,41 @@ impl Shared {
 impl Store {
     pub fn open(path: impl AsRef<Path>, options: StoreOptions) -> Result<Store> {
         let path = path.as_ref().to_path_buf();
+        options.validate()?;
+        let may_create = options.create_if_missing && !options.read_only;
+        let created_dir = prepare_directory(&path, may_create)?;
+        // A writer locks before anything is read, so two opens racing to create one store
+        // cannot both decide to create it, and holds the lock until RocksDB has closed
+        // (`lock.rs`). Read-only opens write nothing and take no lock.
+        let lock = if options.read_only {
+            None
+        } else {
+            match StoreLock::acquire(&path, &path) {
+                Ok(lock) => Some(lock),
+                Err(e) => {
+                    if created_dir {
+                        let _ = std::fs::remove_dir(&path);
+                    }
+                    return Err(e);
+                }
+            }
+        };
+        let created_lock = lock.as_ref().is_some_and(|l| l.created);
+        match Self::open_locked(path.clone(), options, lock) {
+            Ok(store) => Ok(store),
+            Err(e) => {
+                // Leave the location as it was found: no stray lock file, no empty directory.
+                if created_dir {
+                    let _ = std::fs::remove_dir_all(&path);
+                } else if created_lock {
+                    let _ = std::fs::remove_file(path.join(LOCK_FILE));
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn open_locked(path: PathBuf, options: StoreOptions, lock: Option<StoreLock>) -> Result<Store> {
         let creating = check_location(&path, &options)?;
         let cache = (options.block_cache_bytes > 0).then(|| Cache::new_lru_cache(options.block_cache_bytes));
         let db_opts = db_options(&options, creating);
@@ -158,6 +198,7 @@ impl Store {
                 cache,
                 payload_bytes: AtomicU64::new(0),
                 stored_payload_bytes: AtomicU64::new(0),
+                lock: Mutex::new(lock),
             }),
         })
     }
@@ -247,13 +288,34 @@ impl Store {
             self.shared.arrivals.notify_all();
         }
         let db = self.shared.db.write().take();
-        if let Some(db) = db {
-            if !self.shared.options.read_only {
-                db.flush_wal(true).context(|| format!("syncing {} at close", self.shared.path.display()))?;
+        let synced = match &db {
+            Some(db) if !self.shared.options.read_only => {
+                db.flush_wal(true).context(|| format!("syncing {} at close", self.shared.path.display()))
             }
-            drop(db);
+            _ => Ok(()),
+        };
+        drop(db);
+        // Only now may another open have the directory.
+        self.shared.lock.lock().take();
+        synced
+    }
+}
+
+/// Makes sure the store directory exists before it is locked: creates it (and its parents) when
+/// creation is allowed. Returns whether it was created here.
+fn prepare_directory(path: &Path, may_create: bool) -> Result<bool> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && may_create => {
+            std::fs::create_dir_all(path).map_err(Error::io(format!("creating the store directory {}", path.display())))?;
+            Ok(true)
         }
-        Ok(())
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::NotAStore {
+            path: path.to_path_buf(),
+            why: "the directory does not exist (and creation was not asked for)".into(),
+        }),
+        Err(e) => Err(Error::NotAStore { path: path.to_path_buf(), why: format!("cannot read it: {e}") }),
+        Ok(m) if !m.is_dir() => Err(Error::NotAStore { path: path.to_path_buf(), why: "it is a file, not a store directory".into() }),
+        Ok(_) => Ok(false),
     }
 }
 
@@ -272,13 +334,27 @@ fn check_location(path: &Path, options: &StoreOptions) -> Result<bool> {
         Ok(m) if !m.is_dir() => Err(not_a_store("it is a file, not a store directory")),
         Ok(_) => {
             if path.join("CURRENT").is_file() {
-                let cfs = DB::list_cf(&Options::default(), path).map_err(|e| not_a_store(&e.into_string()))?;
+                // A store whose files RocksDB cannot read is damaged, not foreign: saying "not a
+                // store" might get it deleted.
+                let cfs = DB::list_cf(&Options::default(), path).map_err(|e| damaged(path, "listing its column families", e))?;
                 if let Some(missing) = ALL_CFS.iter().find(|cf| !cfs.iter().any(|c| c == *cf)) {
+                    let why = format!("its MANIFEST lists no column family '{missing}'");
+                    if was_a_store(path) {
+                        return Err(Error::Rocks {
+                            status: rocksdb::ErrorKind::Corruption,
+                            context: format!("opening {}: reading its column families from {}", path.display(), manifest_of(path)),
+                            message: format!("{why}, yet RocksDB's OPTIONS file or RockCask's lock file shows it was a RockCask store: the store is damaged; do not delete it, restore it from a snapshot or checkpoint"),
+                        });
+                    }
                     return Err(not_a_store(&format!("a RocksDB database without RockCask's column family '{missing}'")));
                 }
                 return Ok(false);
             }
-            let empty = std::fs::read_dir(path).map_err(|e| not_a_store(&e.to_string()))?.next().is_none();
+            // RockCask's lock file alone (left by an open that failed, or just taken) is no content.
+            let empty = std::fs::read_dir(path)
+                .map_err(|e| not_a_store(&e.to_string()))?
+                .flatten()
+                .all(|entry| entry.file_name() == LOCK_FILE);
             match (empty, options.create_if_missing && !options.read_only) {
                 (true, true) => Ok(true),
                 (true, false) => Err(not_a_store("the directory is empty (and creation was not asked for)")),
@@ -296,11 +372,58 @@ fn check_format_marker(db: &DB, path: &Path) -> Result<()> {
             path: path.to_path_buf(),
             why: format!("unknown format marker {:?} (this library reads {:?})", String::from_utf8_lossy(&v), String::from_utf8_lossy(keys::META_FORMAT_VALUE)),
         }),
-        None => Err(Error::NotAStore { path: path.to_path_buf(), why: "no RockCask format marker".into() }),
+        // Every RockCask column family is there (checked before opening), so this was a store;
+        // losing the marker means RocksDB recovered less than was written.
+        None => Err(Error::Rocks {
+            status: rocksdb::ErrorKind::Corruption,
+            context: format!("opening {}", path.display()),
+            message: format!(
+                "the store is damaged: it has RockCask's column families but no format marker, so RocksDB recovered less than was written (check {} and the WAL files); do not delete it, restore it from a snapshot or checkpoint",
+                manifest_of(path)
+            ),
+        }),
+    }
+}
+
+/// Whether a RocksDB directory whose MANIFEST lacks RockCask's column families still shows it
+/// was a store: RockCask's lock file, or an OPTIONS file (RocksDB's record of the options it
+/// was last opened with) naming RockCask's column families.
+fn was_a_store(path: &Path) -> bool {
+    if path.join(LOCK_FILE).exists() {
+        return true;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else { return false };
+    entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("OPTIONS-")).any(|e| {
+        std::fs::read_to_string(e.path()).is_ok_and(|text| ALL_CFS.iter().all(|cf| text.contains(&format!("[CFOptions \"{cf}\"]"))))
+    })
+}
+
+/// The MANIFEST file CURRENT names (the file RocksDB reads the store's layout from).
+fn manifest_of(path: &Path) -> String {
+    match std::fs::read_to_string(path.join("CURRENT")) {
+        Ok(name) if !name.trim().is_empty() => path.join(name.trim()).display().to_string(),
+        _ => format!("{} (unreadable)", path.join("CURRENT").display()),
+    }
+}
+
+/// A RocksDB failure reading an existing store's own files: `Corruption` (or RocksDB's status)
+/// naming the store and its MANIFEST, never `NotAStore`.
+fn damaged(path: &Path, doing: &str, e: rocksdb::Error) -> Error {
+    let status = match e.kind() {
+        rocksdb::ErrorKind::Unknown => rocksdb::ErrorKind::Corruption,
+        kind => kind,
+    };
+    Error::Rocks {
+        status,
+        context: format!("opening {}: {doing} from {}", path.display(), manifest_of(path)),
+        message: format!("{}; the store is damaged or unreadable: do not delete it, restore it from a snapshot or checkpoint", e.into_string()),
     }
 }
 
 fn open_error(path: &Path, e: rocksdb::Error) -> Error {
+    if e.kind() == rocksdb::ErrorKind::Corruption {
+        return damaged(path, "reading its files", e);
+    }
     let message = e.clone().into_string();
     // RocksDB reports a held lock file as an IOError mentioning LOCK ("Resource temporarily
     // unavailable" from another process, "lock hold by current process" from this one).
@@ -324,13 +447,18 @@ fn db_options(options: &StoreOptions, creating: bool) -> Options {
 pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cache>) -> Options {
     let mut o = Options::default();
     let mut table = BlockBasedOptions::default();
+    table.set_bloom_filter(10.0, false);
     match cache {
-        Some(c) => table.set_block_cache(c),
+        Some(c) => {
+            table.set_block_cache(c);
+            // Indexes and filters count against the cache, so memory stays within the options.
+            table.set_cache_index_and_filter_blocks(true);
+            table.set_pin_l0_filter_and_index_blocks_in_cache(true);
+        }
+        // No block cache: RocksDB keeps indexes and filters with the table readers instead
+        // (RocksDB refuses to cache them in a cache that is not there).
         None => table.disable_cache(),
     }
-    table.set_bloom_filter(10.0, false);
-    table.set_cache_index_and_filter_blocks(true);
-    table.set_pin_l0_filter_and_index_blocks_in_cache(true);
     o.set_block_based_table_factory(&table);
     o.set_compression_type(DBCompressionType::Lz4);
     o.set_bottommost_compression_type(DBCompressionType::Zstd);

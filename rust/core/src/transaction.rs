@@ -232,12 +232,20 @@ impl Transaction {
     /// If reading what was claimed fails, the whole transaction rolls back (and the error says
     /// so): claimed entries must never be consumed by a later commit without being delivered.
     pub fn poll(&mut self, queue: &str, max: usize) -> Result<Vec<Message>> {
+        self.poll_within(queue, max, usize::MAX)
+    }
+
+    /// `poll` that also stops before the message whose payload would bring the payload bytes
+    /// returned over `max_payload_bytes` (for a caller whose result must fit one buffer). The
+    /// first message is always returned, whatever its size; the ones left go back to the head
+    /// of the queue for the next poll, in order.
+    pub fn poll_within(&mut self, queue: &str, max: usize, max_payload_bytes: usize) -> Result<Vec<Message>> {
         self.check_open()?;
         let store = self.store.clone();
         let db = store.writable_db()?;
         keys::validate_queue_name(queue)?;
         check_batch(max)?;
-        match self.claim_and_read(&db, queue, max) {
+        match self.claim_and_read(&db, queue, max, max_payload_bytes) {
             Ok(messages) => Ok(messages),
             Err(e) => {
                 self.rollback()?;
@@ -246,7 +254,7 @@ impl Transaction {
         }
     }
 
-    fn claim_and_read(&mut self, db: &DbRef<'_>, queue: &str, max: usize) -> Result<Vec<Message>> {
+    fn claim_and_read(&mut self, db: &DbRef<'_>, queue: &str, max: usize, max_payload_bytes: usize) -> Result<Vec<Message>> {
         let mut seqs = Vec::new();
         let queue_id = {
             let mut queues = self.store.queues.lock();
@@ -263,35 +271,67 @@ impl Transaction {
             // Claimed first, so that a failure below gives every one of them back (rollback).
             self.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq }));
             let entries = read_entries(db, qid, &seqs)?;
-            let mut ids = Vec::with_capacity(entries.len());
+            let mut found = Vec::with_capacity(entries.len());
             for (seq, entry) in seqs.iter().zip(entries) {
-                let (id, own) = entry.ok_or_else(|| Error::Corrupt(format!("queue '{queue}' entry {seq} is missing")))?;
+                found.push(entry.ok_or_else(|| Error::Corrupt(format!("queue '{queue}' entry {seq} is missing")))?);
+            }
+            let ids: Vec<Uuid> = found.iter().map(|&(id, _)| id).collect();
+            let payloads = self.read_payloads(db, &ids)?;
+            let kept = within_budget(payloads.iter().map(|p| p.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0);
+            // The claims past the budget go back, to be the head of the next poll.
+            self.give_back_last(seqs.len() - kept);
+            for &(id, own) in &found[..kept] {
                 if own == Ownership::Owned {
                     *self.ref_delta.entry(id).or_insert(0) -= 1;
                 }
-                ids.push(id);
             }
-            let payloads = self.read_payloads(db, &ids)?;
-            out.extend(ids.into_iter().zip(payloads).map(|(id, payload)| Message { id, payload }));
+            out.extend(ids.into_iter().zip(payloads).take(kept).map(|(id, payload)| Message { id, payload }));
+            if kept < seqs.len() {
+                return Ok(out);
+            }
         }
         if out.len() < max {
-            if let Some(own_items) = self.enqueued.get_mut(queue) {
-                let n = (max - out.len()).min(own_items.len());
-                let taken: Vec<(Uuid, Ownership)> = own_items.drain(..n).collect();
-                for (id, own) in taken {
-                    if own == Ownership::Owned {
-                        *self.ref_delta.entry(id).or_insert(0) -= 1;
-                    }
-                    let payload = self.payload_of(db, id)?;
-                    out.push(Message { id, payload });
+            let used: usize = out.iter().map(|m| m.payload.as_ref().map_or(0, Vec::len)).sum();
+            let available = self.enqueued.get(queue).map_or(0, |items| items.len());
+            let n = (max - out.len()).min(available);
+            let mut taken = Vec::with_capacity(n);
+            for i in 0..n {
+                let (id, _) = self.enqueued.get(queue).expect("counted above")[i];
+                taken.push((id, self.payload_of(db, id)?));
+            }
+            let kept = within_budget(taken.iter().map(|(_, p)| p.as_ref().map_or(0, Vec::len)), max_payload_bytes.saturating_sub(used), out.len());
+            let own_items = self.enqueued.get_mut(queue).map(|items| items.drain(..kept).collect::<Vec<_>>()).unwrap_or_default();
+            for ((id, own), (_, payload)) in own_items.into_iter().zip(taken) {
+                if own == Ownership::Owned {
+                    *self.ref_delta.entry(id).or_insert(0) -= 1;
                 }
+                out.push(Message { id, payload });
             }
         }
         Ok(out)
     }
 
+    /// Hands the last `n` claims back to their queue (a poll that returns fewer than it claimed).
+    fn give_back_last(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let mut queues = self.store.queues.lock();
+        for c in self.claims.drain(self.claims.len() - n..) {
+            if let Some(q) = queues.states.get_mut(&c.queue) {
+                q.give_back(c.seq);
+            }
+        }
+        self.store.arrivals.notify_all();
+    }
+
     /// The first `max` items `poll` would return, without removing them.
     pub fn peek(&self, queue: &str, max: usize) -> Result<Vec<Message>> {
+        self.peek_within(queue, max, usize::MAX)
+    }
+
+    /// `peek` bounded like `poll_within`: the items `poll_within` would return.
+    pub fn peek_within(&self, queue: &str, max: usize, max_payload_bytes: usize) -> Result<Vec<Message>> {
         self.check_open()?;
         let db = self.store.db()?;
         keys::validate_queue_name(queue)?;
@@ -316,6 +356,7 @@ impl Transaction {
                 out.push(Message { id, payload: self.payload_of(&db, id)? });
             }
         }
+        out.truncate(within_budget(out.iter().map(|m| m.payload.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0));
         Ok(out)
     }
 
@@ -650,6 +691,22 @@ fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option
             v.map(|v| keys::decode_entry_value(&v)).transpose()
         })
         .collect()
+}
+
+/// How many of the payloads (of these lengths, in order) fit in `budget` bytes; the first always
+/// counts as fitting when nothing was returned before it (`already` messages), so a poll of one
+/// large payload never comes back empty.
+fn within_budget(lengths: impl Iterator<Item = usize>, budget: usize, already: usize) -> usize {
+    let mut used = 0usize;
+    let mut n = 0;
+    for len in lengths {
+        used = used.saturating_add(len);
+        if used > budget && n + already > 0 {
+            break;
+        }
+        n += 1;
+    }
+    n
 }
 
 fn check_payload_len(len: usize) -> Result<()> {

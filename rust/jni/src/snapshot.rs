@@ -6,6 +6,7 @@ use jni::objects::{JByteArray, JClass, JLongArray, JObject};
 use jni::sys::{jboolean, jint, jlong};
 use jni::{jni_sig, jni_str, Env, EnvUnowned, JValue};
 use rockcask_core::snapshot::{self, ExportOptions, ImportOptions, Progress, Summary};
+use rockcask_core::options::MAX_WORKERS;
 use rockcask_core::Error as CoreError;
 
 use crate::error::{BridgeError, BridgeResult, ThrowMapped};
@@ -18,7 +19,10 @@ fn path_arg(env: &Env<'_>, bytes: &JByteArray<'_>, what: &'static str) -> Bridge
 }
 
 fn workers_arg(workers: jint) -> BridgeResult<usize> {
-    usize::try_from(workers).ok().filter(|&w| w >= 1).ok_or_else(|| BridgeError::InvalidArgument(format!("workers must be at least 1, got {workers}")))
+    usize::try_from(workers)
+        .ok()
+        .filter(|w| (1..=MAX_WORKERS).contains(w))
+        .ok_or_else(|| BridgeError::InvalidArgument(format!("workers must be 1 to {MAX_WORKERS}, got {workers}")))
 }
 
 /// Hands each progress report to the Java `SnapshotProgress.Relay` (when there is one). An

@@ -32,6 +32,16 @@ fn tx<'a>(handle: jlong) -> BridgeResult<MutexGuard<'a, Transaction>> {
     Ok(borrow::<TxHandle>(handle)?.0.lock())
 }
 
+/// Hands polled messages to Java. If the Java array cannot be had (the heap is full), the
+/// transaction rolls back before the `OutOfMemoryError` propagates: what it claimed must not be
+/// consumed by a later commit without having been delivered.
+fn deliver<'local>(env: &mut Env<'local>, tx: &mut Transaction, packed: &[u8]) -> BridgeResult<JByteArray<'local>> {
+    env.byte_array_from_slice(packed).map_err(|e| {
+        let _ = tx.rollback();
+        e.into()
+    })
+}
+
 fn count(max: jint) -> BridgeResult<usize> {
     usize::try_from(max).map_err(|_| BridgeError::InvalidArgument(format!("item count must be positive, got {max}")))
 }
@@ -125,8 +135,10 @@ pub extern "system" fn Java_org_rockcask_Native_txPoll<'local>(
 ) -> JByteArray<'local> {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
         let queue = wire::QueueName::read(env, &queue)?;
-        let messages = tx(handle)?.poll(queue.as_str(), count(max)?)?;
-        Ok(env.byte_array_from_slice(&wire::pack_messages(&messages))?)
+        let max = count(max)?;
+        let mut tx = tx(handle)?;
+        let messages = tx.poll_within(queue.as_str(), max, wire::payload_budget(max))?;
+        deliver(env, &mut tx, &wire::pack_messages(&messages))
     })
     .resolve::<ThrowMapped>()
 }
@@ -141,7 +153,8 @@ pub extern "system" fn Java_org_rockcask_Native_txPeek<'local>(
 ) -> JByteArray<'local> {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
         let queue = wire::QueueName::read(env, &queue)?;
-        let messages = tx(handle)?.peek(queue.as_str(), count(max)?)?;
+        let max = count(max)?;
+        let messages = tx(handle)?.peek_within(queue.as_str(), max, wire::payload_budget(max))?;
         Ok(env.byte_array_from_slice(&wire::pack_messages(&messages))?)
     })
     .resolve::<ThrowMapped>()
@@ -160,8 +173,9 @@ pub extern "system" fn Java_org_rockcask_Native_txTake<'local>(
         let queue = wire::QueueName::read(env, &queue)?;
         let millis = u64::try_from(timeout_millis)
             .map_err(|_| BridgeError::InvalidArgument(format!("timeout must not be negative, got {timeout_millis} ms")))?;
-        let message = tx(handle)?.take(queue.as_str(), Duration::from_millis(millis))?;
-        Ok(env.byte_array_from_slice(&wire::pack_messages(message.as_slice()))?)
+        let mut tx = tx(handle)?;
+        let message = tx.take(queue.as_str(), Duration::from_millis(millis))?;
+        deliver(env, &mut tx, &wire::pack_messages(message.as_slice()))
     })
     .resolve::<ThrowMapped>()
 }

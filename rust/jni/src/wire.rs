@@ -87,8 +87,22 @@ pub fn uuid(msb: i64, lsb: i64) -> Uuid {
     Uuid::from_u64_pair(msb as u64, lsb as u64)
 }
 
+/// Most bytes one Java array holds (HotSpot refuses `new byte[Integer.MAX_VALUE - 7]` and up).
+pub const MAX_JAVA_ARRAY_BYTES: usize = i32::MAX as usize - 8;
+
+/// Bytes `pack_messages` writes besides payloads: the count, then per message id and length.
+const PACKED_HEADER_BYTES: usize = 4;
+const PACKED_MESSAGE_BYTES: usize = 20;
+
+/// Payload bytes a packed list of up to `max` messages may carry and still fit one Java array,
+/// for `Transaction::poll_within` (so a poll of large payloads returns fewer, never fails).
+pub fn payload_budget(max: usize) -> usize {
+    MAX_JAVA_ARRAY_BYTES.saturating_sub(PACKED_HEADER_BYTES).saturating_sub(PACKED_MESSAGE_BYTES.saturating_mul(max))
+}
+
+/// i32 count, then per message: i64 msb, i64 lsb, i32 payload length (-1 for none), payload.
 pub fn pack_messages(messages: &[Message]) -> Vec<u8> {
-    let size = 4 + messages.iter().map(|m| 20 + m.payload.as_ref().map_or(0, Vec::len)).sum::<usize>();
+    let size = PACKED_HEADER_BYTES + messages.iter().map(|m| PACKED_MESSAGE_BYTES + m.payload.as_ref().map_or(0, Vec::len)).sum::<usize>();
     let mut out = Vec::with_capacity(size);
     out.extend_from_slice(&(messages.len() as i32).to_be_bytes());
     for m in messages {

@@ -6,12 +6,69 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Mutex;
 
-/// Runs `work` on up to `workers` threads over the items `next` yields (in the calling thread)
-/// and hands the results to `sink` (in the calling thread) in the order of the items. At most
-/// two items per worker are in flight, so memory does not grow with the input. Stops at the
-/// first error from any of the three.
+use crate::options::MAX_WORKERS;
+
+/// Why a run's workers could not be had. The run stops and reports it: it never makes more
+/// than `MAX_WORKERS` threads and never aborts the process when one cannot be started.
+#[derive(Debug)]
+pub enum WorkerError {
+    /// More workers asked for than `MAX_WORKERS`.
+    TooMany { wanted: usize },
+    /// The process is out of threads or memory.
+    SpawnFailed { started: usize, wanted: usize, source: std::io::Error },
+}
+
+impl std::fmt::Display for WorkerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorkerError::TooMany { wanted } => write!(f, "workers must be 1 to {MAX_WORKERS}, got {wanted}"),
+            WorkerError::SpawnFailed { started, wanted, source } => {
+                write!(f, "could not start worker thread {} of {wanted}: {source} (ask for fewer workers)", started + 1)
+            }
+        }
+    }
+}
+
+impl From<WorkerError> for crate::Error {
+    fn from(e: WorkerError) -> Self {
+        match e {
+            WorkerError::TooMany { .. } => crate::Error::InvalidArgument(e.to_string()),
+            WorkerError::SpawnFailed { started, wanted, source } => crate::Error::Io {
+                context: format!("could not start worker thread {} of {wanted} (ask for fewer workers)", started + 1),
+                source,
+            },
+        }
+    }
+}
+
+impl From<WorkerError> for String {
+    fn from(e: WorkerError) -> Self {
+        e.to_string()
+    }
+}
+
+/// Runs `work` on up to `workers` threads (at most `MAX_WORKERS`) over the items `next` yields
+/// (in the calling thread) and hands the results to `sink` (in the calling thread) in the order
+/// of the items. At most two items per worker are in flight, so memory does not grow with the
+/// input. Stops at the first error from any of the three, or when a thread cannot be started.
 pub fn ordered_map<I, O, E>(
     workers: usize,
+    next: impl FnMut() -> Result<Option<I>, E>,
+    work: impl Fn(I) -> Result<O, E> + Sync,
+    sink: impl FnMut(O) -> Result<(), E>,
+) -> Result<(), E>
+where
+    I: Send,
+    O: Send,
+    E: Send + From<WorkerError>,
+{
+    ordered_map_with_stack(workers, None, next, work, sink)
+}
+
+/// `ordered_map` with a chosen worker stack size (the tests make thread creation fail with it).
+fn ordered_map_with_stack<I, O, E>(
+    workers: usize,
+    stack_bytes: Option<usize>,
     mut next: impl FnMut() -> Result<Option<I>, E>,
     work: impl Fn(I) -> Result<O, E> + Sync,
     mut sink: impl FnMut(O) -> Result<(), E>,
@@ -19,8 +76,11 @@ pub fn ordered_map<I, O, E>(
 where
     I: Send,
     O: Send,
-    E: Send,
+    E: Send + From<WorkerError>,
 {
+    if workers > MAX_WORKERS {
+        return Err(E::from(WorkerError::TooMany { wanted: workers }));
+    }
     let workers = workers.max(1);
     let max_in_flight = (2 * workers) as u64;
     let cancelled = AtomicBool::new(false);
@@ -30,9 +90,13 @@ where
     // the other workers have stopped, so no one waits for a result that will never come.
     let (done_tx, done_rx) = mpsc::channel::<(u64, std::thread::Result<Result<O, E>>)>();
     let outcome = std::thread::scope(|scope| {
-        for _ in 0..workers {
+        for started in 0..workers {
             let (job_rx, done_tx, work, cancelled) = (&job_rx, done_tx.clone(), &work, &cancelled);
-            scope.spawn(move || loop {
+            let mut builder = std::thread::Builder::new().name(format!("rockcask-worker-{started}"));
+            if let Some(bytes) = stack_bytes {
+                builder = builder.stack_size(bytes);
+            }
+            let spawned = builder.spawn_scoped(scope, move || loop {
                 let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                 let Ok((seq, item)) = job else { return };
                 if cancelled.load(Ordering::Relaxed) {
@@ -43,6 +107,11 @@ where
                     return;
                 }
             });
+            if let Err(source) = spawned {
+                // The workers already started see the job queue close and return.
+                drop(job_tx);
+                return Err(Stop::Failed(E::from(WorkerError::SpawnFailed { started, wanted: workers, source })));
+            }
         }
         drop(done_tx);
         let outcome = (|| -> Result<(), Stop<E>> {
@@ -138,12 +207,47 @@ mod tests {
                 2,
                 || {
                     i += 1;
-                    Ok::<_, ()>((i <= 100).then_some(i))
+                    Ok::<_, String>((i <= 100).then_some(i))
                 },
                 |x| if x == 50 { panic!("worker bug") } else { Ok(x) },
                 |_| Ok(()),
             )
         });
         assert!(caught.is_err());
+    }
+
+    #[test]
+    fn a_thread_that_cannot_be_started_is_an_error_not_an_abort() {
+        // 64 TiB of stack per thread: no machine can map that, so thread creation fails.
+        let mut i = 0;
+        let result: Result<(), String> = ordered_map_with_stack(
+            3,
+            Some(1 << 46),
+            || {
+                i += 1;
+                Ok((i <= 10).then_some(i))
+            },
+            Ok,
+            |_| Ok(()),
+        );
+        let err = result.unwrap_err();
+        assert!(err.contains("could not start worker thread 1 of 3"), "{err}");
+    }
+
+    #[test]
+    fn more_workers_than_the_limit_are_refused_before_any_thread_starts() {
+        let mut asked = false;
+        let result: Result<(), String> = ordered_map(
+            MAX_WORKERS + 1,
+            || {
+                asked = true;
+                Ok(None::<u64>)
+            },
+            Ok,
+            |_| Ok(()),
+        );
+        assert_eq!(result.unwrap_err(), format!("workers must be 1 to {MAX_WORKERS}, got {}", MAX_WORKERS + 1));
+        assert!(!asked);
+        assert!(run(MAX_WORKERS, 100, None).is_ok());
     }
 }

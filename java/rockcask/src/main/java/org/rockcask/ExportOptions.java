@@ -36,16 +36,15 @@ public final class ExportOptions {
 
     /**
      * Threads encoding and compressing frames (the calling thread reads the store and writes the
-     * file). The file's bytes do not depend on it.
+     * file), 1 to 64. The file's bytes do not depend on it. If the process cannot start that
+     * many threads, the export fails with status {@code IOError} saying so.
      */
     public int workers() {
         return workers;
     }
 
     public ExportOptions workers(int v) {
-        if (v < 1) {
-            throw new IllegalArgumentException("workers must be at least 1: " + v);
-        }
+        Wire.checkWorkers(v);
         ExportOptions o = copy();
         o.workers = v;
         return o;

@@ -23,15 +23,13 @@ public final class ImportOptions {
         return new ImportOptions();
     }
 
-    /** Threads checking, decompressing and decoding frames. */
+    /** Threads checking, decompressing and decoding frames, 1 to 64. */
     public int workers() {
         return workers;
     }
 
     public ImportOptions workers(int v) {
-        if (v < 1) {
-            throw new IllegalArgumentException("workers must be at least 1: " + v);
-        }
+        Wire.checkWorkers(v);
         ImportOptions o = copy();
         o.workers = v;
         return o;

@@ -9,8 +9,10 @@ import java.util.Objects;
 /**
  * A RockCask store: named durable queues and objects by UUID in one directory.
  *
- * <p>Thread-safe. Open one per directory (a second open, from this or another process, fails
- * with {@link RockCaskException.Status#Locked}). Work happens in {@link Transaction}s from
+ * <p>Thread-safe. A directory is open at most once: a second open fails with
+ * {@link RockCaskException.Status#Locked}, naming the holder, whatever path spells the directory
+ * (a symlink, {@code ..}) and whichever class loader or process asks. Read-only opens write
+ * nothing and may open beside a writer and each other. Work happens in {@link Transaction}s from
  * {@link #begin()}. {@link #close()} releases everything; later calls on this store and on its
  * transactions throw {@link IllegalStateException}. A store that is never closed is released
  * when it becomes unreachable, but close it: until then it holds the directory's lock.
@@ -30,7 +32,10 @@ public final class Store extends NativeResource {
      *
      * @throws RockCaskException with status {@code NotAStore} when {@code dir} is a file, a
      *     non-empty directory without a store, or missing while creation is off; {@code Locked}
-     *     when the store is open elsewhere; a RocksDB status for other failures
+     *     when the store is open elsewhere (in this process too); {@code Corruption} when the
+     *     store's own files are damaged (do not delete it: restore it from a snapshot or a
+     *     checkpoint); a RocksDB status for other failures
+     * @throws IllegalArgumentException for options no store can be opened with
      */
     public static Store open(Path dir, StoreOptions options) {
         Objects.requireNonNull(dir, "dir");

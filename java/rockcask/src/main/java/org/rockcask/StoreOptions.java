@@ -52,28 +52,32 @@ public final class StoreOptions {
         return o;
     }
 
-    /** Bytes of the block cache (0 disables it). */
+    /**
+     * Bytes of the block cache: 0 for none (indexes and filters are then held by the table
+     * readers, outside any cache), at most 1 TiB.
+     */
     public long blockCacheBytes() {
         return blockCacheBytes;
     }
 
     public StoreOptions blockCacheBytes(long v) {
-        if (v < 0) {
-            throw new IllegalArgumentException("blockCacheBytes must not be negative: " + v);
+        if (v < 0 || v > Wire.MAX_BLOCK_CACHE_BYTES) {
+            throw new IllegalArgumentException("blockCacheBytes must be 0 (no block cache) to " + Wire.MAX_BLOCK_CACHE_BYTES + ": " + v);
         }
         StoreOptions o = copy();
         o.blockCacheBytes = v;
         return o;
     }
 
-    /** Bytes all memtables together may use before they are flushed to disk. */
+    /** Bytes all memtables together may use before they are flushed to disk: 1 MiB to 64 GiB. */
     public long writeBufferBytes() {
         return writeBufferBytes;
     }
 
     public StoreOptions writeBufferBytes(long v) {
-        if (v < 0) {
-            throw new IllegalArgumentException("writeBufferBytes must not be negative: " + v);
+        if (v < Wire.MIN_WRITE_BUFFER_BYTES || v > Wire.MAX_WRITE_BUFFER_BYTES) {
+            throw new IllegalArgumentException(
+                    "writeBufferBytes must be " + Wire.MIN_WRITE_BUFFER_BYTES + " to " + Wire.MAX_WRITE_BUFFER_BYTES + ": " + v);
         }
         StoreOptions o = copy();
         o.writeBufferBytes = v;
@@ -91,7 +95,11 @@ public final class StoreOptions {
         return o;
     }
 
-    /** Open without the write lock; every write throws {@link RockCaskException} (ReadOnly). */
+    /**
+     * Open for reading only: every write throws {@link RockCaskException} (ReadOnly). A read-only
+     * open takes no lock: it may open beside the store's writer (seeing what was committed when
+     * it opened) and beside other read-only opens.
+     */
     public boolean readOnly() {
         return readOnly;
     }

@@ -101,19 +101,40 @@ public final class Transaction extends NativeResource {
      * {@code queue}, in order. If the store cannot read what this claimed (a damaged object, a
      * failed disk), the whole transaction is rolled back and the exception says so: claimed items
      * are never consumed without having been delivered.
+     *
+     * <p>One call returns at most what one Java array carries (2 GiB less a few bytes, payloads
+     * and 20 bytes per item): when the items' payloads together are larger, it returns fewer
+     * (always at least one) and the rest stay at the head for the next call. If the Java heap
+     * cannot hold the result ({@link OutOfMemoryError}), the transaction is rolled back first,
+     * so nothing polled is lost.
      */
     public synchronized List<Message> poll(String queue, int max) {
         byte[] name = name(queue);
         long h = acquireOpen();
         try {
             flush(h);
-            return Wire.messages(Native.txPoll(h, name, max));
+            return delivered(h, Native.txPoll(h, name, max));
         } finally {
             release();
         }
     }
 
-    /** The first {@code max} items {@link #poll(String, int)} would return, left in place. */
+    /** Decodes polled items; a heap too small for them rolls the transaction back (see poll). */
+    private List<Message> delivered(long h, byte[] packed) {
+        try {
+            return Wire.messages(packed);
+        } catch (OutOfMemoryError e) {
+            pending.clear();
+            Native.txRollback(h);
+            finished = "rolled back";
+            throw e;
+        }
+    }
+
+    /**
+     * The first {@code max} items {@link #poll(String, int)} would return, left in place (at most
+     * what one call of {@code poll} returns).
+     */
     public synchronized List<Message> peek(String queue, int max) {
         byte[] name = name(queue);
         long h = acquireOpen();
@@ -141,7 +162,7 @@ public final class Transaction extends NativeResource {
         long h = acquireOpen();
         try {
             flush(h);
-            List<Message> one = Wire.messages(Native.txTake(h, name, millis));
+            List<Message> one = delivered(h, Native.txTake(h, name, millis));
             return one.isEmpty() ? null : one.get(0);
         } finally {
             release();

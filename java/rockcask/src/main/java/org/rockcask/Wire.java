@@ -15,6 +15,17 @@ final class Wire {
     /** Limits the native store enforces too (rust/core: keys.rs, options.rs). */
     static final int MAX_QUEUE_NAME_BYTES = 1024;
     static final int MAX_PAYLOAD_BYTES = 1 << 30;
+    static final int MAX_WORKERS = 64;
+    static final long MIN_WRITE_BUFFER_BYTES = 1L << 20;
+    static final long MAX_WRITE_BUFFER_BYTES = 64L << 30;
+    static final long MAX_BLOCK_CACHE_BYTES = 1L << 40;
+
+    static int checkWorkers(int workers) {
+        if (workers < 1 || workers > MAX_WORKERS) {
+            throw new IllegalArgumentException("workers must be 1 to " + MAX_WORKERS + ": " + workers);
+        }
+        return workers;
+    }
 
     static void checkQueueName(byte[] utf8) {
         if (utf8.length == 0) {

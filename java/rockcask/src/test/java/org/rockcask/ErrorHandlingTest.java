@@ -171,7 +171,7 @@ public class ErrorHandlingTest {
             assertEquals(dir.toAbsolutePath(), first.path());
             RockCaskException e = assertThrows(RockCaskException.class, () -> Store.open(dir, StoreOptions.defaults()));
             assertEquals(RockCaskException.Status.Locked, e.status());
-            assertTrue(e.getMessage(), e.getMessage().contains("LOCK"));
+            assertTrue(e.getMessage(), e.getMessage().contains("rockcask.lock"));
         }
         Store.open(dir, StoreOptions.defaults()).close();
     }

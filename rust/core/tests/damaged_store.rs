@@ -1,0 +1,66 @@
+//! A store whose own files are damaged is reported as damaged (`Corruption` or RocksDB's
+//! status, naming the file), never as "not a store": a user told that might delete it.
+
+use std::path::{Path, PathBuf};
+
+use rockcask_core::{Error, Store, StoreOptions};
+
+fn make_store(dir: &Path) {
+    let store = Store::open(dir, StoreOptions::default()).unwrap();
+    let mut tx = store.begin().unwrap();
+    for i in 0..100u32 {
+        tx.enqueue("q", &i.to_be_bytes()).unwrap();
+    }
+    tx.commit().unwrap();
+    // Table files and a MANIFEST that describes them.
+    store.compact().unwrap();
+    store.close().unwrap();
+}
+
+fn manifest(dir: &Path) -> PathBuf {
+    dir.join(std::fs::read_to_string(dir.join("CURRENT")).unwrap().trim())
+}
+
+fn check_reported_as_damaged(dir: &Path, how: &str) {
+    match Store::open(dir, StoreOptions::default()) {
+        Ok(_) => panic!("{how}: opened as if intact"),
+        Err(e @ Error::NotAStore { .. }) => panic!("{how}: reported as not a store: {e}"),
+        Err(e @ Error::Rocks { .. }) => {
+            let message = e.to_string();
+            assert!(message.contains("MANIFEST"), "{how}: does not name the MANIFEST: {message}");
+            assert!(message.contains("do not delete it"), "{how}: {message}");
+            eprintln!("{how}: {message}");
+        }
+        Err(e) => panic!("{how}: unexpected error {e}"),
+    }
+}
+
+#[test]
+fn a_damaged_manifest_is_reported_as_a_damaged_store_naming_it() {
+    let cases: [(&str, fn(&Path)); 5] = [
+        ("emptied", |m| std::fs::write(m, b"").unwrap()),
+        ("truncated to half", |m| {
+            let len = std::fs::metadata(m).unwrap().len();
+            std::fs::OpenOptions::new().write(true).open(m).unwrap().set_len(len / 2).unwrap();
+        }),
+        ("overwritten with zeros", |m| {
+            let len = std::fs::metadata(m).unwrap().len() as usize;
+            std::fs::write(m, vec![0u8; len]).unwrap();
+        }),
+        ("bytes flipped in the middle", |m| {
+            let mut bytes = std::fs::read(m).unwrap();
+            let mid = bytes.len() / 2;
+            for b in &mut bytes[mid..mid + 8] {
+                *b ^= 0x5A;
+            }
+            std::fs::write(m, bytes).unwrap();
+        }),
+        ("deleted", |m| std::fs::remove_file(m).unwrap()),
+    ];
+    for (how, damage) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        make_store(dir.path());
+        damage(&manifest(dir.path()));
+        check_reported_as_damaged(dir.path(), how);
+    }
+}

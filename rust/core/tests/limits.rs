@@ -1,0 +1,98 @@
+//! Option values at their extremes and results too large for one call: refused in RockCask's
+//! terms, or handled, never a crash or an opaque failure.
+
+use rockcask_core::options::{MAX_BLOCK_CACHE_BYTES, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
+use rockcask_core::{Error, Store, StoreOptions};
+
+fn options() -> StoreOptions {
+    StoreOptions { sync_on_commit: false, ..StoreOptions::default() }
+}
+
+#[test]
+fn a_block_cache_of_zero_bytes_means_no_block_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), StoreOptions { block_cache_bytes: 0, ..options() }).unwrap();
+    let mut tx = store.begin().unwrap();
+    for i in 0..1000u32 {
+        tx.enqueue("q", &i.to_be_bytes()).unwrap();
+    }
+    tx.commit().unwrap();
+    // Through table files too, where the cache would be used.
+    store.compact().unwrap();
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.poll("q", 1000).unwrap().len(), 1000);
+    tx.commit().unwrap();
+    assert_eq!(store.stats().unwrap().block_cache_bytes, 0);
+}
+
+#[test]
+fn sizes_out_of_range_are_refused_before_rocksdb_sees_them() {
+    let dir = tempfile::tempdir().unwrap();
+    for (cache, buffers) in [
+        (MAX_BLOCK_CACHE_BYTES + 1, 128 << 20),
+        (usize::MAX, 128 << 20),
+        (64 << 20, 0),
+        (64 << 20, MIN_WRITE_BUFFER_BYTES - 1),
+        (64 << 20, MAX_WRITE_BUFFER_BYTES + 1),
+        (64 << 20, usize::MAX),
+    ] {
+        let err = Store::open(dir.path().join("s"), StoreOptions { block_cache_bytes: cache, write_buffer_bytes: buffers, ..options() })
+            .err()
+            .unwrap();
+        assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
+    }
+    for (cache, buffers) in [(MAX_BLOCK_CACHE_BYTES, MIN_WRITE_BUFFER_BYTES), (1, MAX_WRITE_BUFFER_BYTES)] {
+        Store::open(dir.path().join("s"), StoreOptions { block_cache_bytes: cache, write_buffer_bytes: buffers, ..options() })
+            .unwrap()
+            .close()
+            .unwrap();
+    }
+}
+
+fn fill(store: &Store, sizes: &[usize]) {
+    let mut tx = store.begin().unwrap();
+    for (i, &n) in sizes.iter().enumerate() {
+        tx.enqueue("q", &vec![i as u8; n]).unwrap();
+    }
+    tx.commit().unwrap();
+}
+
+#[test]
+fn a_poll_over_its_byte_budget_returns_fewer_and_leaves_the_rest_at_the_head_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), options()).unwrap();
+    fill(&store, &[400, 400, 400, 10]);
+    let mut tx = store.begin().unwrap();
+    let first = tx.poll_within("q", 10, 1000).unwrap();
+    assert_eq!(first.iter().map(|m| m.payload.as_ref().unwrap()[0]).collect::<Vec<_>>(), vec![0, 1]);
+    // The rest is still there for this and every other transaction, in order.
+    assert_eq!(tx.peek_within("q", 10, 1000).unwrap().len(), 2);
+    let second = tx.poll_within("q", 10, 1000).unwrap();
+    assert_eq!(second.iter().map(|m| m.payload.as_ref().unwrap()[0]).collect::<Vec<_>>(), vec![2, 3]);
+    tx.rollback().unwrap();
+    // A single message larger than the budget still comes, alone.
+    let mut tx = store.begin().unwrap();
+    let big = tx.poll_within("q", 10, 100).unwrap();
+    assert_eq!(big.len(), 1);
+    tx.commit().unwrap();
+    assert_eq!(store.queue_size("q").unwrap(), 3);
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.poll("q", 10).unwrap().iter().map(|m| m.payload.as_ref().unwrap()[0]).collect::<Vec<_>>(), vec![1, 2, 3]);
+    tx.commit().unwrap();
+}
+
+#[test]
+fn a_budgeted_poll_counts_this_transactions_own_enqueues_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), options()).unwrap();
+    fill(&store, &[300]);
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("q", &[7u8; 300]).unwrap();
+    tx.enqueue("q", &[8u8; 300]).unwrap();
+    let got = tx.poll_within("q", 10, 700).unwrap();
+    assert_eq!(got.iter().map(|m| m.payload.as_ref().unwrap()[0]).collect::<Vec<_>>(), vec![0, 7]);
+    let rest = tx.poll_within("q", 10, 700).unwrap();
+    assert_eq!(rest.iter().map(|m| m.payload.as_ref().unwrap()[0]).collect::<Vec<_>>(), vec![8]);
+    tx.commit().unwrap();
+    assert_eq!(store.queue_size("q").unwrap(), 0);
+}
