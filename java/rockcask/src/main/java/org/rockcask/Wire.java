@@ -12,7 +12,7 @@ import java.util.UUID;
 final class Wire {
     private Wire() {}
 
-    /** Limits the native store enforces too (rust/core: keys.rs, options.rs). */
+    /** Limits the native store enforces too (rust/core: keys.rs, options.rs; a test in rust/jni/src/wire.rs compares them). */
     static final int MAX_QUEUE_NAME_BYTES = 1024;
     static final int MAX_PAYLOAD_BYTES = 1 << 30;
     static final int MAX_WORKERS = 64;
