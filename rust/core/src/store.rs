@@ -167,6 +167,9 @@ impl Store {
         let creating = check_location(&path, &options)?;
         let cache = (options.block_cache_bytes > 0).then(|| Cache::new_lru_cache(options.block_cache_bytes));
         let db_opts = db_options(&options, creating);
+        if !creating && !options.read_only {
+            probe_read_only(&path, &db_opts, &options)?;
+        }
         let cfs = ALL_CFS.iter().map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, &options, cache.as_ref())));
         let opened = if options.read_only {
             DB::open_cf_descriptors_read_only(&db_opts, &path, cfs, false)
@@ -362,6 +365,17 @@ fn check_location(path: &Path, options: &StoreOptions) -> Result<bool> {
             }
         }
     }
+}
+
+/// Checks an existing store in a read-only open before the writable one. A writable open deletes
+/// every table file the recovered MANIFEST does not reference; when the MANIFEST lost its last
+/// records (a damaged or truncated file that RocksDB takes for an unfinished write), those are
+/// the store's data. RocksDB's read-only mode writes and deletes nothing, so a damaged store is
+/// refused here with every file still in place, to be restored or repaired.
+fn probe_read_only(path: &Path, db_opts: &Options, options: &StoreOptions) -> Result<()> {
+    let cfs = ALL_CFS.iter().map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, options, None)));
+    let db = DB::open_cf_descriptors_read_only(db_opts, path, cfs, false).map_err(|e| open_error(path, e))?;
+    check_format_marker(&db, path)
 }
 
 fn check_format_marker(db: &DB, path: &Path) -> Result<()> {

@@ -64,3 +64,31 @@ fn a_damaged_manifest_is_reported_as_a_damaged_store_naming_it() {
         check_reported_as_damaged(dir.path(), how);
     }
 }
+
+#[test]
+fn opening_a_store_whose_manifest_lost_its_last_records_deletes_none_of_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    make_store(dir.path());
+    let m = manifest(dir.path());
+    let len = std::fs::metadata(&m).unwrap().len();
+    // Cut at half: RocksDB takes the torn tail for an unfinished write and recovers an older
+    // version of the store, in which the table files written later are not referenced. A
+    // writable open would delete them as obsolete.
+    std::fs::OpenOptions::new().write(true).open(&m).unwrap().set_len(len / 2).unwrap();
+    let tables = |p: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(p)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".sst") || n.starts_with("MANIFEST-"))
+            .collect();
+        names.sort();
+        names
+    };
+    let before = tables(dir.path());
+    check_reported_as_damaged(dir.path(), "manifest cut at half");
+    assert_eq!(tables(dir.path()), before, "the refused open removed files");
+    // Refused again, the same way, and still nothing is lost.
+    check_reported_as_damaged(dir.path(), "manifest cut at half, second open");
+    assert_eq!(tables(dir.path()), before);
+}
