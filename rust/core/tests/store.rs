@@ -455,7 +455,7 @@ fn put_over_a_queue_owned_object_keeps_it_owned_even_when_enqueued_again_in_that
     let fresh = Uuid::new_v4();
     {
         let mut tx = store.begin().unwrap();
-        tx.put(id, b"v2").unwrap(); // ownership of what it replaces: read at commit
+        tx.put(id, b"v2").unwrap(); // stays queue-owned (the object must still exist at commit)
         tx.enqueue_id("b", id).unwrap(); // so this entry's ownership is decided there too
         tx.put(fresh, b"mine").unwrap();
         tx.enqueue_id("b", fresh).unwrap();

@@ -222,8 +222,8 @@ public final class Transaction extends NativeResource {
      *       description). The store is exactly as before; do the work again in a new transaction
      *       if it still applies.</li>
      *   <li>Status {@code IOError} (a full disk, a failing device): the write failed. The store
-     *       then refuses every write (status {@code IOError}, naming the first failure) until it
-     *       is reopened, while reads go on. Free space (or fix the device), then
+     *       then refuses every write and poll (status {@code IOError}, naming the first failure)
+     *       until it is reopened, while {@code peek}, {@code get} and queue sizes still answer. Free space (or fix the device), then
      *       {@link Store#close()} the store and open it again. As with any store after a failed
      *       sync, whether that last commit reached the disk is unknown until then, and the reopened
      *       store shows it; every commit that returned is recovered.</li>
