@@ -33,8 +33,8 @@ public class FailedCommitTest {
 
     @After
     public void unmount() throws Exception {
-        if (mounted != null) {
-            run("umount", mounted.getPath());
+        if (mounted != null && !run("umount", mounted.getPath())) {
+            run("umount", "-l", mounted.getPath()); // still busy: detach it now, free it when unused
         }
     }
 
@@ -92,60 +92,68 @@ public class FailedCommitTest {
         int next = 0;
         RockCaskException failure = null;
         Store store = Store.open(dir, options);
-        for (int round = 0; round < 10_000 && failure == null; round++) {
-            List<byte[]> added = new ArrayList<>();
-            try (Transaction tx = store.begin()) {
-                List<Message> polled = tx.poll("q", 3);
-                for (int i = 0; i < 16; i++) {
-                    byte[] payload = new byte[4096];
-                    random.nextBytes(payload); // incompressible
-                    ByteBuffer.wrap(payload).putInt(next++);
-                    tx.enqueue("q", payload);
-                    added.add(payload);
-                }
-                try {
-                    tx.commit();
-                } catch (RockCaskException e) {
-                    failure = e;
-                    for (Message m : polled) {
-                        polledByTheFailure.add(m.payload());
-                    }
-                    break;
-                }
-                for (Message m : polled) {
-                    assertArrayEquals(committed.removeFirst(), m.payload());
-                }
-                committed.addAll(added);
-            }
-        }
-        assertNotNull("a commit fails on a full disk", failure);
-        assertEquals(failure.getMessage(), RockCaskException.Status.IOError, failure.status());
-        assertTrue(failure.getMessage(), failure.getMessage().contains("No space left on device"));
-        assertEquals(3, polledByTheFailure.size());
-
-        // In the live store: every polled item back at the head, in order.
-        assertQueueIs(store, committed);
-        for (int i = 0; i < 3; i++) {
-            assertArrayEquals(committed.toArray(new byte[0][])[i], polledByTheFailure.get(i));
-        }
-        // The next write is refused with the cause's status, said once.
-        try (Transaction tx = store.begin()) {
-            tx.enqueue("q", item(1)); // buffered: handed over at commit
-            RockCaskException refused = assertThrows(RockCaskException.class, tx::commit);
-            String m = refused.getMessage();
-            assertEquals(m, RockCaskException.Status.IOError, refused.status());
-            assertEquals(m, 1, occurrences(m, "transaction rolled back"));
-            assertEquals(m, 1, occurrences(m, "applying buffered operations failed"));
-            assertEquals(m, 1, occurrences(m, "IOError"));
-            assertTrue(m, m.contains("No space left on device") && m.contains("reopen"));
-        }
-
-        Files.delete(filler);
         try {
-            store.close();
-        } catch (RockCaskException e) {
-            // Syncing the log at close may report the earlier failure again; the store is closed.
-            assertEquals(e.getMessage(), RockCaskException.Status.IOError, e.status());
+            for (int round = 0; round < 10_000 && failure == null; round++) {
+                List<byte[]> added = new ArrayList<>();
+                try (Transaction tx = store.begin()) {
+                    List<Message> polled = tx.poll("q", 3);
+                    for (int i = 0; i < 16; i++) {
+                        byte[] payload = new byte[4096];
+                        random.nextBytes(payload); // incompressible
+                        ByteBuffer.wrap(payload).putInt(next++);
+                        tx.enqueue("q", payload);
+                        added.add(payload);
+                    }
+                    try {
+                        tx.commit();
+                    } catch (RockCaskException e) {
+                        failure = e;
+                        for (Message m : polled) {
+                            polledByTheFailure.add(m.payload());
+                        }
+                        break;
+                    }
+                    for (Message m : polled) {
+                        assertArrayEquals(committed.removeFirst(), m.payload());
+                    }
+                    committed.addAll(added);
+                }
+            }
+            assertNotNull("a commit fails on a full disk", failure);
+            assertEquals(failure.getMessage(), RockCaskException.Status.IOError, failure.status());
+            assertTrue(failure.getMessage(), failure.getMessage().contains("No space left on device"));
+            assertEquals(3, polledByTheFailure.size());
+
+            // In the live store: every polled item back at the head, in order.
+            assertQueueIs(store, committed);
+            for (int i = 0; i < 3; i++) {
+                assertArrayEquals(committed.toArray(new byte[0][])[i], polledByTheFailure.get(i));
+            }
+            // The next write is refused with the cause's status, said once.
+            try (Transaction tx = store.begin()) {
+                tx.enqueue("q", item(1)); // buffered: handed over at commit
+                RockCaskException refused = assertThrows(RockCaskException.class, tx::commit);
+                String m = refused.getMessage();
+                assertEquals(m, RockCaskException.Status.IOError, refused.status());
+                assertEquals(m, 1, occurrences(m, "transaction rolled back"));
+                assertEquals(m, 1, occurrences(m, "applying buffered operations failed"));
+                assertEquals(m, 1, occurrences(m, "IOError"));
+                assertTrue(m, m.contains("No space left on device") && m.contains("reopen"));
+            }
+
+            Files.delete(filler);
+            try {
+                store.close();
+            } catch (RockCaskException e) {
+                // Syncing the log at close may report the earlier failure again; the store is closed.
+                assertEquals(e.getMessage(), RockCaskException.Status.IOError, e.status());
+            }
+        } finally {
+            try {
+                store.close(); // idempotent; here so that a failed assertion leaves the tmpfs unused
+            } catch (RuntimeException secondary) {
+                // the failure that got here is the one to report
+            }
         }
         try (Store reopened = Store.open(dir, options)) {
             assertQueueIs(reopened, committed);
