@@ -4,7 +4,7 @@
 //! followed that counter and inserts probed long runs. The maps live only inside one
 //! transaction, so hash flooding is not a concern, and SipHash's cost showed per item.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 #[derive(Default, Clone, Copy)]
@@ -40,6 +40,7 @@ impl Hasher for IdHasher {
 }
 
 pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+pub(crate) type IdSet<K> = HashSet<K, BuildHasherDefault<IdHasher>>;
 
 #[cfg(test)]
 mod tests {

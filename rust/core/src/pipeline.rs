@@ -5,6 +5,8 @@
 //!
 //! A failed group write leaves the store failed for writes (RocksDB itself refuses further
 //! writes after a failed WAL write): later commits are refused until the store is reopened.
+//! Every commit of the failed group, and every one queued behind it, fails with the cause of
+//! the failure, so each of their transactions hands back what it had polled.
 
 use std::collections::VecDeque;
 use std::sync::OnceLock;
@@ -14,7 +16,7 @@ use rocksdb::WriteOptions;
 use uuid::Uuid;
 
 use crate::batch::BatchRep;
-use crate::error::{Error, Result, RocksContext};
+use crate::error::{Error, Result, RocksContext, RocksStatus};
 use crate::hash::IdMap;
 use crate::keys::QueueId;
 use crate::store::{DbRef, Shared};
@@ -53,22 +55,47 @@ pub(crate) struct Pipeline {
     failed_from: Option<u64>,
 }
 
+/// Why the first failed group write failed: RocksDB's status and message (without RockCask's
+/// context, so that repeating it in later refusals does not wrap it again).
+struct Failure {
+    status: RocksStatus,
+    message: String,
+}
+
+impl Failure {
+    fn of(e: &Error) -> Failure {
+        match e {
+            Error::Rocks { status, message, .. } => Failure { status: status.clone(), message: message.clone() },
+            other => Failure { status: RocksStatus::IOError, message: other.to_string() },
+        }
+    }
+}
+
 pub(crate) struct GroupCommit {
     pipeline: Mutex<Pipeline>,
     written: Condvar,
-    failure: OnceLock<String>,
+    failure: OnceLock<Failure>,
+    /// Makes the next group write fail as a full disk does, before it reaches RocksDB.
+    #[cfg(test)]
+    pub fail_next_write: std::sync::atomic::AtomicBool,
 }
 
 impl Default for GroupCommit {
     fn default() -> Self {
-        GroupCommit { pipeline: Mutex::new(Pipeline::default()), written: Condvar::new(), failure: OnceLock::new() }
+        GroupCommit {
+            pipeline: Mutex::new(Pipeline::default()),
+            written: Condvar::new(),
+            failure: OnceLock::new(),
+            #[cfg(test)]
+            fail_next_write: std::sync::atomic::AtomicBool::new(false),
+        }
     }
 }
 
 impl GroupCommit {
-    /// Why the store refuses writes, if a group write failed.
+    /// Why the store refuses writes (RocksDB's message), if a group write failed.
     pub fn failure(&self) -> Option<&str> {
-        self.failure.get().map(String::as_str)
+        self.failure.get().map(|f| f.message.as_str())
     }
 
     /// Queue a prepared commit. Call under the commit lock, so tickets follow preparation order.
@@ -85,12 +112,13 @@ impl GroupCommit {
         let mut p = self.pipeline.lock();
         loop {
             if p.done_below > ticket {
-                return match p.failed_from {
-                    Some(first) if ticket >= first => Err(Error::Rocks {
-                        status: rocksdb::ErrorKind::IOError,
+                return match (p.failed_from, self.failure.get()) {
+                    (Some(first), Some(failure)) if ticket >= first => Err(Error::Rocks {
+                        status: failure.status.clone(),
                         context: format!("committing to {}", store.path.display()),
-                        message: self.failure().unwrap_or("write failed").to_string(),
+                        message: failure.message.clone(),
                     }),
+                    (Some(first), None) if ticket >= first => Err(Error::Internal("a commit group failed without a cause".into())),
                     _ => Ok(()),
                 };
             }
@@ -110,7 +138,7 @@ impl GroupCommit {
             p.leader = false;
             p.done_below = p.done_below.max(last + 1);
             if let Err(e) = written {
-                let _ = self.failure.set(e.to_string());
+                let _ = self.failure.set(Failure::of(&e));
                 p.failed_from = Some(p.failed_from.map_or(first, |f| f.min(first)));
             }
             self.written.notify_all();
@@ -125,6 +153,14 @@ impl GroupCommit {
         let mut all = BatchRep::default();
         for (_, prepared) in &group {
             all.append(&prepared.batch);
+        }
+        #[cfg(test)]
+        if self.fail_next_write.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            return Err(Error::Rocks {
+                status: RocksStatus::IOError,
+                context: format!("committing to {}", store.path.display()),
+                message: "IO error: No space left on device: While appending to file: 000042.log (simulated)".into(),
+            });
         }
         let mut wo = WriteOptions::default();
         wo.set_sync(store.options.sync_on_commit);

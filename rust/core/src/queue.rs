@@ -94,6 +94,14 @@ impl QueueState {
         self.in_flight.remove(&seq);
     }
 
+    /// The commit that was to consume `seq` failed to write it: the entry is still on disk and
+    /// goes back to the front, as a rollback would have handed it back.
+    pub fn restore(&mut self, seq: u64) {
+        if seq < self.head && !self.in_flight.contains(&seq) {
+            self.returned.insert(seq);
+        }
+    }
+
     /// A commit's `n` reserved entries are on disk: consumers may take them.
     pub fn publish(&mut self, n: u64) {
         self.tail += n;
@@ -211,6 +219,30 @@ mod tests {
         q.peek(1, &mut p);
         assert_eq!(p, vec![1]);
         assert_eq!(q.available(), 3);
+    }
+
+    #[test]
+    fn entries_of_a_failed_commit_come_back_first_in_their_order() {
+        let mut q = QueueState::new(0, 0, 6);
+        let mut a = Vec::new();
+        q.claim(3, &mut a); // 0, 1, 2
+        let mut b = Vec::new();
+        q.claim(1, &mut b); // 3, still claimed by another transaction
+        for &seq in &a {
+            q.consumed(seq); // prepared for writing
+        }
+        for &seq in a.iter().rev() {
+            q.restore(seq); // the write failed
+        }
+        let mut p = Vec::new();
+        q.peek(10, &mut p);
+        assert_eq!(p, vec![0, 1, 2, 4, 5]);
+        assert_eq!(q.committed_len(), 6);
+        q.restore(3); // claimed elsewhere: not handed out twice
+        q.restore(5); // never claimed
+        let mut c = Vec::new();
+        q.claim(10, &mut c);
+        assert_eq!(c, vec![0, 1, 2, 4, 5]);
     }
 
     #[test]

@@ -291,8 +291,10 @@ impl Store {
             self.shared.arrivals.notify_all();
         }
         let db = self.shared.db.write().take();
+        // After a failed write RocksDB refuses writes anyway and the failure was reported; a
+        // closing sync would only fail again, and closing is what the user is told to do next.
         let synced = match &db {
-            Some(db) if !self.shared.options.read_only => {
+            Some(db) if !self.shared.options.read_only && self.shared.group_commit.failure().is_none() => {
                 db.flush_wal(true).context(|| format!("syncing {} at close", self.shared.path.display()))
             }
             _ => Ok(()),

@@ -6,6 +6,16 @@
 //! another queue adds an owned entry). An object created by `put` lives until `delete`;
 //! entries pointing at it are references. `put` over a queue-owned object replaces its payload
 //! and keeps it queue-owned.
+//!
+//! A new entry never points at an object that is already gone: what a transaction relied on
+//! finding (an object it enqueued by id, a queue-owned object it replaced with `put`) is checked
+//! again under the commit lock, against the disk and the commits prepared before it; if another
+//! commit deleted the object in between (explicitly, or with its last owning entry), the commit
+//! fails with `Error::NoSuchObject` and nothing of it is written. Deleting an object does not
+//! remove entries committed before: those are delivered without a payload.
+//!
+//! A commit that fails ends the transaction as a rollback does: every entry it polled is back
+//! at the head of its queue, in order.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::Ordering as AtomicOrdering;
@@ -17,7 +27,7 @@ use uuid::Uuid;
 use crate::batch::{BatchRep, CfIds};
 use crate::compress::{Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
-use crate::hash::IdMap;
+use crate::hash::{IdMap, IdSet};
 use crate::pipeline::{CommitState, PendingObject, Prepared};
 use crate::keys::{self, Ownership, QueueId, CF_ENTRIES, CF_OBJECTS, CF_REFS};
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
@@ -31,6 +41,9 @@ pub struct Message {
     /// `None` when the entry points at an object that was deleted with `delete`.
     pub payload: Option<Vec<u8>>,
 }
+
+/// How a transaction whose commit failed reports itself finished.
+const FAILED_COMMIT: &str = "ended by a failed commit";
 
 #[derive(Debug)]
 struct Claim {
@@ -97,6 +110,13 @@ pub struct Transaction {
     last_object: Option<Uuid>,
     /// Change in the number of owned entries pointing at each queue-owned object.
     ref_delta: IdMap<Uuid, i64>,
+    /// Committed objects this transaction enqueued by id, with how many of those entries are
+    /// still to be written (its own polls can take them back): each must still exist at commit.
+    enqueued_by_id: IdMap<Uuid, u32>,
+    /// Committed queue-owned objects this transaction replaced with `put` (keeping them
+    /// queue-owned): each must still exist at commit, or the put would leave a queue-owned
+    /// object that no entry points at (and that nothing would ever delete).
+    owned_puts: IdSet<Uuid>,
     /// Payload bytes written, before and after compression (added to the store's figures on
     /// commit).
     payload_bytes: u64,
@@ -115,6 +135,8 @@ impl Transaction {
             objects_in_key_order: true,
             last_object: None,
             ref_delta: IdMap::default(),
+            enqueued_by_id: IdMap::default(),
+            owned_puts: IdSet::default(),
             payload_bytes: 0,
             stored_bytes: 0,
         }
@@ -213,14 +235,21 @@ impl Transaction {
     }
 
     /// An entry for the existing object `id` at the tail of `queue` (no copy of the payload).
+    ///
+    /// `Error::NoSuchObject` now if there is no such object, or at commit if another commit
+    /// deletes it before this one commits (unless this transaction writes it itself).
     pub fn enqueue_id(&mut self, queue: &str, id: Uuid) -> Result<()> {
-        let own = {
+        let (own, committed) = {
             let db = self.check_write()?;
             keys::validate_queue_name(queue)?;
-            self.ownership_of(&db, id)?.ok_or(Error::NoSuchObject(id))?
+            let own = self.ownership_of(&db, id)?.ok_or(Error::NoSuchObject(id))?;
+            (own, !self.objects.contains_key(&id))
         };
         if own == Ownership::Owned {
             *self.ref_delta.entry(id).or_insert(0) += 1;
+        }
+        if committed {
+            *self.enqueued_by_id.entry(id).or_insert(0) += 1;
         }
         self.enqueued.push(queue, (id, own));
         Ok(())
@@ -305,6 +334,12 @@ impl Transaction {
                 if own == Ownership::Owned {
                     *self.ref_delta.entry(id).or_insert(0) -= 1;
                 }
+                if let Some(n) = self.enqueued_by_id.get_mut(&id) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.enqueued_by_id.remove(&id);
+                    }
+                }
                 out.push(Message { id, payload });
             }
         }
@@ -383,6 +418,10 @@ impl Transaction {
     }
 
     /// Store `payload` under `id`, replacing any previous payload.
+    ///
+    /// Over a queue-owned object, the object stays queue-owned; if another commit deletes it
+    /// (by consuming its last entry) before this one commits, the commit fails with
+    /// `Error::NoSuchObject`.
     pub fn put(&mut self, id: Uuid, payload: &[u8]) -> Result<()> {
         self.put_with(id, payload.len(), |buf| {
             buf.copy_from_slice(payload);
@@ -397,13 +436,18 @@ impl Transaction {
         len: usize,
         fill: impl FnOnce(&mut [u8]) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
-        let own = {
+        let (own, owned_committed) = {
             let db = self.check_write()?;
             check_payload_len(len)?;
-            self.ownership_of(&db, id)?.unwrap_or(Ownership::Reference)
+            let own = self.ownership_of(&db, id)?;
+            (own.unwrap_or(Ownership::Reference), own == Some(Ownership::Owned) && !self.objects.contains_key(&id))
         };
         let policy = self.store.options.compression;
-        self.write_object(id, own, policy, len, fill)
+        self.write_object(id, own, policy, len, fill)?;
+        if owned_committed {
+            self.owned_puts.insert(id);
+        }
+        Ok(())
     }
 
     /// The payload of object `id`, including this transaction's own writes.
@@ -423,6 +467,10 @@ impl Transaction {
         delete_object(&mut self.batch, self.store.cf_ids, &id);
         self.note_object_write(id, ObjectWrite::Delete);
         self.ref_delta.remove(&id);
+        // Entries this transaction enqueued for it point at a deleted object, as committed ones
+        // do: nothing here relies on it any more.
+        self.enqueued_by_id.remove(&id);
+        self.owned_puts.remove(&id);
         Ok(existed)
     }
 
@@ -474,57 +522,112 @@ impl Transaction {
 
     /// Make everything durable at once (synced when the store says so), then publish the new
     /// entries to consumers. Commits from several threads share one synced write (group
-    /// commit). If the commit is refused before anything is written (an enqueued object was
-    /// deleted meanwhile), the transaction stays open; if the write itself fails, it is over and
-    /// the store refuses further writes until reopened.
+    /// commit).
+    ///
+    /// Whatever the outcome, the transaction is over. If the commit fails, every entry it
+    /// polled is back at the head of its queue in its original order, as after `rollback`:
+    /// - refused before anything is written (`Error::NoSuchObject`: an object it enqueued by id,
+    ///   or a queue-owned object it replaced with `put`, was deleted by a commit ordered before
+    ///   it; or the store refuses writes): the store is exactly as before;
+    /// - the write itself failed (an `IOError` such as a full disk): nothing of it is visible,
+    ///   and the store refuses further writes until it is reopened, which shows whether the write
+    ///   reached the disk after all.
     pub fn commit(&mut self) -> Result<()> {
         self.check_open()?;
         let store = self.store.clone();
-        let db = store.writable_db()?;
-        let ticket = {
-            let mut serial = store.commit_lock.lock();
-            // Everything that can refuse the commit happens before anything is reserved.
-            let outcomes = self.decide_references(&db, &serial)?;
-            let mut tail = BatchRep::default();
-            let appends = self.reserve_and_record(&mut tail, &outcomes);
-            let mut batch = if self.objects_in_key_order { std::mem::take(&mut self.batch) } else { self.objects_sorted_by_id() };
-            batch.append(&tail);
-            let ticket = store.group_commit.submit(Prepared { batch, appends });
-            self.mark_pending_objects(&mut serial, &outcomes, ticket);
-            ticket
+        let prepared = store.writable_db().and_then(|db| {
+            let ticket = self.prepare(&db)?;
+            Ok((db, ticket))
+        });
+        let (db, ticket) = match prepared {
+            Ok(p) => p,
+            Err(e) => {
+                self.rollback()?;
+                self.finished = Some(FAILED_COMMIT);
+                return Err(e);
+            }
         };
-        self.claims.clear();
         let written = store.group_commit.wait(&store, &db, ticket);
-        self.finished = Some(if written.is_ok() { "committed" } else { "failed" });
-        if written.is_ok() {
-            store.payload_bytes.fetch_add(self.payload_bytes, AtomicOrdering::Relaxed);
-            store.stored_payload_bytes.fetch_add(self.stored_bytes, AtomicOrdering::Relaxed);
+        drop(db);
+        match written {
+            Ok(()) => {
+                self.claims.clear();
+                self.finished = Some("committed");
+                store.payload_bytes.fetch_add(self.payload_bytes, AtomicOrdering::Relaxed);
+                store.stored_payload_bytes.fetch_add(self.stored_bytes, AtomicOrdering::Relaxed);
+                Ok(())
+            }
+            Err(e) => {
+                self.restore_claims();
+                self.finished = Some(FAILED_COMMIT);
+                Err(e)
+            }
         }
-        written
+    }
+
+    /// Everything that can refuse the commit, then (once nothing can) sequence numbers reserved
+    /// and the batch queued for writing; returns its ticket. Refusing leaves the store as it was.
+    fn prepare(&mut self, db: &DbRef<'_>) -> Result<u64> {
+        let store = self.store.clone();
+        let mut serial = store.commit_lock.lock();
+        self.check_relied_objects(db, &serial)?;
+        let outcomes = self.decide_references(db, &serial)?;
+        let mut tail = BatchRep::default();
+        let appends = self.reserve_and_record(&mut tail, &outcomes);
+        let mut batch = if self.objects_in_key_order { std::mem::take(&mut self.batch) } else { self.objects_sorted_by_id() };
+        batch.append(&tail);
+        let ticket = store.group_commit.submit(Prepared { batch, appends });
+        self.mark_pending_objects(&mut serial, &outcomes, ticket);
+        Ok(ticket)
+    }
+
+    /// `NoSuchObject` if an object this transaction found committed and relied on (enqueued by
+    /// id, or replaced while queue-owned) is deleted in the store as it will be once the
+    /// commits prepared before this one are written. Called under the commit lock, so no commit
+    /// can delete it between this check and this commit's place in the order.
+    fn check_relied_objects(&self, db: &DbRef<'_>, serial: &CommitState) -> Result<()> {
+        let relied = self
+            .enqueued_by_id
+            .keys()
+            // An object this transaction writes itself exists when its entries are written,
+            // unless that write is a put relying on a queue-owned object (checked below).
+            .filter(|id| !self.objects.contains_key(id))
+            .chain(self.owned_puts.iter());
+        let mut on_disk: Vec<&Uuid> = Vec::new();
+        for id in relied {
+            match serial.pending_objects.get(id).map(|(state, _)| *state) {
+                Some(PendingObject::Deleted) => return Err(Error::NoSuchObject(*id)),
+                Some(PendingObject::Count(_)) => {}
+                None => on_disk.push(id),
+            }
+        }
+        if on_disk.is_empty() {
+            return Ok(());
+        }
+        let keys = on_disk.iter().map(|id| &id.as_bytes()[..]);
+        for (id, found) in on_disk.iter().zip(db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), keys, false)) {
+            if found.context(|| format!("reading object {id}"))?.is_none() {
+                return Err(Error::NoSuchObject(**id));
+            }
+        }
+        Ok(())
     }
 
     /// New owning-entry count of every queue-owned object this transaction changed, as the
-    /// store will be once the commits prepared before it are written.
+    /// store will be once the commits prepared before it are written. Objects it deletes are
+    /// left out: their count goes with them.
     fn decide_references(&self, db: &DbRef<'_>, serial: &CommitState) -> Result<Vec<(Uuid, i64)>> {
         let mut outcomes = Vec::with_capacity(self.ref_delta.len());
         for (id, delta) in self.ref_delta.iter().filter(|(_, d)| **d != 0) {
-            let pending = serial.pending_objects.get(id).map(|(state, _)| *state);
-            let own_write = self.objects.contains_key(id);
-            if *delta > 0 && !own_write {
-                // Entries were added for an object read before this commit: an earlier commit
-                // may have consumed its last entry (deleting it) since. Refuse rather than point
-                // at nothing.
-                let exists = match pending {
-                    Some(PendingObject::Deleted) => false,
-                    Some(PendingObject::Count(_)) => true,
-                    None => db.db().get_pinned_cf(db.cf(CF_OBJECTS), id.as_bytes()).context(|| format!("reading object {id}"))?.is_some(),
-                };
-                if !exists {
-                    return Err(Error::NoSuchObject(*id));
-                }
-            }
-            let current = match pending {
+            let own_write = match self.objects.get(id) {
+                Some(ObjectWrite::Delete) => continue,
+                Some(ObjectWrite::Put { .. }) => true,
+                None => false,
+            };
+            let current = match serial.pending_objects.get(id).map(|(state, _)| *state) {
                 Some(PendingObject::Count(n)) => n as i64,
+                // Deleted by an earlier commit: only this transaction's own write (an object it
+                // created) can be alive with entries (`check_relied_objects` refused the rest).
                 Some(PendingObject::Deleted) => i64::from(own_write),
                 None => match db.db().get_pinned_cf(db.cf(CF_REFS), id.as_bytes()).context(|| format!("reading references of {id}"))? {
                     Some(v) => keys::decode_u64(&v, "reference count")? as i64,
@@ -647,6 +750,8 @@ impl Transaction {
         self.objects_in_key_order = true;
         self.last_object = None;
         self.ref_delta.clear();
+        self.enqueued_by_id.clear();
+        self.owned_puts.clear();
         self.finished = Some("rolled back");
         Ok(())
     }
@@ -659,6 +764,22 @@ impl Transaction {
         for c in self.claims.drain(..) {
             if let Some(q) = queues.states.get_mut(&c.queue) {
                 q.give_back(c.seq);
+            }
+        }
+        self.store.arrivals.notify_all();
+    }
+
+    /// After a failed write: the entries this commit was to consume are still on disk (and
+    /// were taken out of every later commit's view when it was prepared); they go back to the
+    /// head of their queues, lowest first, as a rollback hands them back.
+    fn restore_claims(&mut self) {
+        if self.claims.is_empty() {
+            return;
+        }
+        let mut queues = self.store.queues.lock();
+        for c in self.claims.drain(..) {
+            if let Some(q) = queues.states.get_mut(&c.queue) {
+                q.restore(c.seq);
             }
         }
         self.store.arrivals.notify_all();
@@ -721,4 +842,97 @@ fn check_batch(max: usize) -> Result<()> {
         return Err(Error::InvalidArgument(format!("item count {max} is outside 1..={MAX_BATCH_ITEMS}")));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use crate::{Error, RocksStatus, Store, StoreOptions};
+
+    fn open(dir: &std::path::Path) -> Store {
+        Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+    }
+
+    fn numbers(messages: &[super::Message]) -> Vec<u32> {
+        messages.iter().map(|m| u32::from_be_bytes(m.payload.as_deref().unwrap().try_into().unwrap())).collect()
+    }
+
+    #[test]
+    fn a_failed_write_hands_back_what_the_commit_polled_and_later_writes_name_the_cause_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path());
+        let mut tx = store.begin().unwrap();
+        for i in 0..10u32 {
+            tx.enqueue("q", &i.to_be_bytes()).unwrap();
+        }
+        tx.commit().unwrap();
+        let mut other = store.begin().unwrap();
+        assert_eq!(numbers(&other.poll("q", 2).unwrap()), vec![0, 1]); // claimed elsewhere, stays so
+
+        let mut tx = store.begin().unwrap();
+        assert_eq!(numbers(&tx.poll("q", 3).unwrap()), vec![2, 3, 4]);
+        tx.enqueue("out", b"new").unwrap();
+        tx.put(uuid::Uuid::new_v4(), b"object").unwrap();
+        store.shared.group_commit.fail_next_write.store(true, Ordering::SeqCst);
+        let failed = tx.commit().unwrap_err();
+        assert!(matches!(&failed, Error::Rocks { status: RocksStatus::IOError, .. }), "{failed}");
+        assert!(failed.to_string().contains("No space left on device"), "{failed}");
+        assert!(!tx.is_open());
+
+        // Every polled item is back at the head, in order, behind nothing.
+        let peeked = store.begin().unwrap().peek("q", 20).unwrap();
+        assert_eq!(numbers(&peeked), vec![2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(store.queue_size("q").unwrap(), 10);
+        assert_eq!(store.queue_size("out").unwrap(), 0);
+        other.rollback().unwrap();
+        assert_eq!(numbers(&store.begin().unwrap().peek("q", 20).unwrap()), (0..10).collect::<Vec<_>>());
+
+        // The next write is refused with the cause's status, said once.
+        let mut next = store.begin().unwrap();
+        let refused = next.enqueue("q", b"more").unwrap_err();
+        assert!(matches!(&refused, Error::Rocks { status: RocksStatus::IOError, .. }), "{refused}");
+        let message = refused.to_string();
+        assert_eq!(message.matches("IOError").count(), 1, "{message}");
+        assert_eq!(message.matches("No space left on device").count(), 1, "{message}");
+        assert!(message.contains("reopen"), "{message}");
+        // A commit refused by the failed store also hands back what it polled.
+        let mut poller = store.begin().unwrap();
+        assert!(matches!(poller.commit(), Err(Error::Rocks { status: RocksStatus::IOError, .. })));
+        assert!(!poller.is_open());
+
+        store.close().unwrap();
+        let store = open(dir.path());
+        let mut tx = store.begin().unwrap();
+        assert_eq!(numbers(&tx.poll("q", 20).unwrap()), (0..10).collect::<Vec<_>>(), "every committed item, in order");
+        assert_eq!(store.queue_size("out").unwrap(), 0);
+        tx.commit().unwrap();
+    }
+
+    #[test]
+    fn every_commit_of_a_failed_group_write_fails_with_its_cause_and_hands_back_its_polls() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path());
+        let mut tx = store.begin().unwrap();
+        for i in 0..4u32 {
+            tx.enqueue("q", &i.to_be_bytes()).unwrap();
+        }
+        tx.commit().unwrap();
+        // Two commits prepared before either is written: one group write carries both.
+        let mut first = store.begin().unwrap();
+        first.poll("q", 1).unwrap();
+        let mut second = store.begin().unwrap();
+        second.poll("q", 2).unwrap();
+        let db = store.shared.writable_db().unwrap();
+        let t1 = first.prepare(&db).unwrap();
+        let t2 = second.prepare(&db).unwrap();
+        store.shared.group_commit.fail_next_write.store(true, Ordering::SeqCst);
+        assert!(store.shared.group_commit.wait(&store.shared, &db, t1).is_err());
+        let e = store.shared.group_commit.wait(&store.shared, &db, t2).unwrap_err();
+        assert!(e.to_string().contains("No space left on device"), "the first failure's cause: {e}");
+        drop(db);
+        first.restore_claims();
+        second.restore_claims();
+        assert_eq!(numbers(&store.begin().unwrap().peek("q", 10).unwrap()), vec![0, 1, 2, 3]);
+    }
 }

@@ -455,7 +455,7 @@ fn put_over_a_queue_owned_object_keeps_it_owned_even_when_enqueued_again_in_that
     let fresh = Uuid::new_v4();
     {
         let mut tx = store.begin().unwrap();
-        tx.put(id, b"v2").unwrap(); // ownership of what it replaces: read at commit
+        tx.put(id, b"v2").unwrap(); // stays queue-owned (the object must still exist at commit)
         tx.enqueue_id("b", id).unwrap(); // so this entry's ownership is decided there too
         tx.put(fresh, b"mine").unwrap();
         tx.enqueue_id("b", fresh).unwrap();
@@ -536,4 +536,177 @@ fn payloads_are_compressed_per_store_and_per_queue_and_read_back_with_any_settin
     assert_eq!(payloads(&tx.poll("default", 1).unwrap()), vec![b"small".to_vec()]);
     assert_eq!(tx.get(put_id).unwrap().unwrap(), text);
     tx.commit().unwrap();
+}
+
+#[test]
+fn enqueue_by_id_of_an_object_deleted_by_an_earlier_commit_fails_and_hands_back_its_polls() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    fill(&store, "in", 0..5);
+    let id = Uuid::new_v4();
+    {
+        let mut tx = store.begin().unwrap();
+        tx.put(id, b"object").unwrap();
+        tx.commit().unwrap();
+    }
+    let mut tx1 = store.begin().unwrap();
+    assert_eq!(tx1.poll("in", 2).unwrap().len(), 2);
+    tx1.enqueue_id("refs", id).unwrap(); // the object exists now
+    tx1.enqueue("out", b"made").unwrap();
+    let mut tx2 = store.begin().unwrap();
+    assert!(tx2.delete(id).unwrap());
+    tx2.commit().unwrap();
+    assert!(matches!(tx1.commit(), Err(Error::NoSuchObject(x)) if x == id));
+    assert!(!tx1.is_open(), "a failed commit ends the transaction");
+    assert!(matches!(tx1.commit(), Err(Error::TransactionFinished(_))));
+    assert_eq!(store.queue_size("refs").unwrap(), 0, "no entry for the deleted object");
+    assert_eq!(store.queue_names().unwrap(), vec!["in".to_string()], "nothing of the failed commit is there");
+    let peeked = store.begin().unwrap().peek("in", 10).unwrap();
+    assert_eq!(payloads(&peeked), (0..5u32).map(|i| i.to_be_bytes().to_vec()).collect::<Vec<_>>(), "polled items back at the head");
+    store.close().unwrap();
+    let store = open(dir.path());
+    assert_eq!(store.queue_size("refs").unwrap(), 0);
+    assert_eq!(drain(&store, "in"), (0..5).collect::<Vec<_>>());
+}
+
+#[test]
+fn put_over_a_queue_owned_object_whose_last_entry_is_consumed_first_fails_and_leaves_no_orphan() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let id = {
+        let mut tx = store.begin().unwrap();
+        let id = tx.enqueue("q", b"v1").unwrap();
+        tx.commit().unwrap();
+        id
+    };
+    let get = |id| store.begin().unwrap().get(id).unwrap();
+    let mut writer = store.begin().unwrap();
+    writer.put(id, b"v2").unwrap(); // replaces the payload; the object stays queue-owned
+    let mut consumer = store.begin().unwrap();
+    assert_eq!(consumer.poll("q", 1).unwrap()[0].id, id);
+    consumer.commit().unwrap(); // last owning entry consumed: the object is deleted
+    assert!(matches!(writer.commit(), Err(Error::NoSuchObject(x)) if x == id));
+    assert_eq!(get(id), None, "no queue-owned object is left that no entry points at");
+
+    // In the other order the put comes first and the object goes with its last entry.
+    let id = {
+        let mut tx = store.begin().unwrap();
+        let id = tx.enqueue("q", b"v1").unwrap();
+        tx.commit().unwrap();
+        id
+    };
+    let mut writer = store.begin().unwrap();
+    writer.put(id, b"v2").unwrap();
+    let mut consumer = store.begin().unwrap();
+    assert_eq!(consumer.poll("q", 1).unwrap()[0].payload.as_deref(), Some(&b"v1"[..]));
+    writer.commit().unwrap();
+    consumer.commit().unwrap();
+    assert_eq!(get(id), None);
+}
+
+/// Enqueuers add entries by id for put objects (which deleters delete) and for queue-owned
+/// objects (whose only other entry consumers take), all racing. Every commit's log record lands
+/// in one queue, whose order is the commit order.
+#[test]
+fn racing_deletes_and_enqueues_by_id_never_commit_an_entry_after_its_objects_deletion() {
+    const ROUNDS: usize = 1000;
+    const PER_ROUND: usize = 4;
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let put_ids: Vec<Uuid> = (0..ROUNDS * PER_ROUND).map(|_| Uuid::now_v7()).collect();
+    let owned_ids: Vec<Uuid> = {
+        let mut tx = store.begin().unwrap();
+        for id in &put_ids {
+            tx.put(*id, b"put").unwrap();
+        }
+        let owned = (0..ROUNDS * PER_ROUND).map(|_| tx.enqueue("src", b"owned").unwrap()).collect();
+        tx.commit().unwrap();
+        owned
+    };
+    let barrier = Arc::new(std::sync::Barrier::new(3));
+    let (put_ids, owned_ids) = (Arc::new(put_ids), Arc::new(owned_ids));
+    let spawn = |work: fn(&Store, &[Uuid], &[Uuid]) -> usize| {
+        let (store, barrier, put_ids, owned_ids) = (store.clone(), barrier.clone(), put_ids.clone(), owned_ids.clone());
+        thread::spawn(move || {
+            let mut n = 0;
+            for r in 0..ROUNDS {
+                barrier.wait();
+                let round = r * PER_ROUND..(r + 1) * PER_ROUND;
+                n += work(&store, &put_ids[round.clone()], &owned_ids[round]);
+            }
+            n
+        })
+    };
+    let enqueuer = spawn(|store, puts, owned| {
+        let mut refused = 0;
+        for (p, o) in puts.iter().zip(owned) {
+            for (id, kind) in [(p, b'E'), (o, b'O')] {
+                let mut tx = store.begin().unwrap();
+                let done = tx.enqueue_id("refs", *id).and_then(|()| {
+                    tx.enqueue("log", &[&[kind][..], id.as_bytes()].concat())?;
+                    tx.commit()
+                });
+                match done {
+                    Ok(()) => {}
+                    Err(Error::NoSuchObject(x)) if x == *id => refused += 1,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        }
+        refused
+    });
+    let deleter = spawn(|store, puts, _| {
+        for id in puts {
+            let mut tx = store.begin().unwrap();
+            assert!(tx.delete(*id).unwrap());
+            tx.enqueue("log", &[&[b'D'][..], id.as_bytes()].concat()).unwrap();
+            tx.commit().unwrap();
+        }
+        0
+    });
+    let consumer = spawn(|store, _, owned| {
+        for id in owned {
+            let mut tx = store.begin().unwrap();
+            assert_eq!(tx.poll("src", 1).unwrap()[0].id, *id);
+            tx.commit().unwrap();
+        }
+        0
+    });
+    let refused = enqueuer.join().unwrap();
+    deleter.join().unwrap();
+    consumer.join().unwrap();
+
+    let mut records: Vec<Vec<u8>> = Vec::new();
+    store.visit_queue("log", &mut |_, _, payload| {
+        records.push(payload.unwrap().to_vec());
+        Ok(true)
+    })
+    .unwrap();
+    let deleted_at: std::collections::HashMap<&[u8], usize> =
+        records.iter().enumerate().filter(|(_, r)| r[0] == b'D').map(|(i, r)| (&r[1..], i)).collect();
+    assert_eq!(deleted_at.len(), put_ids.len());
+    for (i, r) in records.iter().enumerate().filter(|(_, r)| r[0] == b'E') {
+        let id = Uuid::from_slice(&r[1..]).unwrap();
+        assert!(i < deleted_at[&r[1..]], "entry for {id} committed after the commit that deleted it");
+    }
+    let enqueued = records.iter().filter(|r| r[0] != b'D').count();
+    assert_eq!(enqueued + refused, 2 * put_ids.len(), "every enqueue either committed or was refused");
+    let mut entries = 0;
+    let mut owned_with_entry = std::collections::HashSet::new();
+    store.visit_queue("refs", &mut |_, id, payload| {
+        entries += 1;
+        if owned_ids.contains(&id) {
+            assert!(payload.is_some(), "entry for queue-owned object {id}, which is gone");
+            owned_with_entry.insert(id);
+        } else {
+            assert!(payload.is_some() || deleted_at.contains_key(&id.as_bytes()[..]));
+        }
+        Ok(true)
+    })
+    .unwrap();
+    assert_eq!(entries, enqueued);
+    let tx = store.begin().unwrap();
+    for id in owned_ids.iter() {
+        assert_eq!(tx.get(*id).unwrap().is_some(), owned_with_entry.contains(id), "queue-owned {id} lives exactly while an entry points at it");
+    }
 }

@@ -46,11 +46,23 @@ const CODEC: &str = "org/rockcask/codec/CodecException";
 /// Thrown for a damaged or unreadable snapshot; the message carries "offset:frame:BadSnapshot: detail".
 const SNAPSHOT: &str = "org/rockcask/SnapshotException";
 
-/// A rolled-back transaction's error is thrown as its cause's class, status included, with a
-/// message that says the transaction is gone.
-fn rolled_back(class: &'static str, cause_message: String) -> (&'static str, String) {
-    let status = cause_message.split_once(": ").filter(|_| class == ROCKCASK).map(|(s, _)| format!("{s}: ")).unwrap_or_default();
-    (class, format!("{status}transaction rolled back: {cause_message}"))
+/// A rolled-back transaction's error is thrown as its cause's class and (for a
+/// `RockCaskException`) status, with a message that says once that the transaction is gone,
+/// what was being done (`doing`, if anything) and the cause without its status:
+/// "IOError: transaction rolled back: applying buffered operations failed: store at ...".
+fn rolled_back(cause: (&'static str, String), doing: Option<&str>) -> (&'static str, String) {
+    let (class, message) = cause;
+    let (status, detail) = match message.split_once(": ") {
+        Some((status, detail)) if class == ROCKCASK => (format!("{status}: "), detail),
+        _ => (String::new(), message.as_str()),
+    };
+    let doing = doing.map(|d| format!("{d}: ")).unwrap_or_default();
+    (class, format!("{status}transaction rolled back: {doing}{detail}"))
+}
+
+/// Whether an error already says that its transaction was rolled back.
+fn says_rolled_back(e: &BridgeError) -> bool {
+    matches!(e, BridgeError::RolledBack(_) | BridgeError::Core(CoreError::RolledBack(_)))
 }
 
 fn core_class_and_message(e: &CoreError) -> (&'static str, String) {
@@ -63,10 +75,8 @@ fn core_class_and_message(e: &CoreError) -> (&'static str, String) {
         CoreError::NotAStore { .. } => (ROCKCASK, format!("NotAStore: {e}")),
         CoreError::Corrupt(_) => (ROCKCASK, format!("Corruption: {e}")),
         CoreError::Internal(_) => (ROCKCASK, format!("Internal: {e}")),
-        CoreError::RolledBack(cause) => {
-            let (class, message) = core_class_and_message(cause);
-            rolled_back(class, message)
-        }
+        CoreError::RolledBack(cause) if matches!(**cause, CoreError::RolledBack(_)) => core_class_and_message(cause),
+        CoreError::RolledBack(cause) => rolled_back(core_class_and_message(cause), None),
         CoreError::Snapshot { offset, frame, .. } => {
             (SNAPSHOT, format!("{offset}:{}:BadSnapshot: {e}", frame.map_or(-1, |f| f as i64)))
         }
@@ -81,10 +91,8 @@ impl BridgeError {
     fn java_class_and_message(&self) -> (&'static str, String) {
         match self {
             // The cause decides the class; the message says the transaction is gone.
-            BridgeError::RolledBack(cause) => {
-                let (class, message) = cause.java_class_and_message();
-                rolled_back(class, format!("applying buffered operations failed: {message}"))
-            }
+            BridgeError::RolledBack(cause) if says_rolled_back(cause) => cause.java_class_and_message(),
+            BridgeError::RolledBack(cause) => rolled_back(cause.java_class_and_message(), Some("applying buffered operations failed")),
             BridgeError::Core(e) => core_class_and_message(e),
             BridgeError::Casket(e) => (CASKET, format!("{}:{}", e.code as i32, e.detail)),
             BridgeError::Codec(e) => (CODEC, format!("{}:{}:{}", e.message, e.offset, e.detail)),
@@ -139,3 +147,47 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowMapped {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use rockcask_core::RocksStatus;
+
+    use super::*;
+
+    fn refused_after_full_disk() -> CoreError {
+        CoreError::Rocks {
+            status: RocksStatus::IOError,
+            context: "store at /data/s refuses writes after a failed write; reopen it".into(),
+            message: "IO error: No space left on device: While appending to file: /data/s/000009.log: No space left on device".into(),
+        }
+    }
+
+    #[test]
+    fn buffered_operations_refused_by_a_failed_store_keep_the_causes_status_and_say_everything_once() {
+        let e = BridgeError::RolledBack(Box::new(BridgeError::Core(refused_after_full_disk())));
+        let (class, message) = e.java_class_and_message();
+        assert_eq!(class, ROCKCASK);
+        assert_eq!(
+            message,
+            "IOError: transaction rolled back: applying buffered operations failed: store at /data/s refuses writes after a failed \
+             write; reopen it: IO error: No space left on device: While appending to file: /data/s/000009.log: No space left on device"
+        );
+    }
+
+    #[test]
+    fn a_rolled_back_transaction_is_reported_once_with_its_causes_class_and_status() {
+        let poll = CoreError::RolledBack(Box::new(CoreError::Corrupt("queue 'q' entry 7 is missing".into())));
+        assert_eq!(
+            core_class_and_message(&poll),
+            (ROCKCASK, "Corruption: transaction rolled back: corrupt store data at queue 'q' entry 7 is missing".to_string())
+        );
+        let nested = BridgeError::RolledBack(Box::new(BridgeError::Core(poll)));
+        assert_eq!(nested.java_class_and_message(), core_class_and_message(&CoreError::RolledBack(Box::new(CoreError::Corrupt("queue 'q' entry 7 is missing".into())))));
+        let read_only = BridgeError::RolledBack(Box::new(BridgeError::Core(CoreError::ReadOnly(PathBuf::from("/data/s")))));
+        assert_eq!(read_only.java_class_and_message().1, "ReadOnly: transaction rolled back: applying buffered operations failed: store at /data/s is open read-only");
+        let bad = BridgeError::RolledBack(Box::new(BridgeError::InvalidArgument("payload too large".into())));
+        assert_eq!(bad.java_class_and_message(), (ILLEGAL_ARGUMENT, "transaction rolled back: applying buffered operations failed: payload too large".to_string()));
+    }
+}

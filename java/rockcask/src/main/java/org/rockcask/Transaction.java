@@ -20,8 +20,16 @@ import java.util.UUID;
  *       queue entries and deleted when the last of them is consumed ({@link #enqueue(String,
  *       UUID)} of such an object adds an owning entry). An object created by {@link #put}
  *       lives until {@link #delete}; entries enqueued for it are references. {@code put} over a
- *       queue-owned object replaces its payload and keeps it queue-owned. An entry whose object
- *       was deleted is delivered with a {@code null} payload.</li>
+ *       queue-owned object replaces its payload and keeps it queue-owned. Deleting an object
+ *       leaves the entries committed before for it: they are delivered with a {@code null}
+ *       payload.</li>
+ *   <li>No new entry for a deleted object: what a transaction relied on finding is checked again
+ *       when it commits, in commit order, against every commit ordered before it. If an object
+ *       it enqueued by id, or a queue-owned object it replaced with {@code put}, has been deleted
+ *       by such a commit (with {@link #delete}, or by consuming its last entry), the commit fails
+ *       with status {@code NoSuchObject} and nothing of it is applied. (An object this
+ *       transaction created itself, with {@code enqueue(queue, bytes)} or with {@code put} of an
+ *       id that was not queue-owned, needs no such check.)</li>
  *   <li>Durability: when {@code commit} returns, the work is on disk (synced when
  *       {@link StoreOptions#syncOnCommit()} is on, the default).</li>
  * </ul>
@@ -30,7 +38,8 @@ import java.util.UUID;
  * (before any other call, at commit, and whenever the buffer fills), so a transaction of many
  * small items costs a few JNI crossings, not one per item. Arguments are checked at once; a
  * storage failure while a chunk is applied rolls the whole transaction back and is reported by
- * the call that handed the chunk over.
+ * the call that handed the chunk over (the exception's status is the failure's, such as
+ * {@code IOError}).
  *
  * <p>Meant for one thread at a time; calls from several threads are serialized, never raced.
  */
@@ -71,6 +80,8 @@ public final class Transaction extends NativeResource {
 
     /**
      * Appends an entry for the existing object {@code id} to {@code queue}, without copying it.
+     * The object must still exist when the transaction commits: if another commit deletes it
+     * first, {@link #commit()} fails with status {@code NoSuchObject}.
      *
      * @throws RockCaskException with status {@code NoSuchObject} when there is no such object
      */
@@ -169,7 +180,12 @@ public final class Transaction extends NativeResource {
         }
     }
 
-    /** Stores {@code payload} under {@code id}, replacing what was there. */
+    /**
+     * Stores {@code payload} under {@code id}, replacing what was there. Over a queue-owned
+     * object, the object stays queue-owned: if another commit consumes its last entry (deleting
+     * it) before this transaction commits, {@link #commit()} fails with status
+     * {@code NoSuchObject}.
+     */
     public synchronized void put(UUID id, byte[] payload) {
         Objects.requireNonNull(id, "id");
         checkPayload(payload);
@@ -215,23 +231,35 @@ public final class Transaction extends NativeResource {
     }
 
     /**
-     * Applies everything atomically and durably. After it returns the transaction is finished:
-     * further calls throw {@link IllegalStateException}. Commits from several threads share one
-     * synced write (group commit).
+     * Applies everything atomically and durably. Afterwards the transaction is finished, whether
+     * the commit succeeded or not: further calls throw {@link IllegalStateException}. Commits
+     * from several threads share one synced write (group commit).
      *
-     * <p>When the commit is refused before writing (status {@code NoSuchObject}: an object
-     * enqueued by id was deleted by another commit meanwhile), nothing was applied and the
-     * transaction is still open: roll it back or close it. When the write itself fails (an
-     * {@code IOError} such as a full disk), the transaction is over and the store refuses further
-     * writes until it is reopened; as with any store after a failed sync, whether that last
-     * commit reached the disk is then unknown, and reopening shows it. Every commit that returned
-     * is recovered.
+     * <p>When it throws, the items this transaction polled are back at the head of their queues
+     * in their original order, as after {@link #rollback()}, and none of its work is visible:
+     * <ul>
+     *   <li>Status {@code NoSuchObject}: refused before anything was written, because an object
+     *       this transaction relied on was deleted by a commit ordered before it (see the class
+     *       description). The store is exactly as before; do the work again in a new transaction
+     *       if it still applies.</li>
+     *   <li>Status {@code IOError} (a full disk, a failing device): the write failed. The store
+     *       then refuses every write and poll (status {@code IOError}, naming the first failure)
+     *       until it is reopened, while {@code peek}, {@code get} and queue sizes still answer. Free space (or fix the device), then
+     *       {@link Store#close()} the store and open it again. As with any store after a failed
+     *       sync, whether that last commit reached the disk is unknown until then, and the reopened
+     *       store shows it; every commit that returned is recovered.</li>
+     * </ul>
      */
     public synchronized void commit() {
         long h = acquireForWrite();
         try {
             flush(h);
-            Native.txCommit(h);
+            try {
+                Native.txCommit(h);
+            } catch (RuntimeException e) {
+                finished = "ended by a failed commit";
+                throw e;
+            }
             finished = "committed";
         } finally {
             release();
