@@ -184,7 +184,7 @@ fn export_verify_import_round_trip_with_summaries() {
     assert_exit(&out, 0);
     let report = stdout(&out);
     for line in [
-        "format_version: 1",
+        "format_version: 2",
         "content: store",
         &format!("created_by: rockcask {}", env!("CARGO_PKG_VERSION")),
         "created_at: 2023-11-14T22:13:20.123Z",
@@ -270,6 +270,49 @@ fn a_damaged_snapshot_fails_verify_and_import_with_5_and_the_import_leaves_no_di
     std::fs::write(&file, b"hello, world\n").unwrap();
     assert_failure(&rockcask(&[OsStr::new("import"), file.as_os_str(), target.as_os_str()]), 5, "snapshot");
     assert!(!target.exists());
+}
+
+#[test]
+fn a_damaged_frame_length_is_reported_at_that_frame_by_verify_and_import_alike() {
+    use rockcask_core::snapshot::{self, no_progress, ExportOptions, ImportOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = sample(&dir);
+    let file = dir.path().join("snap.rcs");
+    // Small frames, so the damaged one has frames after it.
+    let options = ExportOptions { frame_bytes: 48, created_unix_millis: Some(1), ..ExportOptions::default() };
+    let source = open(&store);
+    source.export_to(&file, &options, &mut no_progress()).unwrap();
+    source.close().unwrap();
+    let mut bytes = std::fs::read(&file).unwrap();
+    let word = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    // Frame 0 follows the header; a frame is its fixed bytes (stored length at 12; 20 bytes, 16
+    // in version 1), its body and a 4-byte CRC.
+    let fixed = if word(&bytes, 8) >= 2 { 20 } else { 16 };
+    let frame0 = 16 + word(&bytes, 12) as usize + 4;
+    let frame1 = frame0 + fixed + word(&bytes, frame0 + 12) as usize + 4;
+    assert_eq!(bytes[frame1 + fixed + word(&bytes, frame1 + 12) as usize + 4], 1, "frame 2 is a records frame");
+    // Frame 1's stored length, 4 bytes short: the next "frame" would start inside its body.
+    let shorter = word(&bytes, frame1 + 12) - 4;
+    bytes[frame1 + 12..frame1 + 16].copy_from_slice(&shorter.to_le_bytes());
+    std::fs::write(&file, &bytes).unwrap();
+
+    let expected = "frame header checksum mismatch";
+    let place = format!("(at byte {frame1}, frame 1)");
+    let one = rockcask(&[OsStr::new("verify"), file.as_os_str(), OsStr::new("--workers"), OsStr::new("1")]);
+    assert_failure(&one, 5, &place);
+    assert!(stderr(&one).contains(expected), "{}", stderr(&one));
+    let four = rockcask(&[OsStr::new("verify"), file.as_os_str(), OsStr::new("--workers"), OsStr::new("4")]);
+    let target = dir.path().join("never");
+    let import = rockcask(&[OsStr::new("import"), file.as_os_str(), target.as_os_str()]);
+    assert_failure(&import, 5, &place);
+    assert!(!target.exists());
+    assert_eq!(stderr(&four), stderr(&one));
+    assert_eq!(stderr(&import), stderr(&one));
+    // The library says the same.
+    let core = snapshot::verify(&file, 2, &mut no_progress()).unwrap_err().to_string();
+    assert_eq!(stderr(&one).trim_end(), format!("rockcask: error: {core}"));
+    let core_import = snapshot::import_store(&file, &target, &ImportOptions { workers: 3, ..ImportOptions::default() }, &mut no_progress());
+    assert_eq!(core_import.unwrap_err().to_string(), core);
 }
 
 #[test]

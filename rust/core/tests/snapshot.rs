@@ -256,22 +256,25 @@ fn wrong_magic_newer_versions_and_absurd_lengths_are_refused_with_what_is_wrong(
     assert!(refused(&bad, dir.path(), "magic").contains("wrong magic"));
 
     let mut bad = good.clone();
-    bad[8..12].copy_from_slice(&2u32.to_le_bytes());
+    bad[8..12].copy_from_slice(&3u32.to_le_bytes());
     let message = refused(&bad, dir.path(), "version");
-    assert!(message.contains("version 2 is newer"), "{message}");
+    assert!(message.contains("version 3 is newer"), "{message}");
 
-    // The first frame starts after the header; give it a stored length of 2^31.
+    // The first frame starts after the header; give it a stored length of 2^31 (and the head
+    // CRC that goes with it, so the limit is what refuses it).
     let header_len = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
     let frame = 16 + header_len + 4;
     let mut bad = good.clone();
     bad[frame + 12..frame + 16].copy_from_slice(&(1u32 << 31).to_le_bytes());
+    let head_crc = crc32c::crc32c(&bad[frame..frame + 16]);
+    bad[frame + 16..frame + 20].copy_from_slice(&head_crc.to_le_bytes());
     let message = refused(&bad, dir.path(), "2^31 length");
     assert!(message.contains("exceeds the limit") && message.contains(&format!("at byte {frame}, frame 0")), "{message}");
 
     // A length prefix of 2^31 for a record inside a frame whose checksum is recomputed, so
     // only the record decoder can catch it.
     let mut bad = good.clone();
-    let body = frame + 16;
+    let body = frame + 20;
     bad[body..body + 5].copy_from_slice(&[0x80, 0x80, 0x80, 0x80, 0x08]);
     let stored = u32::from_le_bytes(bad[frame + 12..frame + 16].try_into().unwrap()) as usize;
     let crc = crc32c::crc32c(&bad[frame..body + stored]);

@@ -3,14 +3,17 @@
 //! ```text
 //! file    := header frame* trailer end
 //! header  := MAGIC[8] version:u32 header_len:u32 Header[header_len] crc32c:u32
-//! frame   := kind:u8 compression:u8 0:u16 records:u32 raw_len:u32 stored_len:u32 body[stored_len] crc32c:u32
+//! frame   := kind:u8 compression:u8 0:u16 records:u32 raw_len:u32 stored_len:u32 head_crc32c:u32
+//!            body[stored_len] crc32c:u32
 //! trailer := frame of kind TRAILER whose body is a Trailer message
 //! end     := file_crc32c:u32 END_MAGIC[8]
 //! ```
 //!
-//! Integers are little-endian. A frame's CRC covers its fixed part and body; the file CRC covers
-//! every byte before it. A records frame's body, once decompressed, is `records`
-//! length-delimited `Record` messages.
+//! Integers are little-endian. A frame's head CRC covers the 16 bytes before it and is checked
+//! before any of them is used, so a damaged length is caught in its own frame instead of sending
+//! the reader to a wrong place; the frame's CRC covers everything before it in the frame; the
+//! file CRC covers every byte before it. A records frame's body, once decompressed, is `records`
+//! length-delimited `Record` messages. Version 1 frames have no head CRC (and are still read).
 
 use std::io::{self, Read};
 
@@ -22,11 +25,16 @@ use crate::compress::Compression;
 pub const MAGIC: [u8; 8] = *b"\x89RCKSNP\n";
 pub const END_MAGIC: [u8; 8] = *b"RCKSNEND";
 /// The format this build writes, and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest format this build reads: version 1, whose frames have no head CRC.
+pub const OLDEST_FORMAT_VERSION: u32 = 1;
 
 pub const FRAME_RECORDS: u8 = 1;
 pub const FRAME_TRAILER: u8 = 2;
-pub const FRAME_FIXED_BYTES: usize = 16;
+/// A frame's fields before its head CRC: kind, compression, reserved, records, raw_len, stored_len.
+pub const FRAME_FIELDS_BYTES: usize = 16;
+/// A frame's fixed part: its fields and their CRC (version 2 on; version 1 has the fields only).
+pub const FRAME_FIXED_BYTES: usize = FRAME_FIELDS_BYTES + CRC_BYTES;
 pub const CRC_BYTES: usize = 4;
 pub const END_BYTES: usize = 4 + END_MAGIC.len();
 
@@ -67,7 +75,7 @@ pub fn encode_header(header: &Header) -> Vec<u8> {
     out
 }
 
-/// Appends one frame: fixed part, `body` (already compressed with `compression`), CRC.
+/// Appends one frame: fields, their CRC, `body` (already compressed with `compression`), CRC.
 pub fn encode_frame(out: &mut Vec<u8>, kind: u8, compression: Compression, records: u32, raw_len: u32, body: &[u8]) {
     let start = out.len();
     out.push(kind);
@@ -76,6 +84,8 @@ pub fn encode_frame(out: &mut Vec<u8>, kind: u8, compression: Compression, recor
     out.extend_from_slice(&records.to_le_bytes());
     out.extend_from_slice(&raw_len.to_le_bytes());
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    let head_crc = crc32c::crc32c(&out[start..]);
+    out.extend_from_slice(&head_crc.to_le_bytes());
     out.extend_from_slice(body);
     let crc = crc32c::crc32c(&out[start..]);
     out.extend_from_slice(&crc.to_le_bytes());
@@ -91,7 +101,8 @@ pub fn encode_trailer_and_end(trailer: &Trailer, file_crc_before: u32) -> Vec<u8
     out
 }
 
-/// A frame as read from the file, CRC not yet checked (workers check it).
+/// A frame as read from the file, its fields checked (and, from version 2, their CRC), the
+/// CRC of the whole frame not yet (workers check it).
 pub struct RawFrame {
     pub index: u64,
     /// Offset of the frame's first byte in the file.
@@ -100,13 +111,20 @@ pub struct RawFrame {
     pub compression: u8,
     pub records: u32,
     pub raw_len: u32,
+    /// Bytes of the fixed part: FRAME_FIXED_BYTES, or FRAME_FIELDS_BYTES in version 1.
+    pub fixed_len: usize,
     /// Fixed part, body and CRC, exactly as in the file.
     pub bytes: Vec<u8>,
 }
 
 impl RawFrame {
     pub fn body(&self) -> &[u8] {
-        &self.bytes[FRAME_FIXED_BYTES..self.bytes.len() - CRC_BYTES]
+        &self.bytes[self.fixed_len..self.bytes.len() - CRC_BYTES]
+    }
+
+    /// Offset of the byte after the frame.
+    pub fn end(&self) -> u64 {
+        self.offset + self.bytes.len() as u64
     }
 
     pub fn check_crc(&self) -> Result<(), FormatError> {
@@ -137,10 +155,17 @@ impl RawFrame {
 
 /// Reads a snapshot front to back, checking every bound before allocating and keeping the
 /// running whole-file CRC.
+///
+/// Every error names the byte offset where the part that failed its check starts (the header
+/// at 0, a frame at its first byte, the end at its file CRC) or, for a field refused on its
+/// own (a version, a length past the end of the file, the end magic), that field's offset:
+/// never a byte after the damage, and always inside the part holding it.
 pub struct FrameReader<R> {
     input: R,
     /// Bytes of the file, when known: lengths reaching past it are refused before allocating.
     file_len: Option<u64>,
+    /// The file's format version (from its header).
+    pub version: u32,
     pub offset: u64,
     pub crc: u32,
     next_index: u64,
@@ -149,7 +174,7 @@ pub struct FrameReader<R> {
 impl<R: Read> FrameReader<R> {
     /// Reads and checks the header; returns the reader positioned at the first frame.
     pub fn open(input: R, file_len: Option<u64>) -> Result<(FrameReader<R>, Header), FormatError> {
-        let mut r = FrameReader { input, file_len, offset: 0, crc: 0, next_index: 0 };
+        let mut r = FrameReader { input, file_len, version: 0, offset: 0, crc: 0, next_index: 0 };
         let mut fixed = [0u8; 16];
         r.read_exact_or(&mut fixed, "the file is shorter than a snapshot header")?;
         if fixed[..8] != MAGIC {
@@ -160,12 +185,13 @@ impl<R: Read> FrameReader<R> {
             return Err(FormatError::at(
                 8,
                 None,
-                format!("snapshot format version {version} is newer than this build reads (up to {FORMAT_VERSION}); use a newer RockCask"),
+                format!("snapshot format version {version} is newer than this build reads (versions {OLDEST_FORMAT_VERSION} to {FORMAT_VERSION}); use a newer RockCask"),
             ));
         }
-        if version == 0 {
-            return Err(FormatError::at(8, None, "snapshot format version 0 does not exist"));
+        if version < OLDEST_FORMAT_VERSION {
+            return Err(FormatError::at(8, None, format!("snapshot format version {version} does not exist (this build reads versions {OLDEST_FORMAT_VERSION} to {FORMAT_VERSION})")));
         }
+        r.version = version;
         let len = u32::from_le_bytes(fixed[12..16].try_into().expect("4 bytes"));
         if len > MAX_HEADER_BYTES {
             return Err(FormatError::at(12, None, format!("header length {len} exceeds the limit of {MAX_HEADER_BYTES}")));
@@ -176,26 +202,37 @@ impl<R: Read> FrameReader<R> {
         let computed = r.crc;
         let mut crc = [0u8; 4];
         r.read_exact_or(&mut crc, "the file ends inside the header")?;
-        if u32::from_le_bytes(crc) != computed {
-            return Err(FormatError::at(16 + len as u64, None, "header checksum mismatch"));
+        // Named at the header's start: the damage may lie anywhere in the bytes the CRC covers.
+        let stored = u32::from_le_bytes(crc);
+        if stored != computed {
+            return Err(FormatError::at(0, None, format!("header checksum mismatch (stored {stored:08x}, computed {computed:08x})")));
         }
         let header = Header::decode(&body[..]).map_err(|e| FormatError::at(16, None, format!("header does not decode: {e}")))?;
         Ok((r, header))
     }
 
     /// The next frame (records or trailer). The trailer is the last thing this returns; call
-    /// `finish` after it.
+    /// `finish` after it. From version 2 the frame's fields are trusted only once their CRC
+    /// has checked out: a damaged length is reported in its own frame, at the frame's offset.
     pub fn next_frame(&mut self) -> Result<RawFrame, FormatError> {
         let offset = self.offset;
         let index = self.next_index;
+        let err = |detail: String| FormatError::at(offset, Some(index), detail);
+        let fixed_len = if self.version >= 2 { FRAME_FIXED_BYTES } else { FRAME_FIELDS_BYTES };
         let mut fixed = [0u8; FRAME_FIXED_BYTES];
-        self.read_exact_or(&mut fixed, "the file ends where a frame or the trailer should start (truncated)")
-            .map_err(|e| FormatError { frame: Some(index), ..e })?;
+        self.read_exact_or(&mut fixed[..fixed_len], "the file ends where a frame or the trailer should start (truncated)")
+            .map_err(|e| FormatError { offset, frame: Some(index), ..e })?;
+        if fixed_len == FRAME_FIXED_BYTES {
+            let stored = u32::from_le_bytes(fixed[FRAME_FIELDS_BYTES..].try_into().expect("4 bytes"));
+            let computed = crc32c::crc32c(&fixed[..FRAME_FIELDS_BYTES]);
+            if stored != computed {
+                return Err(err(format!("frame header checksum mismatch (stored {stored:08x}, computed {computed:08x})")));
+            }
+        }
         let kind = fixed[0];
         let compression = fixed[1];
         let word = |at: usize| u32::from_le_bytes(fixed[at..at + 4].try_into().expect("4 bytes"));
         let (records, raw_len, stored_len) = (word(4), word(8), word(12));
-        let err = |detail: String| FormatError::at(offset, Some(index), detail);
         if kind != FRAME_RECORDS && kind != FRAME_TRAILER {
             return Err(err(format!("unknown frame kind {kind}")));
         }
@@ -213,13 +250,14 @@ impl<R: Read> FrameReader<R> {
             return Err(err("the trailer frame must hold no records and be stored raw".into()));
         }
         self.check_fits(offset + 12, Some(index), stored_len as u64 + CRC_BYTES as u64, "frame")?;
-        let mut bytes = Vec::with_capacity(FRAME_FIXED_BYTES + stored_len as usize + CRC_BYTES);
-        bytes.extend_from_slice(&fixed);
-        bytes.resize(FRAME_FIXED_BYTES + stored_len as usize + CRC_BYTES, 0);
-        self.read_exact_or(&mut bytes[FRAME_FIXED_BYTES..], "the file ends inside a frame (truncated)")
-            .map_err(|e| FormatError { frame: Some(index), ..e })?;
+        let total = fixed_len + stored_len as usize + CRC_BYTES;
+        let mut bytes = Vec::with_capacity(total);
+        bytes.extend_from_slice(&fixed[..fixed_len]);
+        bytes.resize(total, 0);
+        self.read_exact_or(&mut bytes[fixed_len..], "the file ends inside a frame (truncated)")
+            .map_err(|e| FormatError { offset, frame: Some(index), ..e })?;
         self.next_index += 1;
-        Ok(RawFrame { index, offset, kind, compression, records, raw_len, bytes })
+        Ok(RawFrame { index, offset, kind, compression, records, raw_len, fixed_len, bytes })
     }
 
     /// After the trailer frame: the file CRC, the end magic, and nothing else.
@@ -334,24 +372,96 @@ mod tests {
         assert!(e.detail.contains("1000"), "{}", e.detail);
     }
 
+    /// Offset of the tiny file's first frame.
+    fn first_frame(file: &[u8]) -> usize {
+        16 + u32::from_le_bytes(file[12..16].try_into().unwrap()) as usize + 4
+    }
+
+    /// Sets a u32 field of the frame at `frame` and recomputes the head CRC: what a faulty or
+    /// hostile writer could produce, which only the field checks can catch.
+    fn set_field(file: &mut [u8], frame: usize, at: usize, value: u32) {
+        file[frame + at..frame + at + 4].copy_from_slice(&value.to_le_bytes());
+        let crc = crc32c::crc32c(&file[frame..frame + FRAME_FIELDS_BYTES]);
+        file[frame + FRAME_FIELDS_BYTES..frame + FRAME_FIXED_BYTES].copy_from_slice(&crc.to_le_bytes());
+    }
+
     #[test]
     fn newer_versions_and_huge_lengths_are_refused_before_reading_on() {
         let mut file = tiny_file();
-        file[8] = 2;
-        assert!(read_all(&file).unwrap_err().detail.contains("newer"));
+        file[8] = FORMAT_VERSION as u8 + 1;
+        let e = read_all(&file).unwrap_err();
+        assert!(e.detail.contains("newer") && e.detail.contains("versions 1 to 2"), "{}", e.detail);
         let mut file = tiny_file();
-        let frame = 16 + u32::from_le_bytes(file[12..16].try_into().unwrap()) as usize + 4;
-        file[frame + 12..frame + 16].copy_from_slice(&(1u32 << 31).to_le_bytes());
+        let frame = first_frame(&file);
+        set_field(&mut file, frame, 12, 1 << 31);
         let e = read_all(&file).unwrap_err();
         assert_eq!((e.offset, e.frame), (frame as u64, Some(0)));
         assert!(e.detail.contains("exceeds the limit"), "{}", e.detail);
         // Many more records than a frame may hold: refused from the frame's fixed part.
         let mut many = tiny_file();
-        many[frame + 4..frame + 8].copy_from_slice(&(MAX_FRAME_RECORDS + 1).to_le_bytes());
-        many[frame + 8..frame + 12].copy_from_slice(&(1u32 << 30).to_le_bytes());
+        set_field(&mut many, frame, 4, MAX_FRAME_RECORDS + 1);
+        set_field(&mut many, frame, 8, 1 << 30);
         assert!(read_all(&many).unwrap_err().detail.contains("records"));
         // Within the limit but past the end of the file: refused before allocating.
-        file[frame + 12..frame + 16].copy_from_slice(&(1u32 << 29).to_le_bytes());
+        set_field(&mut file, frame, 12, 1 << 29);
         assert!(read_all(&file).unwrap_err().detail.contains("past the end"));
+    }
+
+    #[test]
+    fn a_damaged_frame_length_is_reported_in_its_own_frame_before_it_is_used() {
+        let file = tiny_file();
+        let frame = first_frame(&file);
+        for bit in 0..32 {
+            let mut bad = file.clone();
+            bad[frame + 12 + bit / 8] ^= 1 << (bit % 8);
+            let e = read_all(&bad).unwrap_err();
+            assert_eq!((e.offset, e.frame), (frame as u64, Some(0)), "bit {bit}: {}", e.detail);
+            assert!(e.detail.contains("frame header checksum mismatch"), "bit {bit}: {}", e.detail);
+        }
+    }
+
+    #[test]
+    fn version_1_files_without_a_frame_head_crc_are_still_read() {
+        // The tiny file as version 1 wrote it: no head CRC, the frame CRC over fields and body.
+        let mut file = encode_header(&Header { created_by: "test".into(), ..Default::default() });
+        file[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let header_end = file.len() - CRC_BYTES;
+        let crc = crc32c::crc32c(&file[..header_end]);
+        file[header_end..].copy_from_slice(&crc.to_le_bytes());
+        let v1_frame = |out: &mut Vec<u8>, kind: u8, records: u32, body: &[u8]| {
+            let start = out.len();
+            out.extend_from_slice(&[kind, 0, 0, 0]);
+            for word in [records, body.len() as u32, body.len() as u32] {
+                out.extend_from_slice(&word.to_le_bytes());
+            }
+            out.extend_from_slice(body);
+            let crc = crc32c::crc32c(&out[start..]);
+            out.extend_from_slice(&crc.to_le_bytes());
+        };
+        v1_frame(&mut file, FRAME_RECORDS, 1, b"\x02\x0a\x00");
+        v1_frame(&mut file, FRAME_TRAILER, 0, &Trailer { frames: 1, records: 1, ..Default::default() }.encode_to_vec());
+        let crc = crc32c::crc32c(&file);
+        file.extend_from_slice(&crc.to_le_bytes());
+        file.extend_from_slice(&END_MAGIC);
+        assert_eq!(read_all(&file).unwrap(), 2);
+        let (r, _) = FrameReader::open(&file[..], Some(file.len() as u64)).unwrap();
+        assert_eq!(r.version, 1);
+        // A damaged version 1 frame length is caught by the frame's CRC, in that frame.
+        let frame = first_frame(&file);
+        let mut bad = file.clone();
+        bad[frame + 12] ^= 1;
+        let e = read_all(&bad).unwrap_err();
+        assert_eq!((e.offset, e.frame), (frame as u64, Some(0)), "{}", e.detail);
+    }
+
+    #[test]
+    fn a_damaged_file_header_is_reported_at_the_header_not_after_the_damage() {
+        let file = tiny_file();
+        for at in 16..first_frame(&file) {
+            let mut bad = file.clone();
+            bad[at] ^= 0x10;
+            let e = read_all(&bad).unwrap_err();
+            assert_eq!((e.offset, e.frame), (0, None), "byte {at}: {}", e.detail);
+        }
     }
 }

@@ -338,7 +338,9 @@ impl RecordOrder {
 }
 
 /// The reading loop shared by verify and import: header, frames through the workers, trailer.
-/// `on_header` sees the checked header and says what the records are for.
+/// `on_header` sees the checked header and says what the records are for. Every reader goes
+/// through here, and the error returned is the first in file order whatever the number of
+/// workers (see `ordered_map`), so all report the same offset and frame for one file.
 fn read_snapshot(
     file: &Path,
     workers: usize,
@@ -374,7 +376,7 @@ fn read_snapshot(
             let mut part = Counts { frames: 1, ..Default::default() };
             decoded.iter().for_each(|r| count(&mut part, r));
             let (ops, values) = prepare(&frame, decoded, target).map_err(located)?;
-            Ok(Prepared { frame: frame.index, offset: frame.offset, end: frame.offset + frame.bytes.len() as u64, counts: part, ops, values })
+            Ok(Prepared { frame: frame.index, offset: frame.offset, end: frame.end(), counts: part, ops, values })
         },
         |prepared: Prepared| {
             add_counts(&mut counts, &prepared.counts);
@@ -390,7 +392,7 @@ fn read_snapshot(
         return Err(located(trailer.error(format!("the trailer's counts ({}) differ from the file's ({})", describe(&stated), describe(&counts)))));
     }
     reader.finish().map_err(located)?;
-    Ok(Summary { file: file.to_path_buf(), header, counts, file_bytes, format_version: super::format::FORMAT_VERSION })
+    Ok(Summary { file: file.to_path_buf(), header, counts, file_bytes, format_version: reader.version })
 }
 
 /// What a header must hold for any reader: a known content and frame compression; for a

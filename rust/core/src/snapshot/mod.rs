@@ -93,6 +93,7 @@ pub struct Summary {
     pub header: Header,
     pub counts: Counts,
     pub file_bytes: u64,
+    /// The file's format version (what an export wrote: `format::FORMAT_VERSION`).
     pub format_version: u32,
 }
 

@@ -50,7 +50,13 @@ impl From<WorkerError> for String {
 /// Runs `work` on up to `workers` threads (at most `MAX_WORKERS`) over the items `next` yields
 /// (in the calling thread) and hands the results to `sink` (in the calling thread) in the order
 /// of the items. At most two items per worker are in flight, so memory does not grow with the
-/// input. Stops at the first error from any of the three, or when a thread cannot be started.
+/// input. A thread that cannot be started stops the run with `WorkerError::SpawnFailed`.
+///
+/// Stops at the first error in the order of the items, whatever the number of workers and
+/// however they are scheduled: an error from `work` or `sink` on an item, or from the `next`
+/// call that would have yielded it. When `next` fails, the items it yielded before are still
+/// worked and sunk, and an error among them wins (a snapshot reader reports the damaged frame,
+/// not a later frame its damage made unreadable).
 pub fn ordered_map<I, O, E>(
     workers: usize,
     next: impl FnMut() -> Result<Option<I>, E>,
@@ -116,19 +122,25 @@ where
         drop(done_tx);
         let outcome = (|| -> Result<(), Stop<E>> {
             let (mut sent, mut taken, mut exhausted) = (0u64, 0u64, false);
+            // An error from `next`, returned once the items before it are done.
+            let mut next_failed = None;
             let mut waiting: BTreeMap<u64, Result<O, E>> = BTreeMap::new();
             loop {
                 while !exhausted && sent - taken < max_in_flight {
-                    match next().map_err(Stop::Failed)? {
-                        Some(item) => {
+                    match next() {
+                        Ok(Some(item)) => {
                             job_tx.send((sent, item)).expect("workers outlive the job queue");
                             sent += 1;
                         }
-                        None => exhausted = true,
+                        Ok(None) => exhausted = true,
+                        Err(e) => {
+                            next_failed = Some(e);
+                            exhausted = true;
+                        }
                     }
                 }
                 if exhausted && taken == sent {
-                    return Ok(());
+                    return next_failed.map_or(Ok(()), |e| Err(Stop::Failed(e)));
                 }
                 let (seq, result) = done_rx.recv().expect("workers send a result for every job");
                 waiting.insert(seq, result.map_err(Stop::Panicked)?);
@@ -197,6 +209,61 @@ mod tests {
     #[test]
     fn the_first_failure_stops_the_run_and_is_returned() {
         assert_eq!(run(4, 500, Some(123)).unwrap_err(), "failed at 123");
+    }
+
+    #[test]
+    fn an_item_failing_in_a_worker_wins_over_a_later_failure_to_read_the_next_items() {
+        for workers in [1, 2, 4] {
+            let mut i = 0;
+            let mut sunk = Vec::new();
+            let result = ordered_map(
+                workers,
+                || {
+                    i += 1;
+                    if i == 5 {
+                        Err(format!("next failed at {i}"))
+                    } else {
+                        Ok(Some(i))
+                    }
+                },
+                // Item 3 fails, after the reading thread has gone on to fail at item 5.
+                |x| if x == 3 { Err(format!("failed at {x}")) } else { Ok(x) },
+                |y| {
+                    sunk.push(y);
+                    Ok(())
+                },
+            );
+            assert_eq!(result.unwrap_err(), "failed at 3", "{workers} workers");
+            assert_eq!(sunk, [1, 2], "{workers} workers");
+        }
+    }
+
+    #[test]
+    fn when_reading_fails_the_items_read_before_are_still_worked_and_sunk() {
+        let mut i = 0;
+        let mut sunk = Vec::new();
+        let result = ordered_map(
+            3,
+            || {
+                i += 1;
+                if i == 5 {
+                    Err("next failed".to_string())
+                } else {
+                    Ok(Some(i))
+                }
+            },
+            Ok,
+            |y| {
+                sunk.push(y);
+                if y == 4 {
+                    Err(format!("sink failed at {y}"))
+                } else {
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(result.unwrap_err(), "sink failed at 4");
+        assert_eq!(sunk, [1, 2, 3, 4]);
     }
 
     #[test]

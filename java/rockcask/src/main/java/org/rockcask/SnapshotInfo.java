@@ -34,6 +34,7 @@ public final class SnapshotInfo {
         return file;
     }
 
+    /** The file's snapshot format version (this version writes 2 and reads 1 and 2). */
     public int formatVersion() {
         return formatVersion;
     }

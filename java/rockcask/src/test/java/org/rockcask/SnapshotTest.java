@@ -9,6 +9,7 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -212,6 +213,55 @@ public class SnapshotTest {
             }
         }
         assertTrue("errors name the frame: " + inFrames, inFrames > 10);
+    }
+
+    private static int u32(byte[] b, int at) {
+        return ByteBuffer.wrap(b, at, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+    }
+
+    @Test
+    public void verifySnapshotAndImportFromNameTheFrameWhoseLengthIsDamagedAtItsOffset() throws Exception {
+        Path file = tmp.getRoot().toPath().resolve("good.rcs");
+        try (Store store = Store.open(tmp.newFolder().toPath(), FAST)) {
+            fill(store);
+            store.exportTo(file, ExportOptions.defaults().frameBytes(256));
+        }
+        byte[] bytes = Files.readAllBytes(file);
+        // docs/SNAPSHOT_FORMAT.md: frame 0 follows the header; a frame is its fixed bytes
+        // (stored length at 12; 20 bytes, 16 in version 1), its body and a 4-byte CRC.
+        int fixed = u32(bytes, 8) >= 2 ? 20 : 16;
+        int frame0 = 16 + u32(bytes, 12) + 4;
+        int frame1 = frame0 + fixed + u32(bytes, frame0 + 12) + 4;
+        int frame2 = frame1 + fixed + u32(bytes, frame1 + 12) + 4;
+        assertEquals("frame 2 is a records frame", 1, bytes[frame2]);
+        // Frame 1's stored length, 4 bytes short: the next "frame" would start inside its body.
+        ByteBuffer.wrap(bytes, frame1 + 12, 4).order(ByteOrder.LITTLE_ENDIAN).putInt(u32(bytes, frame1 + 12) - 4);
+        Path bad = tmp.getRoot().toPath().resolve("bad.rcs");
+        Files.write(bad, bytes);
+
+        SnapshotException verified = null;
+        try {
+            Store.verifySnapshot(bad, null);
+            fail("verify passed a damaged snapshot");
+        } catch (SnapshotException e) {
+            verified = e;
+        }
+        assertEquals(verified.getMessage(), frame1, verified.offset());
+        assertEquals(verified.getMessage(), 1, verified.frame());
+        assertTrue(verified.getMessage(), verified.getMessage().contains("frame header checksum mismatch"));
+        // Whatever the number of workers, an import says exactly the same.
+        for (int workers : new int[] {1, 2, 5}) {
+            Path target = tmp.getRoot().toPath().resolve("target-" + workers);
+            try {
+                Store.importFrom(bad, target, ImportOptions.defaults().workers(workers));
+                fail("a damaged snapshot was imported");
+            } catch (SnapshotException e) {
+                assertEquals(verified.offset(), e.offset());
+                assertEquals(verified.frame(), e.frame());
+                assertEquals(verified.getMessage(), e.getMessage());
+            }
+            assertFalse(Files.exists(target));
+        }
     }
 
     @Test
