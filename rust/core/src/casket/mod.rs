@@ -195,7 +195,15 @@ impl Casket {
         };
         let cache = (opts.cache_bytes > 0).then(|| Cache::new_lru_cache(opts.cache_bytes));
         let (db, marker) = match existing {
-            Some(m) => (open_db(&dir, &opts, cache.as_ref(), false)?, m),
+            Some(m) => {
+                // RocksDB refuses a second writer from another process, but not one from this
+                // process through another copy of this library (another class loader), with
+                // ONOLCK or no marker lock to stop it: two writers would destroy the database.
+                if opts.writer && files::dir_in_use(&dir)? {
+                    return Err(CasketError::new(Ecode::Lock, format!("{} is already open (in this or another process)", dir.display())));
+                }
+                (open_db(&dir, &opts, cache.as_ref(), false)?, m)
+            }
             None => {
                 // A new casket (or a truncated one): whatever directory is there is stale. The
                 // old marker is emptied first, so a crash from here on leaves a casket that
