@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rockcask_core::casket::{Casket, CasketOptions, CursorPut, Ecode, KeyOrder, Kind, LockMode, PutMode, Range};
+use rockcask_core::casket::{Casket, CasketOptions, CursorPut, Ecode, KeyOrder, Kind, LockMode, PutMode, Range, FSIZ_HEADER, FSIZ_RECORD};
 
 fn writer(path: &Path) -> Casket {
     writer_with(path, KeyOrder::Lexical)
@@ -482,4 +482,109 @@ fn a_copy_never_replaces_a_casket_another_process_has_open() {
     std::fs::remove_dir_all(&busy_dir).unwrap();
     c.copy(&dest).unwrap();
     assert_eq!(Casket::open(&dest, create).unwrap().get(b"k").unwrap(), b"v");
+}
+
+fn hash_writer(path: &Path) -> Casket {
+    let mut o = CasketOptions::new(Kind::Hash, true);
+    o.create = true;
+    Casket::open(path, o).expect("open hash writer")
+}
+
+/// What `fsiz` says a record adds.
+fn rec(key: &[u8], value: &[u8]) -> u64 {
+    FSIZ_RECORD + key.len() as u64 + value.len() as u64
+}
+
+#[test]
+fn fsiz_counts_the_records_and_grows_and_shrinks_with_them() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    assert_eq!(c.fsiz().unwrap(), FSIZ_HEADER);
+    c.put(b"k", b"v", PutMode::Over).unwrap();
+    c.put(b"k", b"dup", PutMode::Dup).unwrap();
+    c.put(b"k\0z", b"12", PutMode::Over).unwrap();
+    let three = FSIZ_HEADER + rec(b"k", b"v") + rec(b"k", b"dup") + rec(b"k\0z", b"12");
+    assert_eq!(c.fsiz().unwrap(), three);
+    c.put(b"k", b"vvv", PutMode::Over).unwrap();
+    c.put(b"k\0z", b"34", PutMode::Cat).unwrap();
+    assert_eq!(c.fsiz().unwrap(), three + 2 + 2);
+    let head = c.cursor_jump(b"k").unwrap();
+    c.cursor_put(&head, b"before", CursorPut::Before).unwrap();
+    assert_eq!(c.fsiz().unwrap(), three + 4 + rec(b"k", b"before"));
+    c.out_list(b"k").unwrap();
+    assert_eq!(c.fsiz().unwrap(), FSIZ_HEADER + rec(b"k\0z", b"1234"));
+    c.close().unwrap();
+    let reopened = writer(&path);
+    assert_eq!(reopened.fsiz().unwrap(), FSIZ_HEADER + rec(b"k\0z", b"1234"));
+    reopened.vanish().unwrap();
+    assert_eq!(reopened.fsiz().unwrap(), FSIZ_HEADER);
+}
+
+#[test]
+fn an_aborted_transaction_leaves_rnum_and_fsiz_as_they_were_at_tranbegin() {
+    let (d, _) = tmp();
+    let hash = hash_writer(&d.path().join("hash.tch"));
+    let btree = writer(&d.path().join("btree.tcb"));
+    for c in [&hash, &btree] {
+        c.put(b"a", b"1", PutMode::Over).unwrap();
+        c.put(b"b", b"2", PutMode::Over).unwrap();
+        let (rnum, fsiz) = (c.rnum().unwrap(), c.fsiz().unwrap());
+        c.tranbegin().unwrap();
+        c.put(b"a", b"appended", PutMode::Cat).unwrap();
+        c.out(b"b").unwrap();
+        c.put(b"c", b"new", PutMode::Cat).unwrap();
+        // Reads apply the gathered writes early (with undo records), as a long transaction does.
+        assert_eq!(c.get(b"a").unwrap(), b"1appended");
+        c.put(b"c", &[7; 100_000], PutMode::Cat).unwrap();
+        c.out(b"a").unwrap();
+        assert_ne!(c.fsiz().unwrap(), fsiz, "the transaction's writes count while it runs");
+        c.tranabort().unwrap();
+        assert_eq!((c.rnum().unwrap(), c.fsiz().unwrap()), (rnum, fsiz), "{c:?}");
+        // Committed, the same writes stay counted.
+        c.tranbegin().unwrap();
+        c.put(b"a", b"appended", PutMode::Cat).unwrap();
+        c.out(b"b").unwrap();
+        c.trancommit().unwrap();
+        assert_eq!(c.fsiz().unwrap(), fsiz + 8 - rec(b"b", b"2"));
+        assert_eq!(c.rnum().unwrap(), rnum - 1);
+    }
+}
+
+#[test]
+fn fsiz_after_a_transaction_rolled_back_at_open_is_the_one_at_tranbegin() {
+    let (d, path) = tmp();
+    let c = writer(&path);
+    c.put(b"a", b"before", PutMode::Over).unwrap();
+    let fsiz = c.fsiz().unwrap();
+    c.tranbegin().unwrap();
+    c.put(b"a", b"during the transaction", PutMode::Cat).unwrap();
+    c.put(b"b", b"during", PutMode::Dup).unwrap();
+    c.get(b"a").unwrap();
+    // A copy taken now holds the transaction's writes and their undo log, as a crash would.
+    let copy = d.path().join("copy.tcb");
+    c.copy(&copy).unwrap();
+    c.trancommit().unwrap();
+    assert_ne!(c.fsiz().unwrap(), fsiz);
+    let recovered = writer(&copy);
+    assert_eq!(recovered.fsiz().unwrap(), fsiz);
+}
+
+#[test]
+fn a_casket_written_before_fsiz_was_kept_counts_it_at_open() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    c.put(b"key", b"value", PutMode::Dup).unwrap();
+    c.put(b"key", b"more", PutMode::Dup).unwrap();
+    let fsiz = c.fsiz().unwrap();
+    c.close().unwrap();
+    {
+        let cfs = ["default", "data"];
+        let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), rockcask_core::casket::files::data_dir(&path), cfs).unwrap();
+        assert!(db.get(b"m/bytes").unwrap().is_some());
+        db.delete(b"m/bytes").unwrap();
+    }
+    let mut reader = CasketOptions::new(Kind::Btree, false);
+    reader.lock = LockMode::NonBlocking;
+    assert_eq!(Casket::open(&path, reader).unwrap().fsiz().unwrap(), fsiz);
+    assert_eq!(writer(&path).fsiz().unwrap(), fsiz);
 }

@@ -215,7 +215,7 @@ handle_call!(Java_tokyocabinet_CasketNative_tranbegin, (), |env, c| c.tranbegin(
 handle_call!(Java_tokyocabinet_CasketNative_trancommit, (), |env, c| c.trancommit()?);
 handle_call!(Java_tokyocabinet_CasketNative_tranabort, (), |env, c| c.tranabort()?);
 handle_call!(Java_tokyocabinet_CasketNative_rnum, jlong, |env, c| c.rnum()? as jlong);
-handle_call!(Java_tokyocabinet_CasketNative_fsiz, jlong, |env, c| c.disk_bytes()? as jlong);
+handle_call!(Java_tokyocabinet_CasketNative_fsiz, jlong, |env, c| c.fsiz()? as jlong);
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_tokyocabinet_CasketNative_free<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) {

@@ -118,6 +118,20 @@ impl KeyOrder {
         }
     }
 
+    /// The length of the user key that `raw` (a key this order writes) encodes, without
+    /// decoding it.
+    pub fn user_key_len(&self, raw: &[u8]) -> usize {
+        let body = raw.len().saturating_sub(SEQ_LEN);
+        match self {
+            KeyOrder::External { .. } => body,
+            _ => {
+                let escaped = raw.get(self.prefix_len().min(body)..body.saturating_sub(TERMINATOR.len())).unwrap_or_default();
+                // Every 0x00 of the key is written as 0x00 0xFF.
+                escaped.len() - escaped.iter().filter(|&&b| b == 0).count()
+            }
+        }
+    }
+
     /// The part of an encoded key that identifies the user key (everything but the sequence).
     pub fn key_part<'a>(&self, raw: &'a [u8]) -> &'a [u8] {
         &raw[..raw.len().saturating_sub(SEQ_LEN)]
@@ -298,6 +312,16 @@ mod tests {
         let l = |v: i64| v.to_ne_bytes().to_vec();
         let got = sorted(&KeyOrder::Int64, &[&l(1 << 40), &l(-1), &l(2)]);
         assert_eq!(got, vec![l(-1), l(2), l(1 << 40)]);
+    }
+
+    #[test]
+    fn user_key_len_counts_the_key_without_its_encoding() {
+        let ext: ExternalCompare = Arc::new(|a: &[u8], b: &[u8]| a.cmp(b));
+        for order in [KeyOrder::Lexical, KeyOrder::Decimal, KeyOrder::Int32, KeyOrder::Int64, KeyOrder::External { name: "x".into(), compare: ext.clone() }] {
+            for key in [&b""[..], b"\0", b"a\0b\0", b"12.5", b"\xff\0\xff", b"\0\0\0"] {
+                assert_eq!(order.user_key_len(&order.encode(key, 9)), key.len(), "{order:?} {key:?}");
+            }
+        }
     }
 
     #[test]

@@ -117,7 +117,6 @@ impl Inner {
 
     pub(super) fn add_new(&mut self, order: &KeyOrder, key: &[u8], value: &[u8]) -> CasketResult<()> {
         let seq = self.next_seq()?;
-        self.rnum += 1;
         self.write_new(|arena| order.encode_into(key, seq, arena), value)
     }
 
@@ -126,7 +125,6 @@ impl Inner {
     }
 
     pub(super) fn remove(&mut self, raw: &[u8], old: Vec<u8>) -> CasketResult<()> {
-        self.rnum -= 1;
         self.write_delete(raw.to_vec(), old)
     }
 }

@@ -393,7 +393,14 @@ public class BDB implements DBM {
         return db.rnum();
     }
 
-    /** Bytes the database occupies on disk (marker and data directory). */
+    /**
+     * The size of the database's contents: 256 bytes plus, for every record (each duplicate
+     * value counted), 16 bytes and the lengths of its key and value. Like the original's file
+     * size it grows as records are added or lengthened, and {@link #tranabort()} puts it back
+     * where it was at {@link #tranbegin()}; unlike it, it also shrinks as records are removed.
+     * It is not the space on disk (RocksDB's logs and compactions make that move on their own):
+     * that is the marker file plus the directory {@code <path>.rockcask}.
+     */
     public long fsiz() {
         return db.fsiz();
     }

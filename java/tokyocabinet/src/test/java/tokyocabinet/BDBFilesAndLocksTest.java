@@ -228,6 +228,22 @@ public class BDBFilesAndLocksTest extends CasketTestBase {
     }
 
     @Test
+    public void fsizIs256PlusSixteenAndTheKeyAndValueOfEveryRecord() {
+        BDB db = writer(path("figure.tcb"));
+        assertEquals(256, db.fsiz());
+        assertTrue(db.putdup("key", "value"));
+        assertTrue(db.putdup("key", "v2"));
+        assertEquals(256 + (16 + 3 + 5) + (16 + 3 + 2), db.fsiz());
+        assertTrue(db.putcat("key", "++"));
+        assertEquals(256 + (16 + 3 + 7) + (16 + 3 + 2), db.fsiz());
+        assertTrue(db.out("key"));
+        assertEquals(256 + (16 + 3 + 2), db.fsiz());
+        HDB h = hdbWriter(path("figure.tch"));
+        assertTrue(h.put("k", "v"));
+        assertEquals(256 + 16 + 1 + 1, h.fsiz());
+    }
+
+    @Test
     public void vanishRemovesEveryRecord() {
         BDB db = sampleDb(path("vanish.tcb"));
         for (int i = 0; i < 25_000; i++) {
