@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rockcask_core::casket::{Casket, CasketOptions, CursorPut, Ecode, KeyOrder, Kind, LockMode, PutMode, Range, FSIZ_HEADER, FSIZ_RECORD};
+use rockcask_core::casket::{
+    appended_len, Casket, CasketOptions, CursorPut, Ecode, KeyOrder, Kind, LockMode, PutMode, Range, FSIZ_HEADER, FSIZ_RECORD,
+    MAX_VALUE_LEN,
+};
 
 fn writer(path: &Path) -> Casket {
     writer_with(path, KeyOrder::Lexical)
@@ -587,4 +590,42 @@ fn a_casket_written_before_fsiz_was_kept_counts_it_at_open() {
     reader.lock = LockMode::NonBlocking;
     assert_eq!(Casket::open(&path, reader).unwrap().fsiz().unwrap(), fsiz);
     assert_eq!(writer(&path).fsiz().unwrap(), fsiz);
+}
+
+#[test]
+fn the_largest_value_is_what_a_java_array_holds_and_appends_stop_there() {
+    assert_eq!(MAX_VALUE_LEN, i32::MAX as usize - 8);
+    assert_eq!(appended_len(MAX_VALUE_LEN - 10, 10).unwrap(), MAX_VALUE_LEN);
+    let e = appended_len(MAX_VALUE_LEN - 10, 20).unwrap_err();
+    assert_eq!(e.code, Ecode::Invalid);
+    assert!(e.detail.contains(&format!("appending 20 bytes to a value of {} bytes", MAX_VALUE_LEN - 10)), "{}", e.detail);
+    assert_eq!(appended_len(0, MAX_VALUE_LEN + 1).unwrap_err().code, Ecode::Invalid);
+    assert_eq!(appended_len(usize::MAX, 1).unwrap_err().code, Ecode::Invalid);
+}
+
+#[test]
+fn a_write_that_would_hold_a_value_larger_than_the_largest_is_refused_and_changes_nothing() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    c.put(b"k", b"0123456789", PutMode::Over).unwrap();
+    let (rnum, fsiz) = (c.rnum().unwrap(), c.fsiz().unwrap());
+    // Zeroed allocations are not touched: refusing them costs no memory.
+    let past_by_one = vec![0u8; MAX_VALUE_LEN - 9];
+    let e = c.put(b"k", &past_by_one, PutMode::Cat).unwrap_err();
+    assert_eq!(e.code, Ecode::Invalid, "{e}");
+    let too_large = vec![0u8; MAX_VALUE_LEN + 1];
+    for mode in [PutMode::Over, PutMode::Keep, PutMode::Cat, PutMode::Dup] {
+        assert_eq!(code(c.put(b"other", &too_large, mode)), Ecode::Invalid, "{mode:?}");
+    }
+    assert_eq!(code(c.put_list(b"k", [&b"small"[..], &too_large])), Ecode::Invalid);
+    let head = c.cursor_first().unwrap();
+    for mode in [CursorPut::Current, CursorPut::Before, CursorPut::After] {
+        assert_eq!(code(c.cursor_put(&head, &too_large, mode)), Ecode::Invalid, "{mode:?}");
+    }
+    c.tranbegin().unwrap();
+    assert_eq!(code(c.put(b"k", &past_by_one, PutMode::Cat)), Ecode::Invalid);
+    c.trancommit().unwrap();
+    assert_eq!(c.get_list(b"k").unwrap(), vec![b"0123456789".to_vec()]);
+    assert_eq!(code(c.get(b"other")), Ecode::NoRec);
+    assert_eq!((c.rnum().unwrap(), c.fsiz().unwrap()), (rnum, fsiz));
 }

@@ -12,7 +12,8 @@ use jni::objects::{Global, JByteArray, JClass, JObject, JString};
 use jni::sys::{jboolean, jdouble, jint, jlong};
 use jni::{jni_sig, jni_str, Env, EnvUnowned, JValue};
 use rockcask_core::casket::{
-    Casket, CasketOptions, Compression, CursorPut, ExternalCompare, KeyOrder, Kind, LockMode, PutMode, Range,
+    appended_len, Casket, CasketOptions, Compression, CursorPut, ExternalCompare, KeyOrder, Kind, LockMode, PutMode, Range,
+    MAX_VALUE_LEN,
 };
 
 use crate::error::{BridgeError, BridgeResult, ThrowMapped};
@@ -217,10 +218,20 @@ handle_call!(Java_tokyocabinet_CasketNative_tranabort, (), |env, c| c.tranabort(
 handle_call!(Java_tokyocabinet_CasketNative_rnum, jlong, |env, c| c.rnum()? as jlong);
 handle_call!(Java_tokyocabinet_CasketNative_fsiz, jlong, |env, c| c.fsiz()? as jlong);
 
+/// The largest value a casket holds, for the Java side's copy of the figure.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_tokyocabinet_CasketNative_maxValueSize<'local>(_env: EnvUnowned<'local>, _class: JClass<'local>) -> jint {
+    const { assert!(MAX_VALUE_LEN <= jint::MAX as usize) };
+    MAX_VALUE_LEN as jint
+}
+
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_tokyocabinet_CasketNative_free<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) {
     env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> { free_handle::<CasketHandle>(handle) }).resolve::<ThrowMapped>()
 }
+
+/// Values of at least this many bytes are checked against the limit before they are copied.
+const LARGE_VALUE: usize = 64 << 20;
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_tokyocabinet_CasketNative_put<'local>(
@@ -240,7 +251,18 @@ pub extern "system" fn Java_tokyocabinet_CasketNative_put<'local>(
             other => return Err(BridgeError::InvalidArgument(format!("unknown put mode {other}"))),
         };
         let c = casket(handle)?;
-        Ok(c.put(&key(env, &k)?, &wire::bytes(env, &v, "value")?, mode)?)
+        let k = key(env, &k)?;
+        if !v.is_null() {
+            // A value (or an append) that cannot fit is refused before a large array is copied;
+            // the casket checks again, under its lock, once the value is here.
+            let len = v.len(env)?;
+            if len >= LARGE_VALUE {
+                let current = if mode == PutMode::Cat { c.vsiz(&k).unwrap_or(0) } else { 0 };
+                appended_len(current, len)?;
+            }
+        }
+        let v = wire::bytes(env, &v, "value")?;
+        Ok(c.put(&k, &v, mode)?)
     })
     .resolve::<ThrowMapped>()
 }

@@ -34,7 +34,7 @@ pub use error::{errmsg, CasketError, CasketResult, Ecode};
 pub use files::{Kind, LockMode};
 pub use order::{ExternalCompare, KeyOrder};
 pub use cursor::{CursorPut, Position};
-pub use records::{PutMode, Range};
+pub use records::{appended_len, check_value_len, PutMode, Range, MAX_VALUE_LEN};
 
 use files::{MarkerFile, OpenRegistration};
 use undo::Undo;
@@ -552,8 +552,12 @@ impl Inner {
         self.record(|arena| arena.extend_from_slice(&key), None, Some(&before), false)
     }
 
-    /// Every write goes through here: it counts records and their bytes.
+    /// Every write goes through here: it checks the value's size and counts records and their
+    /// bytes.
     fn record(&mut self, key: impl FnOnce(&mut Vec<u8>), value: Option<&[u8]>, before: Option<&[u8]>, put: bool) -> CasketResult<()> {
+        if let Some(v) = value {
+            records::check_value_len(v.len())?;
+        }
         let key = self.pending.push(key, value, before);
         let key_len = self.order.user_key_len(key);
         match (value, before) {

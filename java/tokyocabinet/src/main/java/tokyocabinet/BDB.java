@@ -74,8 +74,12 @@ public class BDB implements DBM {
         return db.ecode();
     }
 
+    /**
+     * The message of {@link #ecode()}; after an {@link #EINVALID} or {@link #EMISC} failure it
+     * goes on to say what failed ("invalid operation: ...") when that is known.
+     */
     public String errmsg() {
-        return errmsg(ecode());
+        return db.errmsg();
     }
 
     /**
@@ -180,7 +184,11 @@ public class BDB implements DBM {
         return putkeep(Database.bytes(key), Database.bytes(value));
     }
 
-    /** Appends to the first value of the key, or adds the record. */
+    /**
+     * Appends to the first value of the key, or adds the record. A value may hold at most
+     * {@code Integer.MAX_VALUE - 8} bytes (the most a Java array holds): an append past that
+     * fails with {@link #EINVALID} and leaves the value as it was.
+     */
     public boolean putcat(byte[] key, byte[] value) {
         return db.put(key, value, 2);
     }

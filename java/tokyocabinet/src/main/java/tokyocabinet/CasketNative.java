@@ -20,6 +20,9 @@ final class CasketNative {
     static native long open(String path, int omode, boolean hash, int cmpfunc, BDBCMP comparator, String comparatorName,
             long cacheBytes, long writeBufferBytes, int compression);
 
+    /** The most bytes a value may hold ({@link Database#MAX_VALUE_SIZE} must be the same). */
+    static native int maxValueSize();
+
     static native void close(long db);
 
     static native void free(long db);

@@ -15,6 +15,14 @@ import org.rockcask.RockCaskException;
  * with EINVALID; the native casket is freed once no call is inside it.
  */
 final class Database {
+    /**
+     * The most bytes a value may hold: the most a Java array holds on every JVM. The native
+     * side refuses longer values (and appends that would make one) by the same figure
+     * ({@code CasketNative.maxValueSize()}, which the tests compare with this), so a database
+     * never holds a value {@code get} cannot return.
+     */
+    static final int MAX_VALUE_SIZE = Integer.MAX_VALUE - 8;
+
     private static final String[] MESSAGES = {"success", "threading error", "invalid operation", "file not found", "no permission",
             "invalid meta data", "invalid record header", "open error", "close error", "trunc error", "sync error", "stat error",
             "seek error", "read error", "write error", "mmap error", "lock error", "unlink error", "rename error", "mkdir error",
@@ -104,7 +112,7 @@ final class Database {
     private final boolean hash;
     private final Object openLock = new Object();
     private volatile Handle handle;
-    private final ThreadLocal<int[]> ecode = ThreadLocal.withInitial(() -> new int[1]);
+    private final ThreadLocal<LastError> lastError = ThreadLocal.withInitial(LastError::new);
     /** Position of the embedded iterator (iterinit/iternext); null when exhausted. */
     private volatile byte[] iterPos;
 
@@ -120,13 +128,42 @@ final class Database {
         this.hash = hash;
     }
 
+    /** The calling thread's last failure on this database. */
+    private static final class LastError {
+        int code;
+        /** Why, for the codes that cover many causes (EINVALID, EMISC); null otherwise. */
+        String detail;
+    }
+
     int ecode() {
-        return ecode.get()[0];
+        return lastError.get().code;
+    }
+
+    /**
+     * The message of the last error code; for EINVALID and EMISC, which cover many causes,
+     * followed by what failed ("invalid operation: ...") when the drop-in knows it.
+     */
+    String errmsg() {
+        LastError e = lastError.get();
+        String message = errmsg(e.code);
+        return e.detail == null ? message : message + ": " + e.detail;
     }
 
     boolean fail(int code) {
-        ecode.get()[0] = code;
+        return fail(code, null);
+    }
+
+    boolean fail(int code, String detail) {
+        LastError e = lastError.get();
+        e.code = code;
+        e.detail = code == BDB.EINVALID || code == BDB.EMISC ? detail : null;
         return false;
+    }
+
+    /** Whether a value of this many bytes may be stored; if not, records why (EINVALID). */
+    boolean fits(byte[] value) {
+        return value.length <= MAX_VALUE_SIZE || fail(BDB.EINVALID, "a value of " + value.length
+                + " bytes is larger than the " + MAX_VALUE_SIZE + " bytes a value may hold (the most a Java array holds)");
     }
 
     /** Settings may change only while closed. */
@@ -169,11 +206,11 @@ final class Database {
         try {
             return op.run(db);
         } catch (CasketException e) {
-            fail(e.code);
+            fail(e.code, e.detail);
             return failure;
         } catch (RockCaskException e) {
             // An internal failure of the native layer: reported, never thrown, as the original.
-            fail(BDB.EMISC);
+            fail(BDB.EMISC, e.getMessage());
             return failure;
         } finally {
             h.exit();
@@ -202,9 +239,9 @@ final class Database {
                 iterPos = null;
                 return true;
             } catch (CasketException e) {
-                return fail(e.code);
+                return fail(e.code, e.detail);
             } catch (RockCaskException e) {
-                return fail(BDB.EMISC);
+                return fail(BDB.EMISC, e.getMessage());
             }
         }
     }
@@ -218,7 +255,7 @@ final class Database {
             handle = null;
             h.close();
             CasketException e = h.closeError;
-            return e == null || fail(e.code);
+            return e == null || fail(e.code, e.detail);
         }
     }
 
@@ -234,7 +271,7 @@ final class Database {
     boolean put(byte[] key, byte[] value, int mode) {
         check(key);
         check(value);
-        return run(db -> CasketNative.put(db, key, value, mode));
+        return fits(value) && run(db -> CasketNative.put(db, key, value, mode));
     }
 
     boolean out(byte[] key, boolean all) {

@@ -58,8 +58,12 @@ public class HDB implements DBM {
         return db.ecode();
     }
 
+    /**
+     * The message of {@link #ecode()}; after an {@link #EINVALID} or {@link #EMISC} failure it
+     * goes on to say what failed ("invalid operation: ...") when that is known.
+     */
     public String errmsg() {
-        return errmsg(ecode());
+        return db.errmsg();
     }
 
     /** Before {@code open} only; {@code opts} selects compression as in {@link BDB#tune}. */
@@ -118,6 +122,7 @@ public class HDB implements DBM {
         return putkeep(Database.bytes(key), Database.bytes(value));
     }
 
+    /** As {@link BDB#putcat(byte[], byte[])}: an append past the most a value may hold fails with {@link #EINVALID}. */
     public boolean putcat(byte[] key, byte[] value) {
         return db.put(key, value, 2);
     }
