@@ -5,9 +5,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+
 use rockcask_core::casket::{
-    appended_len, Casket, CasketOptions, CursorPut, Ecode, KeyOrder, Kind, LockMode, PutMode, Range, FSIZ_HEADER, FSIZ_RECORD,
-    MAX_VALUE_LEN,
+    appended_len, report_comparison_failure, Casket, CasketOptions, CursorPut, Ecode, KeyOrder, Kind, LockMode, PutMode, Range,
+    FSIZ_HEADER, FSIZ_RECORD, MAX_VALUE_LEN,
 };
 
 fn writer(path: &Path) -> Casket {
@@ -628,4 +630,50 @@ fn a_write_that_would_hold_a_value_larger_than_the_largest_is_refused_and_change
     assert_eq!(c.get_list(b"k").unwrap(), vec![b"0123456789".to_vec()]);
     assert_eq!(code(c.get(b"other")), Ecode::NoRec);
     assert_eq!((c.rnum().unwrap(), c.fsiz().unwrap()), (rnum, fsiz));
+}
+
+/// A caller's order that can be told to fail, the way a Java comparator that calls a database
+/// from inside `compare` does: it still answers (bytewise), and reports the failure.
+fn failing_order(fail: Arc<AtomicBool>) -> KeyOrder {
+    KeyOrder::External {
+        name: "failing".into(),
+        compare: Arc::new(move |a: &[u8], b: &[u8]| {
+            if fail.load(AtomicOrdering::SeqCst) {
+                report_comparison_failure("the test's comparator was told to fail");
+            }
+            a.cmp(b)
+        }),
+    }
+}
+
+#[test]
+fn a_call_whose_comparator_fails_before_it_writes_fails_and_writes_nothing() {
+    let (_d, path) = tmp();
+    let fail = Arc::new(AtomicBool::new(false));
+    let c = writer_with(&path, failing_order(fail.clone()));
+    c.put(b"a", b"1", PutMode::Dup).unwrap();
+    c.put(b"c", b"3", PutMode::Dup).unwrap();
+    let (rnum, fsiz) = (c.rnum().unwrap(), c.fsiz().unwrap());
+    fail.store(true, AtomicOrdering::SeqCst);
+    let failed = |e: rockcask_core::casket::CasketError| {
+        assert_eq!(e.code, Ecode::Invalid);
+        assert!(e.detail.contains("the test's comparator was told to fail"), "{}", e.detail);
+    };
+    failed(c.call(|c| c.put(b"b", b"2", PutMode::Over)).unwrap_err());
+    failed(c.call(|c| c.put(b"b", b"2", PutMode::Dup)).unwrap_err());
+    failed(c.call(|c| c.put_list(b"b", [&b"2"[..]])).unwrap_err());
+    failed(c.call(|c| c.put(b"a", b"x", PutMode::Cat)).unwrap_err());
+    failed(c.call(|c| c.out(b"a")).unwrap_err());
+    failed(c.call(|c| c.get(b"a")).unwrap_err());
+    failed(c.call(|c| c.range(&Range { begin: None, begin_inclusive: true, end: None, end_inclusive: true, max: -1 })).unwrap_err());
+    c.tranbegin().unwrap();
+    failed(c.call(|c| c.put(b"b", b"2", PutMode::Dup)).unwrap_err());
+    c.trancommit().unwrap();
+    fail.store(false, AtomicOrdering::SeqCst);
+    // Nothing was written, and the casket works on.
+    assert_eq!((c.rnum().unwrap(), c.fsiz().unwrap()), (rnum, fsiz));
+    assert_eq!(c.call(|c| c.get_list(b"a")).unwrap(), vec![b"1".to_vec()]);
+    assert_eq!(code(c.call(|c| c.get(b"b"))), Ecode::NoRec);
+    c.call(|c| c.put(b"b", b"2", PutMode::Dup)).unwrap();
+    assert_eq!(c.range(&Range { begin: None, begin_inclusive: true, end: None, end_inclusive: true, max: -1 }).unwrap().len(), 3);
 }

@@ -34,6 +34,7 @@ pub use error::{errmsg, CasketError, CasketResult, Ecode};
 pub use files::{Kind, LockMode};
 pub use order::{ExternalCompare, KeyOrder};
 pub use cursor::{CursorPut, Position};
+pub use order::report_comparison_failure;
 pub use records::{appended_len, check_value_len, PutMode, Range, MAX_VALUE_LEN};
 
 use files::{MarkerFile, OpenRegistration};
@@ -382,6 +383,19 @@ impl Casket {
         Ok(FSIZ_HEADER + self.lock(false)?.bytes)
     }
 
+    /// Runs one call of the casket's user (the drop-in's entry points run every call that reads
+    /// records through this). With a caller-supplied order, a call during which the order
+    /// reported a failure (`report_comparison_failure`) before the call wrote anything fails
+    /// with EINVALID, with nothing written; the result of the failed comparisons is not
+    /// returned. Other orders cannot fail; the call just runs.
+    pub fn call<T, E: From<CasketError>>(&self, f: impl FnOnce(&Casket) -> Result<T, E>) -> Result<T, E> {
+        if self.order.is_external() {
+            order::tracked(|| f(self))
+        } else {
+            f(self)
+        }
+    }
+
     /// Bytes on disk now (writes a transaction has gathered in memory are not counted).
     pub fn disk_bytes(&self) -> CasketResult<u64> {
         let _open = self.lock(false)?;
@@ -552,11 +566,14 @@ impl Inner {
         self.record(|arena| arena.extend_from_slice(&key), None, Some(&before), false)
     }
 
-    /// Every write goes through here: it checks the value's size and counts records and their
-    /// bytes.
+    /// Every write goes through here: it checks the value's size, that the caller's order has
+    /// not failed in this call, and counts records and their bytes.
     fn record(&mut self, key: impl FnOnce(&mut Vec<u8>), value: Option<&[u8]>, before: Option<&[u8]>, put: bool) -> CasketResult<()> {
         if let Some(v) = value {
             records::check_value_len(v.len())?;
+        }
+        if self.order_is_external {
+            order::before_write()?;
         }
         let key = self.pending.push(key, value, before);
         let key_len = self.order.user_key_len(key);

@@ -109,6 +109,18 @@ impl Inner {
         }))
     }
 
+    /// With a caller's order, looks `key` up before a write that reads nothing first (a
+    /// duplicate appended blindly): a comparator that fails then fails the call before it
+    /// writes (see `order::report_comparison_failure`).
+    fn probe_order(&self, order: &KeyOrder, key: &[u8]) -> CasketResult<()> {
+        if !order.is_external() {
+            return Ok(());
+        }
+        let mut it = self.key_iter(order, key);
+        it.seek(order.encode(key, 0));
+        it.status().map_err(|e| CasketError::rocks(Ecode::Read, "reading a record", e))
+    }
+
     /// Every entry of `key`, in duplicate order.
     fn all_of(&mut self, order: &KeyOrder, key: &[u8]) -> CasketResult<Vec<(Vec<u8>, Vec<u8>)>> {
         let Some((first, _)) = self.first_of(order, key)? else { return Ok(Vec::new()) };
@@ -170,7 +182,9 @@ impl Casket {
         let order = &self.order;
         if mode == PutMode::Dup {
             // Blind append: a fresh sequence is above every existing one, no read needed.
-            return self.lock(true)?.add_new(order, key, value);
+            let mut inner = self.lock(true)?;
+            inner.probe_order(order, key)?;
+            return inner.add_new(order, key, value);
         }
         let mut inner = self.lock_for_key(true, key)?;
         match (inner.first_of(order, key)?, mode) {
@@ -188,7 +202,9 @@ impl Casket {
 
     /// Adds each value after the key's existing ones.
     pub fn put_list<'v>(&self, key: &[u8], values: impl IntoIterator<Item = &'v [u8]>) -> CasketResult<()> {
-        self.lock(true)?.atomically(|inner| {
+        let mut inner = self.lock(true)?;
+        inner.probe_order(&self.order, key)?;
+        inner.atomically(|inner| {
             for v in values {
                 inner.add_new(&self.order, key, v)?;
             }

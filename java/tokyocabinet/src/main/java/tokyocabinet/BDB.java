@@ -85,7 +85,9 @@ public class BDB implements DBM {
     /**
      * Orders keys with a Java comparator; before {@code open} only. The comparator's class name
      * is recorded in the database, which then opens only with a comparator of that class. A
-     * comparator that throws counts the two keys as equal.
+     * comparator that throws counts the two keys as equal. A comparator must not call any
+     * database: such a call fails with {@link #EINVALID}, and so does the call of this database
+     * that was comparing, without writing anything (see {@link BDBCMP}).
      */
     public boolean setcomparator(BDBCMP cmp) {
         if (cmp == null) {
