@@ -5,7 +5,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rockcask_core::casket::{Casket, CasketOptions, CursorPut, Ecode, KeyOrder, Kind, LockMode, PutMode, Range};
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+
+use rockcask_core::casket::{
+    appended_len, report_comparison_failure, Casket, CasketOptions, CursorPut, Ecode, KeyOrder, Kind, LockMode, PutMode, Range,
+    FSIZ_HEADER, FSIZ_RECORD, MAX_VALUE_LEN,
+};
 
 fn writer(path: &Path) -> Casket {
     writer_with(path, KeyOrder::Lexical)
@@ -482,4 +487,193 @@ fn a_copy_never_replaces_a_casket_another_process_has_open() {
     std::fs::remove_dir_all(&busy_dir).unwrap();
     c.copy(&dest).unwrap();
     assert_eq!(Casket::open(&dest, create).unwrap().get(b"k").unwrap(), b"v");
+}
+
+fn hash_writer(path: &Path) -> Casket {
+    let mut o = CasketOptions::new(Kind::Hash, true);
+    o.create = true;
+    Casket::open(path, o).expect("open hash writer")
+}
+
+/// What `fsiz` says a record adds.
+fn rec(key: &[u8], value: &[u8]) -> u64 {
+    FSIZ_RECORD + key.len() as u64 + value.len() as u64
+}
+
+#[test]
+fn fsiz_counts_the_records_and_grows_and_shrinks_with_them() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    assert_eq!(c.fsiz().unwrap(), FSIZ_HEADER);
+    c.put(b"k", b"v", PutMode::Over).unwrap();
+    c.put(b"k", b"dup", PutMode::Dup).unwrap();
+    c.put(b"k\0z", b"12", PutMode::Over).unwrap();
+    let three = FSIZ_HEADER + rec(b"k", b"v") + rec(b"k", b"dup") + rec(b"k\0z", b"12");
+    assert_eq!(c.fsiz().unwrap(), three);
+    c.put(b"k", b"vvv", PutMode::Over).unwrap();
+    c.put(b"k\0z", b"34", PutMode::Cat).unwrap();
+    assert_eq!(c.fsiz().unwrap(), three + 2 + 2);
+    let head = c.cursor_jump(b"k").unwrap();
+    c.cursor_put(&head, b"before", CursorPut::Before).unwrap();
+    assert_eq!(c.fsiz().unwrap(), three + 4 + rec(b"k", b"before"));
+    c.out_list(b"k").unwrap();
+    assert_eq!(c.fsiz().unwrap(), FSIZ_HEADER + rec(b"k\0z", b"1234"));
+    c.close().unwrap();
+    let reopened = writer(&path);
+    assert_eq!(reopened.fsiz().unwrap(), FSIZ_HEADER + rec(b"k\0z", b"1234"));
+    reopened.vanish().unwrap();
+    assert_eq!(reopened.fsiz().unwrap(), FSIZ_HEADER);
+}
+
+#[test]
+fn an_aborted_transaction_leaves_rnum_and_fsiz_as_they_were_at_tranbegin() {
+    let (d, _) = tmp();
+    let hash = hash_writer(&d.path().join("hash.tch"));
+    let btree = writer(&d.path().join("btree.tcb"));
+    for c in [&hash, &btree] {
+        c.put(b"a", b"1", PutMode::Over).unwrap();
+        c.put(b"b", b"2", PutMode::Over).unwrap();
+        let (rnum, fsiz) = (c.rnum().unwrap(), c.fsiz().unwrap());
+        c.tranbegin().unwrap();
+        c.put(b"a", b"appended", PutMode::Cat).unwrap();
+        c.out(b"b").unwrap();
+        c.put(b"c", b"new", PutMode::Cat).unwrap();
+        // Reads apply the gathered writes early (with undo records), as a long transaction does.
+        assert_eq!(c.get(b"a").unwrap(), b"1appended");
+        c.put(b"c", &[7; 100_000], PutMode::Cat).unwrap();
+        c.out(b"a").unwrap();
+        assert_ne!(c.fsiz().unwrap(), fsiz, "the transaction's writes count while it runs");
+        c.tranabort().unwrap();
+        assert_eq!((c.rnum().unwrap(), c.fsiz().unwrap()), (rnum, fsiz), "{c:?}");
+        // Committed, the same writes stay counted.
+        c.tranbegin().unwrap();
+        c.put(b"a", b"appended", PutMode::Cat).unwrap();
+        c.out(b"b").unwrap();
+        c.trancommit().unwrap();
+        assert_eq!(c.fsiz().unwrap(), fsiz + 8 - rec(b"b", b"2"));
+        assert_eq!(c.rnum().unwrap(), rnum - 1);
+    }
+}
+
+#[test]
+fn fsiz_after_a_transaction_rolled_back_at_open_is_the_one_at_tranbegin() {
+    let (d, path) = tmp();
+    let c = writer(&path);
+    c.put(b"a", b"before", PutMode::Over).unwrap();
+    let fsiz = c.fsiz().unwrap();
+    c.tranbegin().unwrap();
+    c.put(b"a", b"during the transaction", PutMode::Cat).unwrap();
+    c.put(b"b", b"during", PutMode::Dup).unwrap();
+    c.get(b"a").unwrap();
+    // A copy taken now holds the transaction's writes and their undo log, as a crash would.
+    let copy = d.path().join("copy.tcb");
+    c.copy(&copy).unwrap();
+    c.trancommit().unwrap();
+    assert_ne!(c.fsiz().unwrap(), fsiz);
+    let recovered = writer(&copy);
+    assert_eq!(recovered.fsiz().unwrap(), fsiz);
+}
+
+#[test]
+fn a_casket_written_before_fsiz_was_kept_counts_it_at_open() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    c.put(b"key", b"value", PutMode::Dup).unwrap();
+    c.put(b"key", b"more", PutMode::Dup).unwrap();
+    let fsiz = c.fsiz().unwrap();
+    c.close().unwrap();
+    {
+        let cfs = ["default", "data"];
+        let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), rockcask_core::casket::files::data_dir(&path), cfs).unwrap();
+        assert!(db.get(b"m/bytes").unwrap().is_some());
+        db.delete(b"m/bytes").unwrap();
+    }
+    let mut reader = CasketOptions::new(Kind::Btree, false);
+    reader.lock = LockMode::NonBlocking;
+    assert_eq!(Casket::open(&path, reader).unwrap().fsiz().unwrap(), fsiz);
+    assert_eq!(writer(&path).fsiz().unwrap(), fsiz);
+}
+
+#[test]
+fn the_largest_value_is_what_a_java_array_holds_and_appends_stop_there() {
+    assert_eq!(MAX_VALUE_LEN, i32::MAX as usize - 8);
+    assert_eq!(appended_len(MAX_VALUE_LEN - 10, 10).unwrap(), MAX_VALUE_LEN);
+    let e = appended_len(MAX_VALUE_LEN - 10, 20).unwrap_err();
+    assert_eq!(e.code, Ecode::Invalid);
+    assert!(e.detail.contains(&format!("appending 20 bytes to a value of {} bytes", MAX_VALUE_LEN - 10)), "{}", e.detail);
+    assert_eq!(appended_len(0, MAX_VALUE_LEN + 1).unwrap_err().code, Ecode::Invalid);
+    assert_eq!(appended_len(usize::MAX, 1).unwrap_err().code, Ecode::Invalid);
+}
+
+#[test]
+fn a_write_that_would_hold_a_value_larger_than_the_largest_is_refused_and_changes_nothing() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    c.put(b"k", b"0123456789", PutMode::Over).unwrap();
+    let (rnum, fsiz) = (c.rnum().unwrap(), c.fsiz().unwrap());
+    // Zeroed allocations are not touched: refusing them costs no memory.
+    let past_by_one = vec![0u8; MAX_VALUE_LEN - 9];
+    let e = c.put(b"k", &past_by_one, PutMode::Cat).unwrap_err();
+    assert_eq!(e.code, Ecode::Invalid, "{e}");
+    let too_large = vec![0u8; MAX_VALUE_LEN + 1];
+    for mode in [PutMode::Over, PutMode::Keep, PutMode::Cat, PutMode::Dup] {
+        assert_eq!(code(c.put(b"other", &too_large, mode)), Ecode::Invalid, "{mode:?}");
+    }
+    assert_eq!(code(c.put_list(b"k", [&b"small"[..], &too_large])), Ecode::Invalid);
+    let head = c.cursor_first().unwrap();
+    for mode in [CursorPut::Current, CursorPut::Before, CursorPut::After] {
+        assert_eq!(code(c.cursor_put(&head, &too_large, mode)), Ecode::Invalid, "{mode:?}");
+    }
+    c.tranbegin().unwrap();
+    assert_eq!(code(c.put(b"k", &past_by_one, PutMode::Cat)), Ecode::Invalid);
+    c.trancommit().unwrap();
+    assert_eq!(c.get_list(b"k").unwrap(), vec![b"0123456789".to_vec()]);
+    assert_eq!(code(c.get(b"other")), Ecode::NoRec);
+    assert_eq!((c.rnum().unwrap(), c.fsiz().unwrap()), (rnum, fsiz));
+}
+
+/// A caller's order that can be told to fail, the way a Java comparator that calls a database
+/// from inside `compare` does: it still answers (bytewise), and reports the failure.
+fn failing_order(fail: Arc<AtomicBool>) -> KeyOrder {
+    KeyOrder::External {
+        name: "failing".into(),
+        compare: Arc::new(move |a: &[u8], b: &[u8]| {
+            if fail.load(AtomicOrdering::SeqCst) {
+                report_comparison_failure("the test's comparator was told to fail");
+            }
+            a.cmp(b)
+        }),
+    }
+}
+
+#[test]
+fn a_call_whose_comparator_fails_before_it_writes_fails_and_writes_nothing() {
+    let (_d, path) = tmp();
+    let fail = Arc::new(AtomicBool::new(false));
+    let c = writer_with(&path, failing_order(fail.clone()));
+    c.put(b"a", b"1", PutMode::Dup).unwrap();
+    c.put(b"c", b"3", PutMode::Dup).unwrap();
+    let (rnum, fsiz) = (c.rnum().unwrap(), c.fsiz().unwrap());
+    fail.store(true, AtomicOrdering::SeqCst);
+    let failed = |e: rockcask_core::casket::CasketError| {
+        assert_eq!(e.code, Ecode::Invalid);
+        assert!(e.detail.contains("the test's comparator was told to fail"), "{}", e.detail);
+    };
+    failed(c.call(|c| c.put(b"b", b"2", PutMode::Over)).unwrap_err());
+    failed(c.call(|c| c.put(b"b", b"2", PutMode::Dup)).unwrap_err());
+    failed(c.call(|c| c.put_list(b"b", [&b"2"[..]])).unwrap_err());
+    failed(c.call(|c| c.put(b"a", b"x", PutMode::Cat)).unwrap_err());
+    failed(c.call(|c| c.out(b"a")).unwrap_err());
+    failed(c.call(|c| c.get(b"a")).unwrap_err());
+    failed(c.call(|c| c.range(&Range { begin: None, begin_inclusive: true, end: None, end_inclusive: true, max: -1 })).unwrap_err());
+    c.tranbegin().unwrap();
+    failed(c.call(|c| c.put(b"b", b"2", PutMode::Dup)).unwrap_err());
+    c.trancommit().unwrap();
+    fail.store(false, AtomicOrdering::SeqCst);
+    // Nothing was written, and the casket works on.
+    assert_eq!((c.rnum().unwrap(), c.fsiz().unwrap()), (rnum, fsiz));
+    assert_eq!(c.call(|c| c.get_list(b"a")).unwrap(), vec![b"1".to_vec()]);
+    assert_eq!(code(c.call(|c| c.get(b"b"))), Ecode::NoRec);
+    c.call(|c| c.put(b"b", b"2", PutMode::Dup)).unwrap();
+    assert_eq!(c.range(&Range { begin: None, begin_inclusive: true, end: None, end_inclusive: true, max: -1 }).unwrap().len(), 3);
 }

@@ -12,7 +12,8 @@ use jni::objects::{Global, JByteArray, JClass, JObject, JString};
 use jni::sys::{jboolean, jdouble, jint, jlong};
 use jni::{jni_sig, jni_str, Env, EnvUnowned, JValue};
 use rockcask_core::casket::{
-    Casket, CasketOptions, Compression, CursorPut, ExternalCompare, KeyOrder, Kind, LockMode, PutMode, Range,
+    appended_len, report_comparison_failure, Casket, CasketOptions, Compression, CursorPut, ExternalCompare, KeyOrder, Kind,
+    LockMode, PutMode, Range, MAX_VALUE_LEN,
 };
 
 use crate::error::{BridgeError, BridgeResult, ThrowMapped};
@@ -76,19 +77,27 @@ fn packed<'local>(env: &mut Env<'local>, items: &[Vec<u8>]) -> BridgeResult<JByt
     bytes_out(env, &pack_list(items.iter().map(|v| Some(v.as_slice()))))
 }
 
-/// A Java `BDBCMP` as a key order. RocksDB may compare from its own threads, which are
-/// attached to the JVM for the call. Like the original binding, a comparator that throws
-/// counts as "equal" (the exception is cleared).
+/// Set by `Database.Comparison.compareChecked` above the comparator's result (its low 32 bits) when the
+/// comparator called a database of the drop-in (which refused the call) while comparing.
+const CALLED_A_DATABASE: i64 = 1 << 32;
+
+/// A Java `BDBCMP` as a key order, called through the drop-in's `Database.Comparison` wrapper
+/// (`comparator`), which refuses calls into a database from inside `compare` and says so in
+/// its result: the comparator's answer is used, and the casket call that made the comparison
+/// fails before it writes (`report_comparison_failure`). RocksDB may compare from its own
+/// threads, which are attached to the JVM for the call. Like the original binding, a
+/// comparator that throws counts as "equal" (the exception is cleared).
 fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> BridgeResult<KeyOrder> {
     let vm = env.get_java_vm()?;
     let target: Global<JObject<'static>> = env.new_global_ref(comparator)?;
     let compare_in_java = move |a: &[u8], b: &[u8]| -> Ordering {
         attach_as_daemon(&vm);
-        let result = vm.attach_current_thread(|env: &mut Env<'_>| -> jni::errors::Result<Option<i32>> {
+        let result = vm.attach_current_thread(|env: &mut Env<'_>| -> jni::errors::Result<Option<i64>> {
             let ja = env.byte_array_from_slice(a)?;
             let jb = env.byte_array_from_slice(b)?;
-            match env.call_method(&target, jni_str!("compare"), jni_sig!((a: [jbyte], b: [jbyte]) -> jint), &[JValue::Object(&ja), JValue::Object(&jb)]) {
-                Ok(v) => v.i().map(Some),
+            let args = [JValue::Object(&ja), JValue::Object(&jb)];
+            match env.call_method(&target, jni_str!("compareChecked"), jni_sig!((a: [jbyte], b: [jbyte]) -> jlong), &args) {
+                Ok(v) => v.j().map(Some),
                 // Cleared here, inside the call's local frame. Left pending, jni-rs catches it
                 // after the frame and renders its name, message and stack trace on every
                 // comparison, with local references that pile up in the caller's frame.
@@ -100,7 +109,12 @@ fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> Brid
             }
         });
         match result {
-            Ok(Some(v)) => v.cmp(&0),
+            Ok(Some(v)) => {
+                if v & CALLED_A_DATABASE != 0 {
+                    report_comparison_failure("the BDBCMP comparator called a database from inside compare (a comparator must not use any database)");
+                }
+                (v as i32).cmp(&0)
+            }
             Ok(None) => Ordering::Equal,
             Err(_) => {
                 let _ = vm.attach_current_thread(|env: &mut Env<'_>| -> jni::errors::Result<()> {
@@ -192,8 +206,17 @@ pub extern "system" fn Java_tokyocabinet_CasketNative_open<'local>(
     .resolve::<ThrowMapped>()
 }
 
-/// Entry points taking only the handle.
+/// Entry points taking only the handle. `read` ones return what they read through
+/// `Casket::call`, so a caller's comparator that fails fails them.
 macro_rules! handle_call {
+    (read $name:ident, $ret:ty, |$env:ident, $c:ident| $body:expr) => {
+        #[unsafe(no_mangle)]
+        pub extern "system" fn $name<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) -> $ret {
+            #[allow(unused_variables)]
+            env.with_env(|$env: &mut Env<'local>| -> BridgeResult<$ret> { casket(handle)?.call(|$c| -> BridgeResult<$ret> { Ok($body) }) })
+                .resolve::<ThrowMapped>()
+        }
+    };
     ($name:ident, $ret:ty, |$env:ident, $c:ident| $body:expr) => {
         #[unsafe(no_mangle)]
         pub extern "system" fn $name<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) -> $ret {
@@ -210,17 +233,27 @@ macro_rules! handle_call {
 handle_call!(Java_tokyocabinet_CasketNative_close, (), |env, c| c.close()?);
 handle_call!(Java_tokyocabinet_CasketNative_sync, (), |env, c| c.sync()?);
 handle_call!(Java_tokyocabinet_CasketNative_optimize, (), |env, c| c.optimize()?);
-handle_call!(Java_tokyocabinet_CasketNative_vanish, (), |env, c| c.vanish()?);
+handle_call!(read Java_tokyocabinet_CasketNative_vanish, (), |env, c| c.vanish()?);
 handle_call!(Java_tokyocabinet_CasketNative_tranbegin, (), |env, c| c.tranbegin()?);
 handle_call!(Java_tokyocabinet_CasketNative_trancommit, (), |env, c| c.trancommit()?);
 handle_call!(Java_tokyocabinet_CasketNative_tranabort, (), |env, c| c.tranabort()?);
 handle_call!(Java_tokyocabinet_CasketNative_rnum, jlong, |env, c| c.rnum()? as jlong);
-handle_call!(Java_tokyocabinet_CasketNative_fsiz, jlong, |env, c| c.disk_bytes()? as jlong);
+handle_call!(Java_tokyocabinet_CasketNative_fsiz, jlong, |env, c| c.fsiz()? as jlong);
+
+/// The largest value a casket holds, for the Java side's copy of the figure.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_tokyocabinet_CasketNative_maxValueSize<'local>(_env: EnvUnowned<'local>, _class: JClass<'local>) -> jint {
+    const { assert!(MAX_VALUE_LEN <= jint::MAX as usize) };
+    MAX_VALUE_LEN as jint
+}
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_tokyocabinet_CasketNative_free<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) {
     env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> { free_handle::<CasketHandle>(handle) }).resolve::<ThrowMapped>()
 }
+
+/// Values of at least this many bytes are checked against the limit before they are copied.
+const LARGE_VALUE: usize = 64 << 20;
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_tokyocabinet_CasketNative_put<'local>(
@@ -240,7 +273,18 @@ pub extern "system" fn Java_tokyocabinet_CasketNative_put<'local>(
             other => return Err(BridgeError::InvalidArgument(format!("unknown put mode {other}"))),
         };
         let c = casket(handle)?;
-        Ok(c.put(&key(env, &k)?, &wire::bytes(env, &v, "value")?, mode)?)
+        let k = key(env, &k)?;
+        if !v.is_null() {
+            // A value (or an append) that cannot fit is refused before a large array is copied;
+            // the casket checks again, under its lock, once the value is here.
+            let len = v.len(env)?;
+            if len >= LARGE_VALUE {
+                let current = if mode == PutMode::Cat { c.call(|c| c.vsiz(&k)).unwrap_or(0) } else { 0 };
+                appended_len(current, len)?;
+            }
+        }
+        let v = wire::bytes(env, &v, "value")?;
+        c.call(|c| Ok(c.put(&k, &v, mode)?))
     })
     .resolve::<ThrowMapped>()
 }
@@ -254,14 +298,15 @@ pub extern "system" fn Java_tokyocabinet_CasketNative_out<'local>(
     all: jboolean,
 ) {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        let c = casket(handle)?;
         let k = key(env, &k)?;
-        Ok(if all { c.out_list(&k)? } else { c.out(&k)? })
+        casket(handle)?.call(|c| if all { c.out_list(&k) } else { c.out(&k) })?;
+        Ok(())
     })
     .resolve::<ThrowMapped>()
 }
 
-/// Entry points taking the handle and one byte[] (a key or a cursor position).
+/// Entry points taking the handle and one byte[] (a key or a cursor position); all read records,
+/// so they run through `Casket::call`.
 macro_rules! bytes_call {
     ($name:ident, $ret:ty, |$env:ident, $c:ident, $k:ident| $body:expr) => {
         #[unsafe(no_mangle)]
@@ -272,9 +317,8 @@ macro_rules! bytes_call {
             arg: JByteArray<'local>,
         ) -> $ret {
             env.with_env(|$env: &mut Env<'local>| -> BridgeResult<$ret> {
-                let $c = casket(handle)?;
                 let $k = key($env, &arg)?;
-                Ok($body)
+                casket(handle)?.call(|$c| -> BridgeResult<$ret> { Ok($body) })
             })
             .resolve::<ThrowMapped>()
         }
@@ -301,8 +345,8 @@ bytes_call!(Java_tokyocabinet_CasketNative_curKeyNext, JByteArray<'local>, |env,
     bytes_out(env, &pack_list([Some(key.as_slice()), next.as_deref()]))?
 });
 
-handle_call!(Java_tokyocabinet_CasketNative_curFirst, JByteArray<'local>, |env, c| bytes_out(env, &c.cursor_first()?)?);
-handle_call!(Java_tokyocabinet_CasketNative_curLast, JByteArray<'local>, |env, c| bytes_out(env, &c.cursor_last()?)?);
+handle_call!(read Java_tokyocabinet_CasketNative_curFirst, JByteArray<'local>, |env, c| bytes_out(env, &c.cursor_first()?)?);
+handle_call!(read Java_tokyocabinet_CasketNative_curLast, JByteArray<'local>, |env, c| bytes_out(env, &c.cursor_last()?)?);
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_tokyocabinet_CasketNative_addint<'local>(
@@ -312,7 +356,10 @@ pub extern "system" fn Java_tokyocabinet_CasketNative_addint<'local>(
     k: JByteArray<'local>,
     num: jint,
 ) -> jint {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jint> { Ok(casket(handle)?.add_int(&key(env, &k)?, num)?) })
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jint> {
+        let k = key(env, &k)?;
+        casket(handle)?.call(|c| Ok(c.add_int(&k, num)?))
+    })
         .resolve::<ThrowMapped>()
 }
 
@@ -324,7 +371,10 @@ pub extern "system" fn Java_tokyocabinet_CasketNative_adddouble<'local>(
     k: JByteArray<'local>,
     num: jdouble,
 ) -> jdouble {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jdouble> { Ok(casket(handle)?.add_double(&key(env, &k)?, num)?) })
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jdouble> {
+        let k = key(env, &k)?;
+        casket(handle)?.call(|c| Ok(c.add_double(&k, num)?))
+    })
         .resolve::<ThrowMapped>()
 }
 
@@ -340,9 +390,9 @@ pub extern "system" fn Java_tokyocabinet_CasketNative_range<'local>(
     max: jint,
 ) -> JByteArray<'local> {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let c = casket(handle)?;
         let (b, e) = (optional(env, &begin)?, optional(env, &end)?);
-        let keys = c.range(&Range { begin: b.as_deref(), begin_inclusive, end: e.as_deref(), end_inclusive, max: max.into() })?;
+        let range = Range { begin: b.as_deref(), begin_inclusive, end: e.as_deref(), end_inclusive, max: max.into() };
+        let keys = casket(handle)?.call(|c| c.range(&range))?;
         packed(env, &keys)
     })
     .resolve::<ThrowMapped>()
@@ -357,8 +407,8 @@ pub extern "system" fn Java_tokyocabinet_CasketNative_fwmkeys<'local>(
     max: jint,
 ) -> JByteArray<'local> {
     env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let c = casket(handle)?;
-        let keys = c.fwmkeys(&key(env, &prefix)?, max.into())?;
+        let prefix = key(env, &prefix)?;
+        let keys = casket(handle)?.call(|c| c.fwmkeys(&prefix, max.into()))?;
         packed(env, &keys)
     })
     .resolve::<ThrowMapped>()
@@ -397,8 +447,8 @@ pub extern "system" fn Java_tokyocabinet_CasketNative_curPut<'local>(
             2 => CursorPut::After,
             other => return Err(BridgeError::InvalidArgument(format!("unknown cursor put mode {other}"))),
         };
-        let c = casket(handle)?;
-        let pos = c.cursor_put(&wire::bytes(env, &pos, "position")?, &wire::bytes(env, &value, "value")?, mode)?;
+        let (pos, value) = (wire::bytes(env, &pos, "position")?, wire::bytes(env, &value, "value")?);
+        let pos = casket(handle)?.call(|c| c.cursor_put(&pos, &value, mode))?;
         bytes_out(env, &pos)
     })
     .resolve::<ThrowMapped>()

@@ -105,9 +105,20 @@ impl BridgeError {
 }
 
 fn throw(env: &mut Env<'_>, class: &str, message: String) {
+    // FindClass, called from a native method, resolves through the loader of the class that
+    // declared it: the exception class is the one this copy of the library serves, also when
+    // the thread's context class loader (which a lookup by name tries first) holds another copy
+    // of RockCask (another class loader in the same JVM), whose class the caller would not catch.
     // If throwing itself fails there is nothing better to do: the JVM has an exception pending
     // (OutOfMemoryError, NoClassDefFoundError) that describes the failure.
-    let _ = env.throw_new(JNIString::from(class), JNIString::from(message));
+    match env.find_class(JNIString::from(class)) {
+        Ok(found) => {
+            let _ = env.throw_new(&found, JNIString::from(message));
+        }
+        Err(_) => {
+            let _ = env.throw_new(JNIString::from(class), JNIString::from(message));
+        }
+    }
 }
 
 /// Throws the mapped exception for errors and `RockCaskException("Internal: ...")` for panics;

@@ -181,7 +181,6 @@ impl Casket {
             if let Some(s) = new_seq {
                 let (key, _) = order.decode(&pos).ok_or_else(|| damaged(&pos))?;
                 let raw = order.encode(&key, s);
-                inner.rnum += 1;
                 inner.write_put(raw.clone(), value, None)?;
                 inner.lower_hint(order, &raw, s);
                 inner.flush()?;

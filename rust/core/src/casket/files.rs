@@ -108,16 +108,41 @@ impl MarkerFile {
         if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
             return Err(CasketError::new(Ecode::Meta, format!("{} is a directory, not a casket", path.display())));
         }
-        let locked = match (lock, writer) {
-            (LockMode::None, _) => Ok(()),
-            (LockMode::Blocking, true) => file.lock().map_err(std::fs::TryLockError::Error),
-            (LockMode::Blocking, false) => file.lock_shared().map_err(std::fs::TryLockError::Error),
-            (LockMode::NonBlocking, true) => file.try_lock(),
-            (LockMode::NonBlocking, false) => file.try_lock_shared(),
+        // Another open of this casket in this process is normally refused by the registry
+        // (`OpenRegistration`) before this. A second copy of this library (loaded by another
+        // Java class loader) has a registry of its own, so its locks are looked for too: a
+        // conflict with one is refused at once (waiting for it could wait forever), and a
+        // shared lock it also holds is not shared with it.
+        let in_this_process = || {
+            CasketError::new(
+                Ecode::Lock,
+                format!("{} is already open in this process (by another copy of the RockCask library, e.g. in another class loader)", path.display()),
+            )
         };
-        locked.map_err(|e| {
-            CasketError::new(Ecode::Lock, format!("{} is locked by another process: {e}", path.display()))
-        })?;
+        let try_lock = |file: &File| if writer { file.try_lock() } else { file.try_lock_shared() };
+        let locked = match lock {
+            LockMode::None => {
+                if flocks_in_this_process(&file) > 0 {
+                    return Err(in_this_process());
+                }
+                return Ok(MarkerFile { file, path: path.to_path_buf() });
+            }
+            LockMode::NonBlocking => try_lock(&file),
+            LockMode::Blocking => match try_lock(&file) {
+                Err(std::fs::TryLockError::WouldBlock) if flocks_in_this_process(&file) > 0 => return Err(in_this_process()),
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    (if writer { file.lock() } else { file.lock_shared() }).map_err(std::fs::TryLockError::Error)
+                }
+                other => other,
+            },
+        };
+        match locked {
+            Err(std::fs::TryLockError::WouldBlock) if flocks_in_this_process(&file) > 0 => return Err(in_this_process()),
+            Err(e) => return Err(CasketError::new(Ecode::Lock, format!("{} is locked by another process: {e}", path.display()))),
+            // A shared lock held here and by another copy of the library in this process.
+            Ok(()) if !writer && flocks_in_this_process(&file) > 1 => return Err(in_this_process()),
+            Ok(()) => {}
+        }
         Ok(MarkerFile { file, path: path.to_path_buf() })
     }
 
@@ -159,6 +184,31 @@ impl MarkerFile {
         self.file.write_all(text.as_bytes()).map_err(io)?;
         self.file.sync_all().map_err(io)
     }
+}
+
+/// How many `flock` locks this process holds on the file `file` is open on, any open file
+/// description counted (granted locks only), from `/proc/locks`. 0 where that cannot be read
+/// (other systems): the registry of this copy of the library is then the only check.
+fn flocks_in_this_process(file: &File) -> usize {
+    use std::os::unix::fs::MetadataExt;
+    let (Ok(meta), Ok(locks)) = (file.metadata(), fs::read_to_string("/proc/locks")) else { return 0 };
+    let dev = meta.dev();
+    let device = format!("{:02x}:{:02x}:{}", libc::major(dev), libc::minor(dev), meta.ino());
+    count_flocks(&locks, std::process::id(), &device)
+}
+
+/// The granted `FLOCK` lines of `/proc/locks` text held by `pid` on `device` ("maj:min:inode",
+/// as the kernel prints it). Lines of waiting requests ("->") are not locks.
+fn count_flocks(proc_locks: &str, pid: u32, device: &str) -> usize {
+    let pid = pid.to_string();
+    proc_locks
+        .lines()
+        .filter(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // "N: FLOCK ADVISORY WRITE pid maj:min:inode start end"
+            matches!(fields.as_slice(), [_, "FLOCK", _, _, p, d, ..] if *p == pid && *d == device)
+        })
+        .count()
 }
 
 /// Writes a marker for a copy at `path` (not locked: the copy is not open).
@@ -352,6 +402,41 @@ mod tests {
         remove_stale_dir(&tmp.path().join("y.rockcask")).unwrap();
         remove_stale_dir(&dir).unwrap();
         assert!(!dir.exists());
+    }
+
+    #[test]
+    fn flocks_are_counted_per_process_and_file_without_waiting_requests() {
+        let text = "1: FLOCK  ADVISORY  WRITE 42 fe:00:123 0 EOF\n\
+                    2: -> FLOCK  ADVISORY  WRITE 42 fe:00:123 0 EOF\n\
+                    3: FLOCK  ADVISORY  READ 42 fe:00:1234 0 EOF\n\
+                    4: FLOCK  ADVISORY  READ 7 fe:00:123 0 EOF\n\
+                    5: POSIX  ADVISORY  WRITE 42 fe:00:123 0 EOF\n\
+                    6: OFDLCK ADVISORY  READ -1 fe:00:123 0 EOF\n";
+        assert_eq!(count_flocks(text, 42, "fe:00:123"), 1);
+        assert_eq!(count_flocks(text, 7, "fe:00:123"), 1);
+        assert_eq!(count_flocks(text, 42, "fe:00:1234"), 1);
+        assert_eq!(count_flocks(text, 9, "fe:00:123"), 0);
+    }
+
+    #[test]
+    fn a_lock_held_through_another_open_file_of_this_process_is_refused_at_once() {
+        // What another copy of the library (another class loader) looks like: the same marker
+        // locked through another open file, with no entry in this copy's registry.
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("m");
+        let first = MarkerFile::open(&path, true, true, LockMode::Blocking).unwrap();
+        assert_eq!(flocks_in_this_process(&first.file), 1);
+        for (writer, lock) in [(true, LockMode::Blocking), (false, LockMode::Blocking), (true, LockMode::NonBlocking), (false, LockMode::None)] {
+            let e = MarkerFile::open(&path, writer, false, lock).err().expect("refused");
+            assert_eq!(e.code, Ecode::Lock);
+            assert!(e.detail.contains("already open in this process"), "{}", e.detail);
+        }
+        drop(first);
+        let reader = MarkerFile::open(&path, false, false, LockMode::Blocking).unwrap();
+        let e = MarkerFile::open(&path, false, false, LockMode::Blocking).err().expect("a second shared lock is refused");
+        assert_eq!(e.code, Ecode::Lock);
+        drop(reader);
+        MarkerFile::open(&path, true, false, LockMode::NonBlocking).unwrap();
     }
 
     #[test]

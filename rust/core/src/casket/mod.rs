@@ -34,13 +34,17 @@ pub use error::{errmsg, CasketError, CasketResult, Ecode};
 pub use files::{Kind, LockMode};
 pub use order::{ExternalCompare, KeyOrder};
 pub use cursor::{CursorPut, Position};
-pub use records::{PutMode, Range};
+pub use order::report_comparison_failure;
+pub use records::{appended_len, check_value_len, PutMode, Range, MAX_VALUE_LEN};
 
 use files::{MarkerFile, OpenRegistration};
 use undo::Undo;
 
 const CF_DATA: &str = "data";
 const META_RNUM: &[u8] = b"m/rnum";
+/// The record bytes `fsiz` counts (see `FSIZ_HEADER`); absent in caskets made before it was
+/// kept, where the first open counts it.
+const META_BYTES: &[u8] = b"m/bytes";
 const META_SEQ: &[u8] = b"m/seq";
 const META_ID: &[u8] = b"m/id";
 /// Name of the RocksDB comparator of caskets with a caller-supplied order. The order's own
@@ -48,6 +52,18 @@ const META_ID: &[u8] = b"m/id";
 const EXTERNAL_COMPARATOR: &str = "rockcask.casket.external";
 /// Transaction writes gathered beyond this many bytes are written early, with undo records.
 const MAX_PENDING_BYTES: usize = 64 << 20;
+/// `fsiz` is this figure plus, for every record (each duplicate value counted), its key's and
+/// value's lengths and `FSIZ_RECORD`: a size that follows the committed contents only, so an
+/// aborted transaction leaves it as it was at `tranbegin` (as Tokyo Cabinet truncated its file
+/// back), whatever RocksDB's logs and compactions do on disk meanwhile.
+pub const FSIZ_HEADER: u64 = 256;
+pub const FSIZ_RECORD: u64 = 16;
+
+/// What one record adds to `fsiz`.
+fn record_bytes(key_len: usize, value_len: usize) -> u64 {
+    FSIZ_RECORD + key_len as u64 + value_len as u64
+}
+
 /// Bound on the per-key "first live duplicate" hints (a cache; losing it costs one longer seek).
 const MAX_HINTS: usize = 1 << 16;
 const MAX_HINT_BYTES: usize = 16 << 20;
@@ -126,6 +142,7 @@ pub struct Casket {
 struct TxState {
     owner: ThreadId,
     rnum_at_begin: u64,
+    bytes_at_begin: u64,
     /// Undo records already written (index 0, the header, is written with the first).
     undo_written: u64,
 }
@@ -139,6 +156,8 @@ struct Inner {
     /// Writes of the running transaction not yet written to RocksDB.
     pending: pending::Pending,
     rnum: u64,
+    /// The record bytes `fsiz` counts (`record_bytes` of every record).
+    bytes: u64,
     /// Next duplicate counter; sequences are `counter << 16`, leaving room to insert between
     /// neighbours (cursor puts) without renumbering.
     next_counter: u64,
@@ -163,6 +182,8 @@ struct Inner {
     /// Pending writes are sorted bytewise before they are applied, unless RocksDB orders this
     /// casket with a caller's comparator.
     order_is_external: bool,
+    /// The casket's order (to measure the user keys of written records).
+    order: KeyOrder,
     /// The data column family's id in write batches (`crate::batch`).
     data_cf_id: u32,
     _cache: Option<Cache>,
@@ -195,7 +216,15 @@ impl Casket {
         };
         let cache = (opts.cache_bytes > 0).then(|| Cache::new_lru_cache(opts.cache_bytes));
         let (db, marker) = match existing {
-            Some(m) => (open_db(&dir, &opts, cache.as_ref(), false)?, m),
+            Some(m) => {
+                // RocksDB refuses a second writer from another process, but not one from this
+                // process through another copy of this library (another class loader), with
+                // ONOLCK or no marker lock to stop it: two writers would destroy the database.
+                if opts.writer && files::dir_in_use(&dir)? {
+                    return Err(CasketError::new(Ecode::Lock, format!("{} is already open (in this or another process)", dir.display())));
+                }
+                (open_db(&dir, &opts, cache.as_ref(), false)?, m)
+            }
             None => {
                 // A new casket (or a truncated one): whatever directory is there is stale. The
                 // old marker is emptied first, so a crash from here on leaves a casket that
@@ -240,6 +269,7 @@ impl Casket {
                 registration: Some(registration),
                 pending: pending::Pending::default(),
                 rnum: 0,
+                bytes: 0,
                 next_counter: 1,
                 tx: None,
                 transaction_ended: Arc::new(Condvar::new()),
@@ -249,6 +279,7 @@ impl Casket {
                 first_hint: HashMap::new(),
                 pending_keys: HashMap::new(),
                 order_is_external: opts.order.is_external(),
+                order: opts.order.clone(),
                 data_cf_id,
                 _cache: cache,
             }),
@@ -266,7 +297,18 @@ impl Casket {
                 rollback_undo(db)?;
             }
             let (rnum, counter) = (read_u64(db, META_RNUM)?, read_u64(db, META_SEQ)?.max(1));
+            let bytes = match read_opt_u64(db, META_BYTES)? {
+                Some(b) => b,
+                None => {
+                    let b = count_record_bytes(db, &opts.order)?;
+                    if opts.writer {
+                        db.put(META_BYTES, b.to_le_bytes()).map_err(|e| CasketError::rocks(Ecode::Write, "writing casket metadata", e))?;
+                    }
+                    b
+                }
+            };
             inner.rnum = rnum;
+            inner.bytes = bytes;
             inner.next_counter = counter;
         }
         Ok(casket)
@@ -334,6 +376,26 @@ impl Casket {
         Ok(self.lock(false)?.rnum)
     }
 
+    /// Tokyo Cabinet's `fsiz`: [`FSIZ_HEADER`] plus, for every record, [`FSIZ_RECORD`] and the
+    /// lengths of its key and value. It grows and shrinks with the records (a transaction's
+    /// writes included while it runs) and is back where it was after `tranabort`.
+    pub fn fsiz(&self) -> CasketResult<u64> {
+        Ok(FSIZ_HEADER + self.lock(false)?.bytes)
+    }
+
+    /// Runs one call of the casket's user (the drop-in's entry points run every call that reads
+    /// records through this). With a caller-supplied order, a call during which the order
+    /// reported a failure (`report_comparison_failure`) before the call wrote anything fails
+    /// with EINVALID, with nothing written; the result of the failed comparisons is not
+    /// returned. Other orders cannot fail; the call just runs.
+    pub fn call<T, E: From<CasketError>>(&self, f: impl FnOnce(&Casket) -> Result<T, E>) -> Result<T, E> {
+        if self.order.is_external() {
+            order::tracked(|| f(self))
+        } else {
+            f(self)
+        }
+    }
+
     /// Bytes on disk now (writes a transaction has gathered in memory are not counted).
     pub fn disk_bytes(&self) -> CasketResult<u64> {
         let _open = self.lock(false)?;
@@ -357,7 +419,7 @@ impl Casket {
             }
         }
         inner.flush()?;
-        inner.tx = Some(TxState { owner: me, rnum_at_begin: inner.rnum, undo_written: 0 });
+        inner.tx = Some(TxState { owner: me, rnum_at_begin: inner.rnum, bytes_at_begin: inner.bytes, undo_written: 0 });
         Ok(())
     }
 
@@ -484,6 +546,7 @@ impl Inner {
 
     fn put_meta(&self, batch: &mut WriteBatch) {
         batch.put(META_RNUM, self.rnum.to_le_bytes());
+        batch.put(META_BYTES, self.bytes.to_le_bytes());
         batch.put(META_SEQ, self.next_counter.to_le_bytes());
     }
 
@@ -503,8 +566,29 @@ impl Inner {
         self.record(|arena| arena.extend_from_slice(&key), None, Some(&before), false)
     }
 
+    /// Every write goes through here: it checks the value's size, that the caller's order has
+    /// not failed in this call, and counts records and their bytes.
     fn record(&mut self, key: impl FnOnce(&mut Vec<u8>), value: Option<&[u8]>, before: Option<&[u8]>, put: bool) -> CasketResult<()> {
+        if let Some(v) = value {
+            records::check_value_len(v.len())?;
+        }
+        if self.order_is_external {
+            order::before_write()?;
+        }
         let key = self.pending.push(key, value, before);
+        let key_len = self.order.user_key_len(key);
+        match (value, before) {
+            (Some(v), None) => {
+                self.rnum += 1;
+                self.bytes += record_bytes(key_len, v.len());
+            }
+            (Some(v), Some(b)) => self.bytes = (self.bytes + v.len() as u64).saturating_sub(b.len() as u64),
+            (None, Some(b)) => {
+                self.rnum = self.rnum.saturating_sub(1);
+                self.bytes = self.bytes.saturating_sub(record_bytes(key_len, b.len()));
+            }
+            (None, None) => {}
+        }
         if self.tx.is_some() {
             let hash = key_part_hash(&key[..key.len().saturating_sub(8)]);
             *self.pending_keys.entry(hash).or_insert(false) |= put;
@@ -552,7 +636,7 @@ impl Inner {
         let mut undo_records = Vec::new();
         if let Some(tx) = self.tx.as_mut() {
             if tx.undo_written == 0 {
-                undo_records.push((undo::undo_key(0), tx.rnum_at_begin.to_le_bytes().to_vec()));
+                undo_records.push((undo::undo_key(0), undo::header(tx.rnum_at_begin, tx.bytes_at_begin)));
             }
             for u in self.pending.undo_records() {
                 tx.undo_written += 1;
@@ -570,7 +654,7 @@ impl Inner {
                 let err = CasketError::rocks(Ecode::Write, "writing records", e);
                 // Nothing of the batch was applied: go back to the counts last written, and
                 // end a running transaction so it cannot commit with writes missing.
-                self.rnum = read_u64(self.db(), META_RNUM).unwrap_or(self.rnum);
+                self.reread_counts();
                 if self.tx.is_some() {
                     let _ = self.abort();
                     return Err(CasketError::new(err.code, format!("{}; the transaction was rolled back", err.detail)));
@@ -591,6 +675,7 @@ impl Inner {
                 rollback_undo(self.db())?;
             }
             self.rnum = tx.rnum_at_begin;
+            self.bytes = tx.bytes_at_begin;
             let mut batch = WriteBatch::default();
             self.put_meta(&mut batch);
             self.db().write(batch).map_err(|e| CasketError::rocks(Ecode::Write, "restoring the record count", e))
@@ -600,6 +685,12 @@ impl Inner {
         }
         self.transaction_ended.notify_all();
         result
+    }
+
+    /// Goes back to the record count and bytes last written (after writes that did not happen).
+    fn reread_counts(&mut self) {
+        self.rnum = read_u64(self.db(), META_RNUM).unwrap_or(self.rnum);
+        self.bytes = read_u64(self.db(), META_BYTES).unwrap_or(self.bytes);
     }
 
     /// Forgets gathered writes (and the head hints, which may be past values they removed).
@@ -627,7 +718,7 @@ impl Inner {
             Ok(v) => self.flush().map(|_| v),
             Err(e) => {
                 self.discard_pending();
-                self.rnum = read_u64(self.db(), META_RNUM).unwrap_or(self.rnum);
+                self.reread_counts();
                 Err(e)
             }
         }
@@ -642,12 +733,32 @@ fn key_part_hash(key_part: &[u8]) -> u64 {
 }
 
 fn read_u64(db: &DB, key: &[u8]) -> CasketResult<u64> {
+    Ok(read_opt_u64(db, key)?.unwrap_or(0))
+}
+
+fn read_opt_u64(db: &DB, key: &[u8]) -> CasketResult<Option<u64>> {
     match db.get_pinned(key).map_err(|e| CasketError::rocks(Ecode::Read, "reading casket metadata", e))? {
-        None => Ok(0),
-        Some(v) => Ok(u64::from_le_bytes(
+        None => Ok(None),
+        Some(v) => Ok(Some(u64::from_le_bytes(
             v.as_ref().try_into().map_err(|_| CasketError::new(Ecode::Meta, "damaged casket metadata"))?,
-        )),
+        ))),
     }
+}
+
+/// The record bytes of every record, counted (for caskets written before they were kept).
+fn count_record_bytes(db: &DB, order: &KeyOrder) -> CasketResult<u64> {
+    let data = db.cf_handle(CF_DATA).expect("opened with the data column family");
+    let mut ro = rocksdb::ReadOptions::default();
+    ro.fill_cache(false);
+    let mut it = db.raw_iterator_cf_opt(data, ro);
+    it.seek_to_first();
+    let mut bytes = 0;
+    while let (Some(k), Some(v)) = (it.key(), it.value()) {
+        bytes += record_bytes(order.user_key_len(k), v.len());
+        it.next();
+    }
+    it.status().map_err(|e| CasketError::rocks(Ecode::Read, "counting the casket's records", e))?;
+    Ok(bytes)
 }
 
 fn has_undo(db: &DB) -> CasketResult<bool> {
@@ -664,7 +775,7 @@ fn rollback_undo(db: &DB) -> CasketResult<()> {
     let data = db.cf_handle(CF_DATA).expect("opened with the data column family");
     let failed = |e| CasketError::rocks(Ecode::Write, "rolling back a transaction", e);
     let (lo, hi) = undo::undo_range();
-    let mut rnum_at_begin = None;
+    let mut counts_at_begin = None;
     let mut batch = WriteBatch::default();
     for item in db.iterator(IteratorMode::From(&hi, Direction::Reverse)) {
         let (k, v) = item.map_err(|e| CasketError::rocks(Ecode::Read, "reading the undo log", e))?;
@@ -672,9 +783,7 @@ fn rollback_undo(db: &DB) -> CasketResult<()> {
             break;
         }
         if k.as_ref() == lo.as_slice() {
-            rnum_at_begin = Some(u64::from_le_bytes(
-                v.as_ref().try_into().map_err(|_| CasketError::new(Ecode::Meta, "damaged undo log header"))?,
-            ));
+            counts_at_begin = Some(undo::parse_header(&v).ok_or_else(|| CasketError::new(Ecode::Meta, "damaged undo log header"))?);
         } else {
             match Undo::decode(&v).ok_or_else(|| CasketError::new(Ecode::RHead, "damaged undo record"))? {
                 Undo::Delete(key) => batch.delete_cf(data, key),
@@ -686,8 +795,13 @@ fn rollback_undo(db: &DB) -> CasketResult<()> {
             db.write(std::mem::take(&mut batch)).map_err(failed)?;
         }
     }
-    if let Some(rnum) = rnum_at_begin {
+    if let Some((rnum, bytes)) = counts_at_begin {
         batch.put(META_RNUM, rnum.to_le_bytes());
+        match bytes {
+            Some(b) => batch.put(META_BYTES, b.to_le_bytes()),
+            // An undo log written before the bytes were kept: the next open counts them.
+            None => batch.delete(META_BYTES),
+        }
     }
     db.write(batch).map_err(failed)?;
     db.flush_wal(true).map_err(|e| CasketError::rocks(Ecode::Sync, "syncing a rollback", e))

@@ -15,6 +15,8 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use super::error::{CasketError, CasketResult, Ecode};
+
 /// A caller-supplied comparison of two user keys.
 pub type ExternalCompare = Arc<dyn Fn(&[u8], &[u8]) -> Ordering + Send + Sync>;
 
@@ -118,6 +120,20 @@ impl KeyOrder {
         }
     }
 
+    /// The length of the user key that `raw` (a key this order writes) encodes, without
+    /// decoding it.
+    pub fn user_key_len(&self, raw: &[u8]) -> usize {
+        let body = raw.len().saturating_sub(SEQ_LEN);
+        match self {
+            KeyOrder::External { .. } => body,
+            _ => {
+                let escaped = raw.get(self.prefix_len().min(body)..body.saturating_sub(TERMINATOR.len())).unwrap_or_default();
+                // Every 0x00 of the key is written as 0x00 0xFF.
+                escaped.len() - escaped.iter().filter(|&&b| b == 0).count()
+            }
+        }
+    }
+
     /// The part of an encoded key that identifies the user key (everything but the sequence).
     pub fn key_part<'a>(&self, raw: &'a [u8]) -> &'a [u8] {
         &raw[..raw.len().saturating_sub(SEQ_LEN)]
@@ -143,6 +159,60 @@ impl KeyOrder {
             compare(ka, kb).then_with(|| sa.cmp(sb))
         })
     }
+}
+
+/// What a casket call learns about the caller-supplied order while it runs on this thread.
+#[derive(Default)]
+struct CallState {
+    /// Why a comparison could not be made as the order asked, if one could not.
+    failure: Option<String>,
+    /// Whether the call has started writing.
+    wrote: bool,
+}
+
+thread_local! {
+    static CALL: std::cell::RefCell<Option<CallState>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Reports, from inside an [`ExternalCompare`], that the comparison it returns is not the
+/// order's answer (the caller's comparator failed, e.g. it called back into a database). The
+/// casket call running on this thread then fails with EINVALID before it writes anything (see
+/// `Casket::call`). Outside such a call (RocksDB's background work) the report is dropped.
+pub fn report_comparison_failure(why: &str) {
+    CALL.with(|c| {
+        if let Some(state) = c.borrow_mut().as_mut() {
+            state.failure.get_or_insert_with(|| why.to_owned());
+        }
+    });
+}
+
+fn comparison_error(why: &str) -> CasketError {
+    CasketError::new(Ecode::Invalid, format!("the key comparator failed: {why}; nothing was written"))
+}
+
+/// Runs one casket call with comparison failures tracked (nested calls each have their own).
+/// A failure before the call wrote anything makes the call fail; once it writes, its writes
+/// stand and so does its result.
+pub(super) fn tracked<T, E: From<CasketError>>(f: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+    let outer = CALL.with(|c| c.replace(Some(CallState::default())));
+    let result = f();
+    let state = CALL.with(|c| c.replace(outer)).unwrap_or_default();
+    match state.failure {
+        Some(why) if !state.wrote => Err(comparison_error(&why).into()),
+        _ => result,
+    }
+}
+
+/// Called before a call's first write: fails if a comparison has failed in this call so far.
+pub(super) fn before_write() -> CasketResult<()> {
+    CALL.with(|c| match c.borrow_mut().as_mut() {
+        Some(CallState { failure: Some(why), wrote: false }) => Err(comparison_error(why)),
+        Some(state) => {
+            state.wrote = true;
+            Ok(())
+        }
+        None => Ok(()),
+    })
 }
 
 fn push_escaped(key: &[u8], out: &mut Vec<u8>) {
@@ -298,6 +368,49 @@ mod tests {
         let l = |v: i64| v.to_ne_bytes().to_vec();
         let got = sorted(&KeyOrder::Int64, &[&l(1 << 40), &l(-1), &l(2)]);
         assert_eq!(got, vec![l(-1), l(2), l(1 << 40)]);
+    }
+
+    #[test]
+    fn user_key_len_counts_the_key_without_its_encoding() {
+        let ext: ExternalCompare = Arc::new(|a: &[u8], b: &[u8]| a.cmp(b));
+        for order in [KeyOrder::Lexical, KeyOrder::Decimal, KeyOrder::Int32, KeyOrder::Int64, KeyOrder::External { name: "x".into(), compare: ext.clone() }] {
+            for key in [&b""[..], b"\0", b"a\0b\0", b"12.5", b"\xff\0\xff", b"\0\0\0"] {
+                assert_eq!(order.user_key_len(&order.encode(key, 9)), key.len(), "{order:?} {key:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_comparison_failure_fails_the_call_only_before_it_writes() {
+        let failing = || -> CasketResult<u32> {
+            report_comparison_failure("it called a database");
+            Ok(7)
+        };
+        let e = tracked(failing).unwrap_err();
+        assert_eq!(e.code, Ecode::Invalid);
+        assert!(e.detail.contains("it called a database"), "{}", e.detail);
+        // Failing before the first write refuses the write.
+        let refused = tracked(|| {
+            report_comparison_failure("x");
+            before_write()
+        });
+        assert_eq!(refused.unwrap_err().code, Ecode::Invalid);
+        // After the first write the call's result stands.
+        let wrote = tracked(|| -> CasketResult<u32> {
+            before_write()?;
+            report_comparison_failure("during the write");
+            Ok(1)
+        });
+        assert_eq!(wrote.unwrap(), 1);
+        // Reports outside a call are dropped, and a nested call does not leak into its caller.
+        report_comparison_failure("background");
+        assert_eq!(tracked(|| -> CasketResult<u32> { Ok(2) }).unwrap(), 2);
+        let outer = tracked(|| -> CasketResult<u32> {
+            let inner = tracked(failing);
+            assert!(inner.is_err());
+            Ok(3)
+        });
+        assert_eq!(outer.unwrap(), 3);
     }
 
     #[test]

@@ -5,8 +5,36 @@ use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, DB};
 use super::error::{CasketError, CasketResult, Ecode};
 use super::{Casket, Inner, Kind, KeyOrder, MAX_HINTS, MAX_HINT_BYTES};
 
-/// RocksDB write batch records hold at most 4 GiB; larger values are refused up front.
-const MAX_VALUE_BYTES: usize = u32::MAX as usize - 1024;
+/// The largest value a casket holds: the most a Java `byte[]` can hold on every JVM
+/// (`Integer.MAX_VALUE - 8`), so that `get` can always return what is stored. `tokyocabinet`'s
+/// Java side checks its copy of this figure against this one (`CasketNative.maxValueSize`).
+/// It is also well under the 4 GiB a RocksDB write batch record can hold.
+pub const MAX_VALUE_LEN: usize = i32::MAX as usize - 8;
+
+/// Refuses a value longer than [`MAX_VALUE_LEN`] (EINVALID): a casket never holds a value its
+/// API cannot return.
+pub fn check_value_len(len: usize) -> CasketResult<()> {
+    if len > MAX_VALUE_LEN {
+        return Err(CasketError::new(
+            Ecode::Invalid,
+            format!("a value of {len} bytes is larger than the {MAX_VALUE_LEN} bytes a value may hold (the most a Java array holds)"),
+        ));
+    }
+    Ok(())
+}
+
+/// The length of a value of `current` bytes after `appended` more, if a value may be that long.
+pub fn appended_len(current: usize, appended: usize) -> CasketResult<usize> {
+    let Some(len) = current.checked_add(appended).filter(|&n| n <= MAX_VALUE_LEN) else {
+        return Err(CasketError::new(
+            Ecode::Invalid,
+            format!(
+                "appending {appended} bytes to a value of {current} bytes would make it larger than the {MAX_VALUE_LEN} bytes a value may hold (the most a Java array holds)"
+            ),
+        ));
+    };
+    Ok(len)
+}
 
 /// How `put` treats an existing key (Tokyo Cabinet's put modes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,22 +86,39 @@ impl Inner {
 
     /// The first entry of `key`: (RocksDB key, value).
     fn first_of(&mut self, order: &KeyOrder, key: &[u8]) -> CasketResult<Option<(Vec<u8>, Vec<u8>)>> {
+        self.first_with(order, key, |k, v| (k.to_vec(), v.to_vec()))
+    }
+
+    /// `f` of the first entry of `key` (RocksDB key, value), read in place.
+    fn first_with<R>(&mut self, order: &KeyOrder, key: &[u8], f: impl FnOnce(&[u8], &[u8]) -> R) -> CasketResult<Option<R>> {
         let start = order.encode(key, 0);
         let hint = self.first_hint.get(order.key_part(&start)).copied().unwrap_or(0);
         let mut it = self.key_iter(order, key);
         it.seek(order.encode(key, hint));
         let found = match (it.key(), it.value()) {
-            (Some(k), Some(v)) if Self::same_key(order, k, key) => Some((k.to_vec(), v.to_vec())),
+            (Some(k), Some(v)) if Self::same_key(order, k, key) => Some((order.decode(k).map(|(_, seq)| seq), f(k, v))),
             _ => None,
         };
         it.status().map_err(|e| CasketError::rocks(Ecode::Read, "reading a record", e))?;
         drop(it);
-        if let Some((k, _)) = &found {
-            if let Some((_, seq)) = order.decode(k) {
+        Ok(found.map(|(seq, r)| {
+            if let Some(seq) = seq {
                 self.set_hint(order, &start, seq);
             }
+            r
+        }))
+    }
+
+    /// With a caller's order, looks `key` up before a write that reads nothing first (a
+    /// duplicate appended blindly): a comparator that fails then fails the call before it
+    /// writes (see `order::report_comparison_failure`).
+    fn probe_order(&self, order: &KeyOrder, key: &[u8]) -> CasketResult<()> {
+        if !order.is_external() {
+            return Ok(());
         }
-        Ok(found)
+        let mut it = self.key_iter(order, key);
+        it.seek(order.encode(key, 0));
+        it.status().map_err(|e| CasketError::rocks(Ecode::Read, "reading a record", e))
     }
 
     /// Every entry of `key`, in duplicate order.
@@ -117,7 +162,6 @@ impl Inner {
 
     pub(super) fn add_new(&mut self, order: &KeyOrder, key: &[u8], value: &[u8]) -> CasketResult<()> {
         let seq = self.next_seq()?;
-        self.rnum += 1;
         self.write_new(|arena| order.encode_into(key, seq, arena), value)
     }
 
@@ -126,7 +170,6 @@ impl Inner {
     }
 
     pub(super) fn remove(&mut self, raw: &[u8], old: Vec<u8>) -> CasketResult<()> {
-        self.rnum -= 1;
         self.write_delete(raw.to_vec(), old)
     }
 }
@@ -139,17 +182,17 @@ impl Casket {
         let order = &self.order;
         if mode == PutMode::Dup {
             // Blind append: a fresh sequence is above every existing one, no read needed.
-            return self.lock(true)?.add_new(order, key, value);
+            let mut inner = self.lock(true)?;
+            inner.probe_order(order, key)?;
+            return inner.add_new(order, key, value);
         }
         let mut inner = self.lock_for_key(true, key)?;
         match (inner.first_of(order, key)?, mode) {
             (None, _) => inner.add_new(order, key, value),
             (Some(_), PutMode::Keep) => Err(CasketError::new(Ecode::Keep, "the key already exists")),
             (Some((raw, old)), PutMode::Cat) => {
-                if old.len() + value.len() > MAX_VALUE_BYTES {
-                    return Err(CasketError::new(Ecode::Invalid, format!("a value of {} bytes is too large", old.len() + value.len())));
-                }
-                let mut joined = old.clone();
+                let mut joined = Vec::with_capacity(appended_len(old.len(), value.len())?);
+                joined.extend_from_slice(&old);
                 joined.extend_from_slice(value);
                 inner.replace(raw, old, &joined)
             }
@@ -159,7 +202,9 @@ impl Casket {
 
     /// Adds each value after the key's existing ones.
     pub fn put_list<'v>(&self, key: &[u8], values: impl IntoIterator<Item = &'v [u8]>) -> CasketResult<()> {
-        self.lock(true)?.atomically(|inner| {
+        let mut inner = self.lock(true)?;
+        inner.probe_order(&self.order, key)?;
+        inner.atomically(|inner| {
             for v in values {
                 inner.add_new(&self.order, key, v)?;
             }
@@ -218,9 +263,10 @@ impl Casket {
         Ok(inner.all_of(&self.order, key)?.len())
     }
 
-    /// Size of the first value of `key` (ENOREC if none).
+    /// Size of the first value of `key` (ENOREC if none). The value is not copied.
     pub fn vsiz(&self, key: &[u8]) -> CasketResult<usize> {
-        self.get(key).map(|v| v.len())
+        let mut inner = self.lock_for_key(false, key)?;
+        inner.first_with(&self.order, key, |_, v| v.len())?.ok_or_else(CasketError::no_record)
     }
 
     /// Adds to a 4-byte native-order integer value; stores `num` if the key is missing.

@@ -10,7 +10,7 @@
 //! record at all: abort simply drops them.
 
 /// Undo records live in the default column family under this prefix, keyed by a big-endian
-/// index; index 0 is the header (the record count at `tranbegin`).
+/// index; index 0 is the header (the record count and record bytes at `tranbegin`).
 pub const UNDO_PREFIX: &[u8] = b"u";
 
 pub fn undo_key(index: u64) -> Vec<u8> {
@@ -25,6 +25,24 @@ pub fn undo_range() -> (Vec<u8>, Vec<u8>) {
         end.extend_from_slice(&[0xFF; 9]);
         end
     })
+}
+
+/// The undo log's header: the record count and the record bytes (`fsiz`) at `tranbegin`.
+pub fn header(rnum: u64, bytes: u64) -> Vec<u8> {
+    let mut h = rnum.to_le_bytes().to_vec();
+    h.extend_from_slice(&bytes.to_le_bytes());
+    h
+}
+
+/// (record count, record bytes) from a header; the bytes are absent in headers written before
+/// they were kept (8 bytes long).
+pub fn parse_header(raw: &[u8]) -> Option<(u64, Option<u64>)> {
+    let rnum = u64::from_le_bytes(raw.get(..8)?.try_into().ok()?);
+    match raw.len() {
+        8 => Some((rnum, None)),
+        16 => Some((rnum, Some(u64::from_le_bytes(raw[8..].try_into().ok()?)))),
+        _ => None,
+    }
 }
 
 /// The inverse of one write to the data column family.
@@ -82,6 +100,14 @@ mod tests {
         assert_eq!(Undo::decode(&[]), None);
         assert_eq!(Undo::decode(&[1, 9, 0, 0, 0, b'a']), None);
         assert_eq!(Undo::decode(&[7]), None);
+    }
+
+    #[test]
+    fn headers_carry_count_and_bytes_and_old_headers_only_the_count() {
+        assert_eq!(parse_header(&header(3, 900)), Some((3, Some(900))));
+        assert_eq!(parse_header(&7u64.to_le_bytes()), Some((7, None)));
+        assert_eq!(parse_header(&[1, 2, 3]), None);
+        assert_eq!(parse_header(&[0; 12]), None);
     }
 
     #[test]

@@ -74,14 +74,20 @@ public class BDB implements DBM {
         return db.ecode();
     }
 
+    /**
+     * The message of {@link #ecode()}; after an {@link #EINVALID} or {@link #EMISC} failure it
+     * goes on to say what failed ("invalid operation: ...") when that is known.
+     */
     public String errmsg() {
-        return errmsg(ecode());
+        return db.errmsg();
     }
 
     /**
      * Orders keys with a Java comparator; before {@code open} only. The comparator's class name
      * is recorded in the database, which then opens only with a comparator of that class. A
-     * comparator that throws counts the two keys as equal.
+     * comparator that throws counts the two keys as equal. A comparator must not call any
+     * database: such a call fails with {@link #EINVALID}, and so does the call of this database
+     * that was comparing, without writing anything (see {@link BDBCMP}).
      */
     public boolean setcomparator(BDBCMP cmp) {
         if (cmp == null) {
@@ -180,7 +186,11 @@ public class BDB implements DBM {
         return putkeep(Database.bytes(key), Database.bytes(value));
     }
 
-    /** Appends to the first value of the key, or adds the record. */
+    /**
+     * Appends to the first value of the key, or adds the record. A value may hold at most
+     * {@code Integer.MAX_VALUE - 8} bytes (the most a Java array holds): an append past that
+     * fails with {@link #EINVALID} and leaves the value as it was.
+     */
     public boolean putcat(byte[] key, byte[] value) {
         return db.put(key, value, 2);
     }
@@ -393,7 +403,14 @@ public class BDB implements DBM {
         return db.rnum();
     }
 
-    /** Bytes the database occupies on disk (marker and data directory). */
+    /**
+     * The size of the database's contents: 256 bytes plus, for every record (each duplicate
+     * value counted), 16 bytes and the lengths of its key and value. Like the original's file
+     * size it grows as records are added or lengthened, and {@link #tranabort()} puts it back
+     * where it was at {@link #tranbegin()}; unlike it, it also shrinks as records are removed.
+     * It is not the space on disk (RocksDB's logs and compactions make that move on their own):
+     * that is the marker file plus the directory {@code <path>.rockcask}.
+     */
     public long fsiz() {
         return db.fsiz();
     }

@@ -81,6 +81,9 @@ public class BDBCUR {
         if (cpmode < CPCURRENT || cpmode > CPAFTER) {
             return bdb.db.fail(BDB.EINVALID);
         }
+        if (!bdb.db.fits(value)) {
+            return false;
+        }
         byte[] next = bdb.db.call(db -> CasketNative.curPut(db, position(db), value, cpmode), null);
         if (next == null) {
             return false;

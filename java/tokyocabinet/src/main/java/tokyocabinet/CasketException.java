@@ -9,6 +9,8 @@ final class CasketException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     final int code;
+    /** What failed and where (the message after the code). */
+    final String detail;
 
     CasketException(String message) {
         super(message, null, false, false);
@@ -18,7 +20,9 @@ final class CasketException extends RuntimeException {
             parsed = colon > 0 ? Integer.parseInt(message.substring(0, colon)) : BDB.EMISC;
         } catch (NumberFormatException e) {
             parsed = BDB.EMISC;
+            colon = -1;
         }
         this.code = parsed;
+        this.detail = message == null ? null : message.substring(colon + 1);
     }
 }

@@ -17,8 +17,12 @@ final class CasketNative {
 
     private CasketNative() {}
 
-    static native long open(String path, int omode, boolean hash, int cmpfunc, BDBCMP comparator, String comparatorName,
+    /** {@code comparator}: null for a built-in order ({@code cmpfunc}). */
+    static native long open(String path, int omode, boolean hash, int cmpfunc, Database.Comparison comparator, String comparatorName,
             long cacheBytes, long writeBufferBytes, int compression);
+
+    /** The most bytes a value may hold ({@link Database#MAX_VALUE_SIZE} must be the same). */
+    static native int maxValueSize();
 
     static native void close(long db);
 

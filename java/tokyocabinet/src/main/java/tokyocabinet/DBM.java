@@ -125,7 +125,9 @@ public interface DBM {
     long rnum();
 
     /**
-     * Returns the size of the database on disk in bytes.
+     * Returns the size of the database in bytes: in this package, the size of its contents
+     * (256 bytes plus, per record, 16 bytes and the lengths of its key and value), which an
+     * aborted transaction leaves as it was; see {@link BDB#fsiz()}.
      *
      * @return the size, or 0 if no database is open
      */

@@ -12,9 +12,18 @@ import org.rockcask.RockCaskException;
  * native call's failure becomes an error code and a failure value.
  *
  * <p>Thread-safe. Calls on another thread while {@code close} runs either finish first or fail
- * with EINVALID; the native casket is freed once no call is inside it.
+ * with EINVALID; the native casket is freed once no call is inside it. Calls from inside a
+ * {@link BDBCMP} comparator fail with EINVALID at once (see {@link Comparison}).
  */
 final class Database {
+    /**
+     * The most bytes a value may hold: the most a Java array holds on every JVM. The native
+     * side refuses longer values (and appends that would make one) by the same figure
+     * ({@code CasketNative.maxValueSize()}, which the tests compare with this), so a database
+     * never holds a value {@code get} cannot return.
+     */
+    static final int MAX_VALUE_SIZE = Integer.MAX_VALUE - 8;
+
     private static final String[] MESSAGES = {"success", "threading error", "invalid operation", "file not found", "no permission",
             "invalid meta data", "invalid record header", "open error", "close error", "trunc error", "sync error", "stat error",
             "seek error", "read error", "write error", "mmap error", "lock error", "unlink error", "rename error", "mkdir error",
@@ -104,7 +113,7 @@ final class Database {
     private final boolean hash;
     private final Object openLock = new Object();
     private volatile Handle handle;
-    private final ThreadLocal<int[]> ecode = ThreadLocal.withInitial(() -> new int[1]);
+    private final ThreadLocal<LastError> lastError = ThreadLocal.withInitial(LastError::new);
     /** Position of the embedded iterator (iterinit/iternext); null when exhausted. */
     private volatile byte[] iterPos;
 
@@ -120,13 +129,107 @@ final class Database {
         this.hash = hash;
     }
 
+    /** The calling thread's last failure on this database. */
+    private static final class LastError {
+        int code;
+        /** Why, for the codes that cover many causes (EINVALID, EMISC); null otherwise. */
+        String detail;
+    }
+
     int ecode() {
-        return ecode.get()[0];
+        return lastError.get().code;
+    }
+
+    /**
+     * The message of the last error code; for EINVALID and EMISC, which cover many causes,
+     * followed by what failed ("invalid operation: ...") when the drop-in knows it.
+     */
+    String errmsg() {
+        LastError e = lastError.get();
+        String message = errmsg(e.code);
+        return e.detail == null ? message : message + ": " + e.detail;
     }
 
     boolean fail(int code) {
-        ecode.get()[0] = code;
+        return fail(code, null);
+    }
+
+    boolean fail(int code, String detail) {
+        LastError e = lastError.get();
+        e.code = code;
+        e.detail = code == BDB.EINVALID || code == BDB.EMISC ? detail : null;
         return false;
+    }
+
+    /** Whether a value of this many bytes may be stored; if not, records why (EINVALID). */
+    boolean fits(byte[] value) {
+        return value.length <= MAX_VALUE_SIZE || fail(BDB.EINVALID, "a value of " + value.length
+                + " bytes is larger than the " + MAX_VALUE_SIZE + " bytes a value may hold (the most a Java array holds)");
+    }
+
+    /**
+     * A {@link BDBCMP} as the native side calls it. Comparisons run inside the calls of the
+     * database that uses the comparator (and in RocksDB's background threads) while that
+     * database is locked, so a comparator that called a database could wait for itself, or for
+     * a call waiting for it. Such calls fail at once with EINVALID instead (every call of every
+     * database of this package made on a thread that is comparing, {@link #refusedInsideComparison()}),
+     * and the result tells the native side, which fails the call that made the comparison
+     * before it writes anything.
+     */
+    static final class Comparison {
+        /** Set above the comparator's result (the low 32 bits) when it called a database while comparing. */
+        private static final long CALLED_A_DATABASE = 1L << 32;
+        /** Per thread: comparisons running (0 or 1), and whether the running one called a database. */
+        private static final ThreadLocal<int[]> RUNNING = ThreadLocal.withInitial(() -> new int[2]);
+
+        private final BDBCMP comparator;
+
+        Comparison(BDBCMP comparator) {
+            this.comparator = comparator;
+        }
+
+        /**
+         * Called by the native side (by name): the comparator's result, with
+         * {@link #CALLED_A_DATABASE} set if it called a database. A comparator that throws
+         * after calling a database counts the keys as equal and is reported the same way; one
+         * that throws otherwise throws to the native side, where the keys count as equal (as in
+         * the original binding).
+         */
+        long compareChecked(byte[] a, byte[] b) {
+            int[] running = RUNNING.get();
+            running[0]++;
+            running[1] = 0;
+            int result;
+            try {
+                result = comparator.compare(a, b);
+            } catch (RuntimeException | Error e) {
+                if (running[1] == 0) {
+                    throw e;
+                }
+                result = 0;
+            } finally {
+                running[0]--;
+            }
+            // The result in the low 32 bits (not sign-extended), the flag above them.
+            long bits = result & 0xffffffffL;
+            return running[1] != 0 ? CALLED_A_DATABASE | bits : bits;
+        }
+
+        /** Whether this thread is inside a comparison; if so, notes that it called a database. */
+        static boolean running() {
+            int[] running = RUNNING.get();
+            if (running[0] == 0) {
+                return false;
+            }
+            running[1] = 1;
+            return true;
+        }
+    }
+
+    /** A call made from inside a comparison fails at once (see {@link Comparison}). */
+    private boolean refusedInsideComparison() {
+        return Comparison.running() && !fail(BDB.EINVALID, "called from inside a BDBCMP comparator; a comparator must not use any"
+                + " database (the call that made the comparison fails too)");
     }
 
     /** Settings may change only while closed. */
@@ -154,6 +257,9 @@ final class Database {
     }
 
     <T> T call(Call<T> op, T failure) {
+        if (refusedInsideComparison()) {
+            return failure;
+        }
         Handle h = handle;
         if (h == null) {
             fail(BDB.EINVALID);
@@ -169,11 +275,11 @@ final class Database {
         try {
             return op.run(db);
         } catch (CasketException e) {
-            fail(e.code);
+            fail(e.code, e.detail);
             return failure;
         } catch (RockCaskException e) {
             // An internal failure of the native layer: reported, never thrown, as the original.
-            fail(BDB.EMISC);
+            fail(BDB.EMISC, e.getMessage());
             return failure;
         } finally {
             h.exit();
@@ -191,25 +297,33 @@ final class Database {
         if (path == null) {
             throw illegalArgument();
         }
+        if (refusedInsideComparison()) {
+            return false;
+        }
         synchronized (openLock) {
             if (handle != null) {
                 return fail(BDB.EINVALID);
             }
             try {
+                Comparison cmp = comparator == null ? null : new Comparison(comparator);
                 String cmpName = comparator == null ? null : comparator.getClass().getName();
-                long db = CasketNative.open(path, omode, hash, cmpfunc, comparator, cmpName, cacheBytes, writeBufferBytes, compression);
+                long db = CasketNative.open(path, omode, hash, cmpfunc, cmp, cmpName, cacheBytes, writeBufferBytes, compression);
                 handle = new Handle(db, path);
                 iterPos = null;
                 return true;
             } catch (CasketException e) {
-                return fail(e.code);
+                return fail(e.code, e.detail);
             } catch (RockCaskException e) {
-                return fail(BDB.EMISC);
+                return fail(BDB.EMISC, e.getMessage());
             }
         }
     }
 
     boolean close() {
+        // From inside a comparison, close would wait for the call that is comparing.
+        if (refusedInsideComparison()) {
+            return false;
+        }
         synchronized (openLock) {
             Handle h = handle;
             if (h == null) {
@@ -218,7 +332,7 @@ final class Database {
             handle = null;
             h.close();
             CasketException e = h.closeError;
-            return e == null || fail(e.code);
+            return e == null || fail(e.code, e.detail);
         }
     }
 
@@ -234,7 +348,7 @@ final class Database {
     boolean put(byte[] key, byte[] value, int mode) {
         check(key);
         check(value);
-        return run(db -> CasketNative.put(db, key, value, mode));
+        return fits(value) && run(db -> CasketNative.put(db, key, value, mode));
     }
 
     boolean out(byte[] key, boolean all) {

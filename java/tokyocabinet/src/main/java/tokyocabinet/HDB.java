@@ -58,8 +58,12 @@ public class HDB implements DBM {
         return db.ecode();
     }
 
+    /**
+     * The message of {@link #ecode()}; after an {@link #EINVALID} or {@link #EMISC} failure it
+     * goes on to say what failed ("invalid operation: ...") when that is known.
+     */
     public String errmsg() {
-        return errmsg(ecode());
+        return db.errmsg();
     }
 
     /** Before {@code open} only; {@code opts} selects compression as in {@link BDB#tune}. */
@@ -118,6 +122,7 @@ public class HDB implements DBM {
         return putkeep(Database.bytes(key), Database.bytes(value));
     }
 
+    /** As {@link BDB#putcat(byte[], byte[])}: an append past the most a value may hold fails with {@link #EINVALID}. */
     public boolean putcat(byte[] key, byte[] value) {
         return db.put(key, value, 2);
     }
@@ -238,6 +243,14 @@ public class HDB implements DBM {
         return db.rnum();
     }
 
+    /**
+     * The size of the database's contents: 256 bytes plus, for every record, 16 bytes and the
+     * lengths of its key and value. Like the original's file size it grows as records are added
+     * or lengthened, and {@link #tranabort()} puts it back where it was at {@link #tranbegin()};
+     * unlike it, it also shrinks as records are removed.
+     * It is not the space on disk (RocksDB's logs and compactions make that move on their own):
+     * that is the marker file plus the directory {@code <path>.rockcask}.
+     */
     public long fsiz() {
         return db.fsiz();
     }

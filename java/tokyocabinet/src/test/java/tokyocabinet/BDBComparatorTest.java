@@ -3,6 +3,7 @@ package tokyocabinet;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -12,7 +13,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.Test;
@@ -35,6 +42,30 @@ public class BDBComparatorTest extends CasketTestBase {
         public int compare(byte[] a, byte[] b) {
             CALLS.incrementAndGet();
             throw new IllegalStateException("comparator failure");
+        }
+    }
+
+    /**
+     * Bytewise, and while {@link #callBack} is set it is run inside every comparison (the way a
+     * comparator that uses a database calls it); what it returns is kept in {@link #RESULTS}.
+     */
+    public static final class CallsBack implements BDBCMP {
+        static volatile Callable<Object> callBack;
+        static final List<Object> RESULTS = Collections.synchronizedList(new ArrayList<>());
+
+        @Override
+        public int compare(byte[] a, byte[] b) {
+            Callable<Object> c = callBack;
+            if (c != null) {
+                try {
+                    RESULTS.add(c.call());
+                } catch (RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            return Arrays.compare(a, b);
         }
     }
 
@@ -223,6 +254,124 @@ public class BDBComparatorTest extends CasketTestBase {
         String output = new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
         assertEquals(output, 0, child.exitValue());
         assertFalse("-Xcheck:jni complained: " + output, output.contains("WARNING: JNI"));
+    }
+
+    // ---- comparators that call a database ----
+
+    /** A database ordered by {@link CallsBack}, not closed after the test (closing would wait for a hung call). */
+    private BDB callingBack(String name) {
+        CallsBack.callBack = null;
+        CallsBack.RESULTS.clear();
+        BDB db = new BDB();
+        assertTrue(db.setcomparator(new CallsBack()));
+        assertOpens(db, path(name), BDB.OWRITER | BDB.OCREAT);
+        assertTrue(db.put("a", "1"));
+        assertTrue(db.put("c", "3"));
+        return db;
+    }
+
+    /** The outcome of every kind of call on {@code db} on a fresh thread: "value ecode errmsg". */
+    private static Map<String, String> outerCalls(BDB db) {
+        Map<String, Callable<?>> calls = new LinkedHashMap<>();
+        calls.put("put", () -> db.put("b", "2"));
+        calls.put("putdup", () -> db.putdup("b", "2"));
+        calls.put("putcat", () -> db.putcat("a", "x"));
+        calls.put("putkeep", () -> db.putkeep("a", "x"));
+        calls.put("out", () -> db.out("a"));
+        calls.put("get", () -> db.get("a"));
+        calls.put("vsiz", () -> db.vsiz("a"));
+        calls.put("range", () -> db.range("a", true, "z", true, -1).size());
+        calls.put("jump", () -> new BDBCUR(db).jump("b"));
+        Map<String, String> outcomes = new LinkedHashMap<>();
+        for (Map.Entry<String, Callable<?>> c : calls.entrySet()) {
+            Outcome o = onNewThread(db::ecode, () -> c.getValue().call() + " " + db.ecode() + " " + db.errmsg());
+            outcomes.put(c.getKey(), (String) o.value);
+        }
+        return outcomes;
+    }
+
+    private static void assertEveryCallFailedBecauseOfTheComparator(Map<String, String> outcomes) {
+        for (Map.Entry<String, String> o : outcomes.entrySet()) {
+            String failure = o.getKey().equals("vsiz") ? "-1" : o.getKey().equals("get") ? "null" : o.getKey().equals("range") ? "0" : "false";
+            assertTrue(o.getKey() + ": " + o.getValue(), o.getValue().startsWith(failure + " " + BDB.EINVALID
+                    + " invalid operation: the key comparator failed: the BDBCMP comparator called a database from inside compare"));
+        }
+    }
+
+    /** The records and counts of a database ordered by {@link CallsBack} once it stops calling back. */
+    private static void assertUnchangedAndUsable(BDB db, long fsiz) {
+        CallsBack.callBack = null;
+        assertEquals(list("a=1", "c=3"), records(db));
+        assertEquals(2, db.rnum());
+        assertEquals(fsiz, db.fsiz());
+        assertTrue(db.put("b", "2"));
+        assertEquals(list("a=1", "b=2", "c=3"), records(db));
+        assertTrue(db.close());
+    }
+
+    @Test
+    public void aComparatorCallingItsOwnDatabaseFailsThatCallAndTheComparingOneInsteadOfHanging() {
+        BDB db = callingBack("self.tcb");
+        long fsiz = db.fsiz();
+        CallsBack.callBack = () -> db.rnum() + " " + db.ecode() + " " + db.errmsg();
+        assertEveryCallFailedBecauseOfTheComparator(outerCalls(db));
+        assertFalse(CallsBack.RESULTS.isEmpty());
+        for (Object r : CallsBack.RESULTS) {
+            assertEquals("0 " + BDB.EINVALID + " invalid operation: called from inside a BDBCMP comparator; a comparator must not"
+                    + " use any database (the call that made the comparison fails too)", r);
+        }
+        assertUnchangedAndUsable(db, fsiz);
+    }
+
+    @Test
+    public void aComparatorCallingAnotherDatabaseFailsThatCallAndTheComparingOne() {
+        BDB other = writer(path("other.tcb"));
+        assertTrue(other.put("x", "y"));
+        HDB hash = hdbWriter(path("other.tch"));
+        BDB db = callingBack("uses-other.tcb");
+        long fsiz = db.fsiz();
+        CallsBack.callBack = () -> other.get("x") + " " + other.ecode() + " " + hash.put("h", "1") + " " + hash.ecode();
+        assertEveryCallFailedBecauseOfTheComparator(outerCalls(db));
+        assertTrue(CallsBack.RESULTS.contains("null " + BDB.EINVALID + " false " + HDB.EINVALID));
+        assertUnchangedAndUsable(db, fsiz);
+        assertEquals("y", other.get("x"));
+        assertNull(hash.get("h"));
+        assertTrue(hash.put("h", "1"));
+    }
+
+    @Test
+    public void aComparatorClosingItsDatabaseOrThrowingAfterACallIsRefusedTheSameWay() {
+        BDB db = callingBack("closing.tcb");
+        long fsiz = db.fsiz();
+        CallsBack.callBack = db::close;
+        assertEveryCallFailedBecauseOfTheComparator(outerCalls(db));
+        assertTrue(CallsBack.RESULTS.contains(false));
+        // Throws (NullPointerException) because the call it made failed.
+        CallsBack.callBack = () -> db.get("a").length();
+        assertEveryCallFailedBecauseOfTheComparator(outerCalls(db));
+        assertUnchangedAndUsable(db, fsiz);
+    }
+
+    @Test
+    public void aComparatorCallingItsDatabaseDuringBackgroundCompactionNeitherHangsNorFailsOptimize() {
+        BDB db = callingBack("compacting.tcb");
+        for (int i = 0; i < 2000; i++) {
+            assertTrue(db.put(String.format("k%05d", i), "v"));
+        }
+        Set<String> threads = Collections.synchronizedSet(new HashSet<>());
+        String test = Thread.currentThread().getName();
+        CallsBack.callBack = () -> {
+            threads.add(Thread.currentThread().getName());
+            return db.rnum();
+        };
+        Outcome o = onNewThread(db::ecode, db::optimize);
+        CallsBack.callBack = null;
+        assertEquals(true, o.value);
+        assertFalse("the comparator ran during the compaction", threads.isEmpty());
+        assertFalse(threads.contains(test));
+        assertEquals(2002, db.rnum());
+        assertEquals("v", db.get("k01234"));
+        assertTrue(db.close());
     }
 
     // ---- persistence of the order ----

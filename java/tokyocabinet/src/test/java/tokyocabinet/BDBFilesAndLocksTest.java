@@ -2,15 +2,20 @@ package tokyocabinet;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
 import java.io.File;
 import java.io.OutputStream;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -223,6 +228,22 @@ public class BDBFilesAndLocksTest extends CasketTestBase {
     }
 
     @Test
+    public void fsizIs256PlusSixteenAndTheKeyAndValueOfEveryRecord() {
+        BDB db = writer(path("figure.tcb"));
+        assertEquals(256, db.fsiz());
+        assertTrue(db.putdup("key", "value"));
+        assertTrue(db.putdup("key", "v2"));
+        assertEquals(256 + (16 + 3 + 5) + (16 + 3 + 2), db.fsiz());
+        assertTrue(db.putcat("key", "++"));
+        assertEquals(256 + (16 + 3 + 7) + (16 + 3 + 2), db.fsiz());
+        assertTrue(db.out("key"));
+        assertEquals(256 + (16 + 3 + 2), db.fsiz());
+        HDB h = hdbWriter(path("figure.tch"));
+        assertTrue(h.put("k", "v"));
+        assertEquals(256 + 16 + 1 + 1, h.fsiz());
+    }
+
+    @Test
     public void vanishRemovesEveryRecord() {
         BDB db = sampleDb(path("vanish.tcb"));
         for (int i = 0; i < 25_000; i++) {
@@ -370,6 +391,61 @@ public class BDBFilesAndLocksTest extends CasketTestBase {
         assertTrue(target.close());
         assertTrue(source.copy(targetPath));
         assertEquals(list("s=1"), records(openBdb(targetPath, BDB.OREADER)));
+    }
+
+    /** The drop-in loaded by a class loader of its own (with its own copy of the native library). */
+    private static URLClassLoader secondLoader() throws Exception {
+        String cp = System.getProperty("tokyocabinet.dropin.classpath");
+        assertNotNull("system property tokyocabinet.dropin.classpath (set by the Gradle build)", cp);
+        List<URL> urls = new ArrayList<>();
+        for (String entry : cp.split(File.pathSeparator)) {
+            urls.add(new File(entry).toURI().toURL());
+        }
+        return new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
+    }
+
+    @Test
+    public void aDatabaseOpenInAnotherClassLoaderFailsWithElockAtOnceInEveryMode() throws Exception {
+        String path = path("loaders.tcb");
+        BDB first = sampleDb(path);
+        try (URLClassLoader loader = secondLoader()) {
+            Class<?> bdb = Class.forName("tokyocabinet.BDB", true, loader);
+            assertTrue("a class of its own", bdb != BDB.class);
+            Method open = bdb.getMethod("open", String.class, int.class);
+            Method ecode = bdb.getMethod("ecode");
+            Method close = bdb.getMethod("close");
+            for (int mode : new int[] {BDB.OWRITER, BDB.OWRITER | BDB.OCREAT, BDB.OREADER, BDB.OWRITER | BDB.OLCKNB,
+                    BDB.OWRITER | BDB.ONOLCK, BDB.OREADER | BDB.ONOLCK}) {
+                // Not closed after the test: if its open hangs, closing would wait for it.
+                Object second = bdb.getConstructor().newInstance();
+                // A blocking lock would wait for this loader's handle forever: bounded by onNewThread.
+                Outcome o = onNewThread(() -> (int) invoke(ecode, second), () -> open.invoke(second, path, mode));
+                assertEquals("mode " + mode, false, o.value);
+                assertEquals("mode " + mode, BDB.ELOCK, o.ecode);
+            }
+            assertTrue(first.put("c", "4"));
+            assertEquals(list("a=1", "a=2", "b=3", "c=4"), records(first));
+            // The other way round: open there, refused here.
+            assertTrue(first.close());
+            Object there = bdb.getConstructor().newInstance();
+            assertEquals(true, open.invoke(there, path, BDB.OREADER));
+            for (int mode : new int[] {BDB.OREADER, BDB.OWRITER, BDB.OREADER | BDB.ONOLCK}) {
+                BDB here = new BDB();
+                Outcome o = onNewThread(here::ecode, () -> here.open(path, mode));
+                assertEquals("mode " + mode, false, o.value);
+                assertEquals("mode " + mode, BDB.ELOCK, o.ecode);
+            }
+            assertEquals(true, close.invoke(there));
+        }
+        assertEquals(list("a=1", "a=2", "b=3", "c=4"), records(openBdb(path, BDB.OWRITER)));
+    }
+
+    private static Object invoke(Method m, Object target) {
+        try {
+            return m.invoke(target);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
     }
 
     // ---- locks between processes ----

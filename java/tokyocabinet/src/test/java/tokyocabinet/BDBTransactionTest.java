@@ -56,6 +56,31 @@ public class BDBTransactionTest extends CasketTestBase {
     }
 
     @Test
+    public void tranabortLeavesRnumAndFsizAsTheyWereAtTranbeginAndTrancommitKeepsTheGrowth() {
+        BDB db = committed(path("size.tcb"));
+        long rnum = db.rnum();
+        long fsiz = db.fsiz();
+        assertTrue(db.tranbegin());
+        for (int i = 0; i < 200; i++) {
+            assertTrue(db.putcat("keep", "more"));
+            assertTrue(db.putcat("new" + i, "value"));
+            if (i % 3 == 0) {
+                assertTrue(db.out("new" + i));
+            }
+            assertEquals("old", db.get("keep").substring(0, 3));
+        }
+        assertTrue(db.out("gone"));
+        assertTrue(db.fsiz() > fsiz);
+        assertTrue(db.tranabort());
+        assertEquals(rnum, db.rnum());
+        assertEquals(fsiz, db.fsiz());
+        assertTrue(db.tranbegin());
+        assertTrue(db.putcat("keep", "more"));
+        assertTrue(db.trancommit());
+        assertEquals(fsiz + 4, db.fsiz());
+    }
+
+    @Test
     public void tranabortRestoresManyWritesInterleavedWithReads() {
         BDB db = writer(path("many.tcb"));
         for (int i = 0; i < 500; i++) {

@@ -17,6 +17,10 @@ import java.util.Arrays;
  *   <li>{@code crash-putdup path}: commits {@link #committedState}, then in a transaction adds
  *       {@value #BIG_VALUES} values of 1 MiB to one key with putdup only (more than is gathered in
  *       memory), prints IN-TX and waits to be killed.
+ *   <li>{@code putcat-limit path}: in a BDB at {@code path.tcb} and an HDB at {@code path.tch},
+ *       stores a 10-byte value, appends an array that would take it one byte past
+ *       {@link Database#MAX_VALUE_SIZE} (needs a heap of about 2.1 GiB), and prints for each
+ *       "kind putcat=... ecode=... vsiz=... get=..." and "kind errmsg=...", then DONE.
  *   <li>{@code reverse-cmp path}: with a Java comparator, writes records, optimizes (compaction
  *       on RocksDB's own threads calls the comparator), closes, prints DONE and returns from main:
  *       the JVM must then exit by itself.
@@ -104,6 +108,25 @@ public final class CasketChild {
                 }
                 say("IN-TX");
                 Thread.sleep(Long.MAX_VALUE);
+                return;
+            }
+            case "putcat-limit": {
+                byte[] past = new byte[Database.MAX_VALUE_SIZE - 9];
+                byte[] key = "k".getBytes(StandardCharsets.UTF_8);
+                check(db, db.open(path + ".tcb", BDB.OWRITER | BDB.OCREAT));
+                check(db, db.put(key, "0123456789".getBytes(StandardCharsets.UTF_8)));
+                boolean appended = db.putcat(key, past);
+                say("bdb putcat=" + appended + " ecode=" + db.ecode() + " vsiz=" + db.vsiz(key) + " get=" + new String(db.get(key), StandardCharsets.UTF_8));
+                say("bdb errmsg=" + db.errmsg());
+                check(db, db.close());
+                HDB h = new HDB();
+                check(db, h.open(path + ".tch", HDB.OWRITER | HDB.OCREAT));
+                check(db, h.put(key, "0123456789".getBytes(StandardCharsets.UTF_8)));
+                appended = h.putcat(key, past);
+                say("hdb putcat=" + appended + " ecode=" + h.ecode() + " vsiz=" + h.vsiz(key) + " get=" + new String(h.get(key), StandardCharsets.UTF_8));
+                say("hdb errmsg=" + h.errmsg());
+                check(db, h.close());
+                say("DONE");
                 return;
             }
             case "reverse-cmp": {

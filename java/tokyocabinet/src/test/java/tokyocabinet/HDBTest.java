@@ -172,6 +172,36 @@ public class HDBTest extends CasketTestBase {
     }
 
     @Test
+    public void tranabortLeavesRnumAndFsizAsTheyWereAtTranbegin() {
+        HDB db = hdbWriter(path("size.tch"));
+        assertTrue(db.put("a", "1"));
+        assertTrue(db.put("b", "2"));
+        long rnum = db.rnum();
+        long fsiz = db.fsiz();
+        assertTrue(db.tranbegin());
+        for (int i = 0; i < 100; i++) {
+            assertTrue(db.putcat("a", "appended"));
+            assertTrue(db.putcat("n" + i, "v"));
+            assertEquals("v", db.get("n" + i));
+            if (i % 2 == 0) {
+                assertTrue(db.out("n" + i));
+            }
+        }
+        assertTrue(db.out("b"));
+        assertTrue(db.tranabort());
+        assertEquals(rnum, db.rnum());
+        assertEquals(fsiz, db.fsiz());
+        assertEquals("1", db.get("a"));
+        assertTrue(db.tranbegin());
+        assertTrue(db.putcat("a", "23"));
+        assertTrue(db.trancommit());
+        assertEquals("committed growth counts", fsiz + 2, db.fsiz());
+        assertTrue(db.close());
+        assertTrue(db.open(path("size.tch"), HDB.OREADER));
+        assertEquals(fsiz + 2, db.fsiz());
+    }
+
+    @Test
     public void tranbeginOnAnotherThreadWaitsUntilTheTransactionEnds() throws Exception {
         HDB db = db();
         assertTrue(db.tranbegin());
