@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
 
 /**
  * Owner of one native handle: counts the calls in flight so the handle is never freed under a
@@ -27,6 +28,29 @@ public abstract class NativeResource implements AutoCloseable {
         this.kind = kind;
         this.handle = handle;
         this.cleanable = CLEANER.register(this, new Free(handle, free));
+    }
+
+    /**
+     * Runs {@code body} with the handle, counted as a call in flight: the handle cannot be freed
+     * until it returns. The one way the owner's methods reach native code.
+     */
+    protected final <T> T call(LongFunction<T> body) {
+        long h = acquire();
+        try {
+            return body.apply(h);
+        } finally {
+            release();
+        }
+    }
+
+    /** {@link #call} for a body without a result. */
+    protected final void run(LongConsumer body) {
+        long h = acquire();
+        try {
+            body.accept(h);
+        } finally {
+            release();
+        }
     }
 
     /** Enter a native call; pair with {@link #release()} in a finally block. */

@@ -50,54 +50,29 @@ public final class Store extends NativeResource {
 
     /** Starts a transaction. Close it (try-with-resources); an uncommitted one rolls back. */
     public Transaction begin() {
-        long h = acquire();
-        try {
-            return new Transaction(Native.storeBegin(h), this);
-        } finally {
-            release();
-        }
+        return call(h -> new Transaction(Native.storeBegin(h), this));
     }
 
     /** Names of every queue that was ever committed to, sorted. */
     public List<String> queues() {
-        long h = acquire();
-        try {
-            return Wire.strings(Native.storeQueueNames(h));
-        } finally {
-            release();
-        }
+        return call(h -> Wire.strings(Native.storeQueueNames(h)));
     }
 
     /** Committed entries in {@code queue} (0 for a queue never used), in O(1). */
     public long queueSize(String queue) {
         byte[] name = Wire.queueName(queue);
-        long h = acquire();
-        try {
-            return Native.storeQueueSize(h, name);
-        } finally {
-            release();
-        }
+        return call(h -> Native.storeQueueSize(h, name));
     }
 
     public StoreStats stats() {
         long[] v = new long[9];
-        long h = acquire();
-        try {
-            Native.storeStats(h, v);
-        } finally {
-            release();
-        }
+        run(h -> Native.storeStats(h, v));
         return new StoreStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
     }
 
     /** Flushes and compacts now, reclaiming the space of consumed entries at once. */
     public void compact() {
-        long h = acquire();
-        try {
-            Native.storeCompact(h);
-        } finally {
-            release();
-        }
+        run(Native::storeCompact);
     }
 
     /**
@@ -114,18 +89,17 @@ public final class Store extends NativeResource {
         Objects.requireNonNull(options, "options");
         Path abs = file.toAbsolutePath();
         long[] info = new long[SNAPSHOT_INFO_LONGS];
-        byte[] strings;
-        long h = acquire();
-        Store outer = EXPORTING.get();
-        EXPORTING.set(this);
-        try {
-            Instant at = options.createdAt();
-            strings = Native.storeExport(h, utf8(abs), options.workers(), options.compression().code, options.frameBytes(), at != null,
-                    at == null ? 0 : at.toEpochMilli(), options.overwrite(), SnapshotProgress.Relay.of(options.progress()), info);
-        } finally {
-            EXPORTING.set(outer);
-            release();
-        }
+        Instant at = options.createdAt();
+        byte[] strings = call(h -> {
+            Store outer = EXPORTING.get();
+            EXPORTING.set(this);
+            try {
+                return Native.storeExport(h, utf8(abs), options.workers(), options.compression().code, options.frameBytes(), at != null,
+                        at == null ? 0 : at.toEpochMilli(), options.overwrite(), SnapshotProgress.Relay.of(options.progress()), info);
+            } finally {
+                EXPORTING.set(outer);
+            }
+        });
         return snapshotInfo(abs, strings, info);
     }
 
@@ -179,12 +153,7 @@ public final class Store extends NativeResource {
     public void checkpoint(Path dir) {
         Objects.requireNonNull(dir, "dir");
         byte[] target = utf8(dir.toAbsolutePath());
-        long h = acquire();
-        try {
-            Native.storeCheckpoint(h, target);
-        } finally {
-            release();
-        }
+        run(h -> Native.storeCheckpoint(h, target));
     }
 
     /** The store this thread is exporting, if any (its progress listener runs on this thread). */

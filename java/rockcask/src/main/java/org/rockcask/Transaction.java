@@ -62,8 +62,8 @@ public final class Transaction extends NativeResource {
     public synchronized UUID enqueue(String queue, byte[] payload) {
         byte[] name = name(queue);
         checkPayload(payload);
-        long h = acquireForWrite();
-        try {
+        return call(h -> {
+            checkWritable();
             UUID id = Ids.next();
             if (payload.length > PendingOps.DIRECT_PAYLOAD_BYTES) {
                 flush(h);
@@ -73,9 +73,7 @@ public final class Transaction extends NativeResource {
                 pending.enqueueNew(name, id, payload);
             }
             return id;
-        } finally {
-            release();
-        }
+        });
     }
 
     /**
@@ -88,17 +86,15 @@ public final class Transaction extends NativeResource {
     public synchronized void enqueue(String queue, UUID id) {
         byte[] name = name(queue);
         Objects.requireNonNull(id, "id");
-        long h = acquireForWrite();
-        try {
+        run(h -> {
+            checkWritable();
             // An object put in the pending buffer certainly exists: keep buffering.
             if (id.equals(lastPendingPut) && pending.enqueueExisting(name, id)) {
                 return;
             }
             flush(h);
             Native.txEnqueueId(h, name, id.getMostSignificantBits(), id.getLeastSignificantBits());
-        } finally {
-            release();
-        }
+        });
     }
 
     /** Removes and returns the head of {@code queue}, or {@code null} when it is empty. */
@@ -121,13 +117,11 @@ public final class Transaction extends NativeResource {
      */
     public synchronized List<Message> poll(String queue, int max) {
         byte[] name = name(queue);
-        long h = acquireOpen();
-        try {
+        return call(h -> {
+            checkOpen();
             flush(h);
             return delivered(h, Native.txPoll(h, name, max));
-        } finally {
-            release();
-        }
+        });
     }
 
     /** Decodes polled items; a heap too small for them rolls the transaction back (see poll). */
@@ -148,13 +142,11 @@ public final class Transaction extends NativeResource {
      */
     public synchronized List<Message> peek(String queue, int max) {
         byte[] name = name(queue);
-        long h = acquireOpen();
-        try {
+        return call(h -> {
+            checkOpen();
             flush(h);
             return Wire.messages(Native.txPeek(h, name, max));
-        } finally {
-            release();
-        }
+        });
     }
 
     /**
@@ -170,14 +162,12 @@ public final class Transaction extends NativeResource {
             throw new IllegalArgumentException("timeout must not be negative: " + timeout);
         }
         long millis = timeout.getSeconds() > Long.MAX_VALUE / 2000 ? Long.MAX_VALUE / 2 : timeout.toMillis();
-        long h = acquireOpen();
-        try {
+        return call(h -> {
+            checkOpen();
             flush(h);
             List<Message> one = delivered(h, Native.txTake(h, name, millis));
             return one.isEmpty() ? null : one.get(0);
-        } finally {
-            release();
-        }
+        });
     }
 
     /**
@@ -189,8 +179,8 @@ public final class Transaction extends NativeResource {
     public synchronized void put(UUID id, byte[] payload) {
         Objects.requireNonNull(id, "id");
         checkPayload(payload);
-        long h = acquireForWrite();
-        try {
+        run(h -> {
+            checkWritable();
             if (payload.length > PendingOps.DIRECT_PAYLOAD_BYTES) {
                 flush(h);
                 Native.txPut(h, id.getMostSignificantBits(), id.getLeastSignificantBits(), payload);
@@ -201,33 +191,27 @@ public final class Transaction extends NativeResource {
                 }
                 lastPendingPut = id;
             }
-        } finally {
-            release();
-        }
+        });
     }
 
     /** The payload of object {@code id}, or {@code null} when there is none. */
     public synchronized byte[] get(UUID id) {
         Objects.requireNonNull(id, "id");
-        long h = acquireOpen();
-        try {
+        return call(h -> {
+            checkOpen();
             flush(h);
             return Native.txGet(h, id.getMostSignificantBits(), id.getLeastSignificantBits());
-        } finally {
-            release();
-        }
+        });
     }
 
     /** Deletes object {@code id}; returns whether it existed. */
     public synchronized boolean delete(UUID id) {
         Objects.requireNonNull(id, "id");
-        long h = acquireForWrite();
-        try {
+        return call(h -> {
+            checkWritable();
             flush(h);
             return Native.txDelete(h, id.getMostSignificantBits(), id.getLeastSignificantBits());
-        } finally {
-            release();
-        }
+        });
     }
 
     /**
@@ -251,8 +235,8 @@ public final class Transaction extends NativeResource {
      * </ul>
      */
     public synchronized void commit() {
-        long h = acquireForWrite();
-        try {
+        run(h -> {
+            checkWritable();
             flush(h);
             try {
                 Native.txCommit(h);
@@ -261,24 +245,19 @@ public final class Transaction extends NativeResource {
                 throw e;
             }
             finished = "committed";
-        } finally {
-            release();
-        }
+        });
     }
 
     /** Discards everything; polled items go back to the head of their queues. Idempotent. */
     public synchronized void rollback() {
-        long h = acquire();
-        try {
+        run(h -> {
             pending.clear();
             lastPendingPut = null;
             Native.txRollback(h);
             if (finished == null) {
                 finished = "rolled back";
             }
-        } finally {
-            release();
-        }
+        });
     }
 
     /**
@@ -293,28 +272,22 @@ public final class Transaction extends NativeResource {
         super.close();
     }
 
-    /** Enter a call that needs an open transaction on an open store. */
-    private long acquireOpen() {
-        long h = acquire();
+    /** First step of every call that needs an open transaction on an open store. */
+    private void checkOpen() {
         if (finished != null) {
-            release();
             throw new IllegalStateException("transaction already " + finished);
         }
         if (store.isClosed()) {
-            release();
             throw new IllegalStateException("store is closed");
         }
-        return h;
     }
 
-    /** {@link #acquireOpen()} for calls that write. */
-    private long acquireForWrite() {
-        long h = acquireOpen();
+    /** {@link #checkOpen()} for calls that write. */
+    private void checkWritable() {
+        checkOpen();
         if (store.options().readOnly()) {
-            release();
             throw new RockCaskException("ReadOnly: store at " + store.path() + " is open read-only");
         }
-        return h;
     }
 
     /** Hands buffered operations to the native transaction; a failure there rolled it back. */
