@@ -8,7 +8,7 @@ public final class LockHolderChild {
 
     public static void main(String[] args) throws Exception {
         try (Store store = Store.open(Paths.get(args[0]), StoreOptions.defaults())) {
-            System.out.println("OPEN");
+            System.out.println(store.queueSize("q") == 0 ? "OPEN" : "OPEN but not empty");
             System.out.flush();
             while (System.in.read() >= 0) {
                 // wait for the parent to close our stdin

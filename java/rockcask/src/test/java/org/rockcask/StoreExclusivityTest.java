@@ -86,6 +86,7 @@ public class StoreExclusivityTest {
             org.junit.Assume.assumeTrue("bind mounts need root here", run("mount", "--bind", dir.toString(), mountPoint.toString()) == 0);
             try {
                 assertLocked(mountPoint, StoreOptions.defaults());
+                assertEquals("the holder is unharmed", 0, store.queueSize("q"));
             } finally {
                 run("umount", mountPoint.toString());
             }
@@ -158,8 +159,11 @@ public class StoreExclusivityTest {
     public void thisClassLoaderCannotOpenAStoreASecondLoaderHasOpen() throws Exception {
         Path dir = tmp.newFolder().toPath().resolve("s");
         try (URLClassLoader loader = secondLoader()) {
-            try (AutoCloseable other = openThrough(loader, dir)) {
+            AutoCloseable other = openThrough(loader, dir);
+            try {
                 assertLocked(dir, StoreOptions.defaults());
+            } finally {
+                other.close();
             }
             // Closed in the other loader: free for this one.
             Store.open(dir, StoreOptions.defaults()).close();
