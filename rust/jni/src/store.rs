@@ -28,7 +28,7 @@ fn size_arg(v: jlong, what: &str) -> BridgeResult<usize> {
 }
 
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_nativeVersion<'local>(
+pub extern "system" fn Java_org_rockcask_internal_NativeLibrary_nativeVersion<'local>(
     mut env: EnvUnowned<'local>,
     _class: JClass<'local>,
 ) -> JString<'local> {

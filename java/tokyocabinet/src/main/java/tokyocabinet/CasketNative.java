@@ -3,7 +3,7 @@ package tokyocabinet;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import org.rockcask.NativeLibrary;
+import org.rockcask.internal.NativeLibrary;
 
 /**
  * The native side of the drop-in. Every call checks its handle; every failure of the database

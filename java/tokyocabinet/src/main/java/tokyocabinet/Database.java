@@ -3,7 +3,7 @@ package tokyocabinet;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.rockcask.NativeResource;
+import org.rockcask.internal.NativeResource;
 import org.rockcask.RockCaskException;
 
 /**

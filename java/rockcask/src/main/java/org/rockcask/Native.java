@@ -1,5 +1,7 @@
 package org.rockcask;
 
+import org.rockcask.internal.NativeLibrary;
+
 /**
  * The native entry points. Not API: public classes hold handles and call these; every call
  * checks its handle and throws a Java exception on any failure (never crashes the JVM).
@@ -14,8 +16,6 @@ final class Native {
     static void ensureLoaded() {
         // Triggers the static initializer.
     }
-
-    static native String nativeVersion();
 
     static native long storeOpen(byte[] path, boolean syncOnCommit, long blockCacheBytes, long writeBufferBytes,
             boolean createIfMissing, boolean readOnly, int compression, int compressionThreshold, byte[] queueCompression);

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import org.rockcask.internal.NativeResource;
 
 /**
  * A RockCask store: named durable queues and objects by UUID in one directory.
@@ -17,12 +18,19 @@ import java.util.Objects;
  * transactions throw {@link IllegalStateException}. A store that is never closed is released
  * when it becomes unreachable, but close it: until then it holds the directory's lock.
  */
-public final class Store extends NativeResource {
+public final class Store implements AutoCloseable {
+    private final NativeResource handle;
     private final Path path;
     private final StoreOptions options;
 
     private Store(long handle, Path path, StoreOptions options) {
-        super("Store", handle, Native::storeFree);
+        this.handle = new NativeResource("Store", handle, Native::storeFree) {
+            @Override
+            protected void beforeFree(long h) {
+                // Wakes transactions blocked in take() so close does not wait for their timeouts.
+                Native.storeClose(h);
+            }
+        };
         this.path = path;
         this.options = options;
     }
@@ -50,29 +58,29 @@ public final class Store extends NativeResource {
 
     /** Starts a transaction. Close it (try-with-resources); an uncommitted one rolls back. */
     public Transaction begin() {
-        return call(h -> new Transaction(Native.storeBegin(h), this));
+        return handle.call(h -> new Transaction(Native.storeBegin(h), this));
     }
 
     /** Names of every queue that was ever committed to, sorted. */
     public List<String> queues() {
-        return call(h -> Wire.strings(Native.storeQueueNames(h)));
+        return handle.call(h -> Wire.strings(Native.storeQueueNames(h)));
     }
 
     /** Committed entries in {@code queue} (0 for a queue never used), in O(1). */
     public long queueSize(String queue) {
         byte[] name = Wire.queueName(queue);
-        return call(h -> Native.storeQueueSize(h, name));
+        return handle.call(h -> Native.storeQueueSize(h, name));
     }
 
     public StoreStats stats() {
         long[] v = new long[9];
-        run(h -> Native.storeStats(h, v));
+        handle.run(h -> Native.storeStats(h, v));
         return new StoreStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
     }
 
     /** Flushes and compacts now, reclaiming the space of consumed entries at once. */
     public void compact() {
-        run(Native::storeCompact);
+        handle.run(Native::storeCompact);
     }
 
     /**
@@ -90,7 +98,7 @@ public final class Store extends NativeResource {
         Path abs = file.toAbsolutePath();
         long[] info = new long[SNAPSHOT_INFO_LONGS];
         Instant at = options.createdAt();
-        byte[] strings = call(h -> {
+        byte[] strings = handle.call(h -> {
             Store outer = EXPORTING.get();
             EXPORTING.set(this);
             try {
@@ -153,7 +161,7 @@ public final class Store extends NativeResource {
     public void checkpoint(Path dir) {
         Objects.requireNonNull(dir, "dir");
         byte[] target = utf8(dir.toAbsolutePath());
-        run(h -> Native.storeCheckpoint(h, target));
+        handle.run(h -> Native.storeCheckpoint(h, target));
     }
 
     /** The store this thread is exporting, if any (its progress listener runs on this thread). */
@@ -170,7 +178,7 @@ public final class Store extends NativeResource {
         if (EXPORTING.get() == this) {
             throw new IllegalStateException("a store cannot be closed from its own export's progress listener; throw from the listener to stop the export");
         }
-        super.close();
+        handle.close();
     }
 
     /** file bytes, frames, records, queues, entries, objects, keys, values, payload bytes, format version, compression, created at. */
@@ -194,10 +202,8 @@ public final class Store extends NativeResource {
         return options;
     }
 
-    @Override
-    protected void beforeFree(long handle) {
-        // Wakes transactions blocked in take() so close does not wait for their timeouts.
-        Native.storeClose(handle);
+    boolean isClosed() {
+        return handle.isClosed();
     }
 
     @Override

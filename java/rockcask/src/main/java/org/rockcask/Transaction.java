@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import org.rockcask.internal.NativeResource;
 
 /**
  * A unit of work on a {@link Store}: polls, enqueues, puts and deletes all take effect at
@@ -43,7 +44,8 @@ import java.util.UUID;
  *
  * <p>Meant for one thread at a time; calls from several threads are serialized, never raced.
  */
-public final class Transaction extends NativeResource {
+public final class Transaction implements AutoCloseable {
+    private final NativeResource handle;
     private final Store store;
     private final PendingOps pending = new PendingOps();
     /** Null while open; how the transaction ended otherwise. */
@@ -54,7 +56,7 @@ public final class Transaction extends NativeResource {
     private NameBytes lastName;
 
     Transaction(long handle, Store store) {
-        super("Transaction", handle, Native::txFree);
+        this.handle = new NativeResource("Transaction", handle, Native::txFree);
         this.store = store;
     }
 
@@ -62,7 +64,7 @@ public final class Transaction extends NativeResource {
     public synchronized UUID enqueue(String queue, byte[] payload) {
         byte[] name = name(queue);
         checkPayload(payload);
-        return call(h -> {
+        return handle.call(h -> {
             checkWritable();
             UUID id = Ids.next();
             if (payload.length > PendingOps.DIRECT_PAYLOAD_BYTES) {
@@ -86,7 +88,7 @@ public final class Transaction extends NativeResource {
     public synchronized void enqueue(String queue, UUID id) {
         byte[] name = name(queue);
         Objects.requireNonNull(id, "id");
-        run(h -> {
+        handle.run(h -> {
             checkWritable();
             // An object put in the pending buffer certainly exists: keep buffering.
             if (id.equals(lastPendingPut) && pending.enqueueExisting(name, id)) {
@@ -117,7 +119,7 @@ public final class Transaction extends NativeResource {
      */
     public synchronized List<Message> poll(String queue, int max) {
         byte[] name = name(queue);
-        return call(h -> {
+        return handle.call(h -> {
             checkOpen();
             flush(h);
             return delivered(h, Native.txPoll(h, name, max));
@@ -142,7 +144,7 @@ public final class Transaction extends NativeResource {
      */
     public synchronized List<Message> peek(String queue, int max) {
         byte[] name = name(queue);
-        return call(h -> {
+        return handle.call(h -> {
             checkOpen();
             flush(h);
             return Wire.messages(Native.txPeek(h, name, max));
@@ -162,7 +164,7 @@ public final class Transaction extends NativeResource {
             throw new IllegalArgumentException("timeout must not be negative: " + timeout);
         }
         long millis = timeout.getSeconds() > Long.MAX_VALUE / 2000 ? Long.MAX_VALUE / 2 : timeout.toMillis();
-        return call(h -> {
+        return handle.call(h -> {
             checkOpen();
             flush(h);
             List<Message> one = delivered(h, Native.txTake(h, name, millis));
@@ -179,7 +181,7 @@ public final class Transaction extends NativeResource {
     public synchronized void put(UUID id, byte[] payload) {
         Objects.requireNonNull(id, "id");
         checkPayload(payload);
-        run(h -> {
+        handle.run(h -> {
             checkWritable();
             if (payload.length > PendingOps.DIRECT_PAYLOAD_BYTES) {
                 flush(h);
@@ -197,7 +199,7 @@ public final class Transaction extends NativeResource {
     /** The payload of object {@code id}, or {@code null} when there is none. */
     public synchronized byte[] get(UUID id) {
         Objects.requireNonNull(id, "id");
-        return call(h -> {
+        return handle.call(h -> {
             checkOpen();
             flush(h);
             return Native.txGet(h, id.getMostSignificantBits(), id.getLeastSignificantBits());
@@ -207,7 +209,7 @@ public final class Transaction extends NativeResource {
     /** Deletes object {@code id}; returns whether it existed. */
     public synchronized boolean delete(UUID id) {
         Objects.requireNonNull(id, "id");
-        return call(h -> {
+        return handle.call(h -> {
             checkWritable();
             flush(h);
             return Native.txDelete(h, id.getMostSignificantBits(), id.getLeastSignificantBits());
@@ -235,7 +237,7 @@ public final class Transaction extends NativeResource {
      * </ul>
      */
     public synchronized void commit() {
-        run(h -> {
+        handle.run(h -> {
             checkWritable();
             flush(h);
             try {
@@ -250,7 +252,7 @@ public final class Transaction extends NativeResource {
 
     /** Discards everything; polled items go back to the head of their queues. Idempotent. */
     public synchronized void rollback() {
-        run(h -> {
+        handle.run(h -> {
             pending.clear();
             lastPendingPut = null;
             Native.txRollback(h);
@@ -269,7 +271,12 @@ public final class Transaction extends NativeResource {
         synchronized (this) {
             pending.clear();
         }
-        super.close();
+        handle.close();
+    }
+
+    /** Runs {@code body} with the native handle, guarded: for this package's tests. */
+    void withHandle(java.util.function.LongConsumer body) {
+        handle.run(body);
     }
 
     /** First step of every call that needs an open transaction on an open store. */

@@ -116,14 +116,11 @@ public class BufferedOperationsTest {
         try (Transaction tx = store.begin()) {
             assertEquals(1, tx.poll("q", 5).size()); // claimed by this transaction
             ByteBuffer bad = ByteBuffer.allocateDirect(1).put((byte) 9);
-            long h = tx.acquire();
-            try {
+            tx.withHandle(h -> {
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Native.txApply(h, bad, 1));
                 assertTrue(e.getMessage(), e.getMessage().contains("transaction rolled back") && e.getMessage().contains("unknown pending operation 9"));
                 assertThrows(IllegalArgumentException.class, () -> Native.txApply(h, bad, 2)); // beyond the buffer's capacity
-            } finally {
-                tx.release();
-            }
+            });
         }
         assertEquals("the claimed item went back", 1, store.queueSize("q"));
         try (Transaction tx = store.begin()) {

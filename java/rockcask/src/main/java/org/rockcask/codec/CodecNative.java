@@ -1,7 +1,7 @@
 package org.rockcask.codec;
 
 import java.nio.ByteBuffer;
-import org.rockcask.NativeLibrary;
+import org.rockcask.internal.NativeLibrary;
 
 /** The codec's native entry points (see {@link Flat} for the buffer layout). */
 final class CodecNative {

@@ -1,4 +1,4 @@
-package org.rockcask;
+package org.rockcask.internal;
 
 import java.lang.ref.Cleaner;
 import java.util.concurrent.TimeUnit;
@@ -12,9 +12,11 @@ import java.util.function.LongFunction;
  * running call, refuses calls once closing starts (IllegalStateException), frees exactly once,
  * and lets a Cleaner free it if the owner is forgotten without {@code close()}.
  *
- * <p>Public only for RockCask's own modules (the {@code tokyocabinet} drop-in); not API.
+ * <p>The API classes hold one (they do not extend it, so it is not part of their API); the
+ * drop-in's databases extend it. Internal: public only for RockCask's own packages and the
+ * {@code tokyocabinet} drop-in; not API.
  */
-public abstract class NativeResource implements AutoCloseable {
+public class NativeResource implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
     private static final int CLOSING = Integer.MIN_VALUE;
 
@@ -24,7 +26,7 @@ public abstract class NativeResource implements AutoCloseable {
     private final AtomicInteger users = new AtomicInteger();
     private final Cleaner.Cleanable cleanable;
 
-    protected NativeResource(String kind, long handle, LongConsumer free) {
+    public NativeResource(String kind, long handle, LongConsumer free) {
         this.kind = kind;
         this.handle = handle;
         this.cleanable = CLEANER.register(this, new Free(handle, free));
@@ -34,7 +36,7 @@ public abstract class NativeResource implements AutoCloseable {
      * Runs {@code body} with the handle, counted as a call in flight: the handle cannot be freed
      * until it returns. The one way the owner's methods reach native code.
      */
-    protected final <T> T call(LongFunction<T> body) {
+    public final <T> T call(LongFunction<T> body) {
         long h = acquire();
         try {
             return body.apply(h);
@@ -44,7 +46,7 @@ public abstract class NativeResource implements AutoCloseable {
     }
 
     /** {@link #call} for a body without a result. */
-    protected final void run(LongConsumer body) {
+    public final void run(LongConsumer body) {
         long h = acquire();
         try {
             body.accept(h);
@@ -70,7 +72,7 @@ public abstract class NativeResource implements AutoCloseable {
         users.decrementAndGet();
     }
 
-    protected final boolean isClosed() {
+    public final boolean isClosed() {
         return users.get() < 0;
     }
 

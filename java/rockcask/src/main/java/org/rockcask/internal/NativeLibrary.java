@@ -1,4 +1,4 @@
-package org.rockcask;
+package org.rockcask.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,11 +18,11 @@ import java.util.Properties;
  * temporary file (random name, owner-only permissions), loaded, and the file removed. The system
  * property {@value #PATH_PROPERTY} names a library file to load instead.
  *
- * <p>Public only for RockCask's own modules (the {@code tokyocabinet} drop-in); not API.
+ * <p>Internal: public only for RockCask's own packages and the {@code tokyocabinet} drop-in; not API.
  */
 public final class NativeLibrary {
     /** System property naming a native library file to load instead of the packed one. */
-    static final String PATH_PROPERTY = "rockcask.library.path";
+    public static final String PATH_PROPERTY = "rockcask.library.path";
     private static final String[] PACKED_PLATFORMS = {"linux-x86_64"};
     private static boolean loaded;
 
@@ -49,7 +49,7 @@ public final class NativeLibrary {
         loaded = true;
     }
 
-    static String platform() {
+    public static String platform() {
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
         String osPart = os.startsWith("linux") ? "linux" : os.startsWith("mac") ? "macos" : os.startsWith("windows") ? "windows" : os;
@@ -85,9 +85,12 @@ public final class NativeLibrary {
         }
     }
 
+    /** The version the native library was built as (its crate version). */
+    private static native String nativeVersion();
+
     private static void checkVersion(String from) {
         String expected = javaVersion();
-        String found = Native.nativeVersion();
+        String found = nativeVersion();
         if (!expected.equals(found)) {
             throw new UnsatisfiedLinkError("RockCask native library version " + found + " (loaded from " + from
                     + ") does not match the Java API version " + expected + "; use the jar and library of one release");
@@ -95,9 +98,9 @@ public final class NativeLibrary {
     }
 
     /** The version this jar was built as (written into the jar by the build). */
-    static String javaVersion() {
+    public static String javaVersion() {
         Properties p = new Properties();
-        try (InputStream in = NativeLibrary.class.getResourceAsStream("rockcask-version.properties")) {
+        try (InputStream in = NativeLibrary.class.getResourceAsStream("/org/rockcask/rockcask-version.properties")) {
             if (in == null) {
                 throw new UnsatisfiedLinkError("rockcask-version.properties is missing from the RockCask jar");
             }
