@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.rockcask.testsupport.ChildJvm;
 
 /** The self-loading jar: platform detection, override property, version check — each in a fresh JVM. */
 public class LoaderTest {
