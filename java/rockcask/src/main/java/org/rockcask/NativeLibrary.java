@@ -23,7 +23,8 @@ import java.util.Properties;
 public final class NativeLibrary {
     /** System property naming a native library file to load instead of the packed one. */
     static final String PATH_PROPERTY = "rockcask.library.path";
-    private static final String[] PACKED_PLATFORMS = {"linux-x86_64"};
+    /** The platforms this jar carries a library for (the build packs it at {@link #packedResource}). */
+    static final String[] PACKED_PLATFORMS = {"linux-x86_64"};
     private static boolean loaded;
 
     private NativeLibrary() {}
@@ -57,9 +58,14 @@ public final class NativeLibrary {
         return osPart + "-" + archPart;
     }
 
+    /** The jar resource holding the library for {@code platform}. */
+    static String packedResource(String platform) {
+        return "/native/" + platform + "/" + System.mapLibraryName("rockcask");
+    }
+
     private static String loadPacked() {
         String platform = platform();
-        String resource = "/native/" + platform + "/" + System.mapLibraryName("rockcask");
+        String resource = packedResource(platform);
         try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new UnsatisfiedLinkError("RockCask has no native library for platform " + platform
