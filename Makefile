@@ -7,7 +7,6 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/rockcask/cargo-target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 GRADLE := gradle --no-daemon --console=plain
-VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 
 .PHONY: setup build demo test bench clean
 
@@ -19,8 +18,8 @@ build: setup
 
 demo: setup
 	$(GRADLE) publishToMavenLocal
-	$(GRADLE) -p java/examples/flow-demo -ProckcaskVersion=$(VERSION) runDemo
-	$(GRADLE) -p java/examples/tokyocabinet-queue -ProckcaskVersion=$(VERSION) runDemo
+	$(GRADLE) -p java/examples/flow-demo runDemo
+	$(GRADLE) -p java/examples/tokyocabinet-queue runDemo
 	$(GRADLE) :bench:seedExperiment1 -PbenchArgs=100000
 	$(GRADLE) :bench:dropInSeedExperiment1 -PbenchArgs=100000
 

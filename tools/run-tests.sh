@@ -8,7 +8,6 @@ cd "$(dirname "$0")/.."
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 gradle="gradle --no-daemon --console=plain"
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 status=0
 
 step() {
@@ -23,8 +22,8 @@ step() {
 
 step rust cargo test --release --locked --workspace
 step java $gradle test publishToMavenLocal
-step example $gradle -p java/examples/flow-demo -ProckcaskVersion="$version" -PdemoArgs=20000 runDemo
-step dropin-example $gradle -p java/examples/tokyocabinet-queue -ProckcaskVersion="$version" -PdemoArgs=20000 runDemo
+step example $gradle -p java/examples/flow-demo -PdemoArgs=20000 runDemo
+step dropin-example $gradle -p java/examples/tokyocabinet-queue -PdemoArgs=20000 runDemo
 
 passed=0
 failed=0

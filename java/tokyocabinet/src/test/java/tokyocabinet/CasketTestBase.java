@@ -21,6 +21,7 @@ import java.util.function.IntSupplier;
 import org.junit.After;
 import org.junit.Rule;
 import org.junit.rules.TemporaryFolder;
+import org.rockcask.testsupport.ChildJvm;
 
 /**
  * What the drop-in's test classes share: a temporary folder for database paths, databases closed
@@ -194,26 +195,14 @@ public abstract class CasketTestBase {
     // ---- child JVMs ----
 
     /** A child JVM running {@code main} on this test run's class path and library. */
-    static ProcessBuilder childJvm(Class<?> main, String... args) {
-        return childJvm(new ArrayList<>(), main, args);
-    }
-
     static ProcessBuilder childJvm(List<String> jvmArgs, Class<?> main, String... args) {
-        String java = System.getProperty("rockcask.test.java",
-                System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        List<String> cmd = new ArrayList<>();
-        cmd.add(java);
-        cmd.add("-Xmx256m");
+        List<String> childArgs = new ArrayList<>();
         String library = System.getProperty("rockcask.library.path");
         if (library != null && !library.isEmpty()) {
-            cmd.add("-Drockcask.library.path=" + library);
+            childArgs.add("-Drockcask.library.path=" + library);
         }
-        cmd.addAll(jvmArgs);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(main.getName());
-        cmd.addAll(Arrays.asList(args));
-        return new ProcessBuilder(cmd);
+        childArgs.addAll(jvmArgs);
+        return ChildJvm.builder(childArgs, main, args);
     }
 
     /**

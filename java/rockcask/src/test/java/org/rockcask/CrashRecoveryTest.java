@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.rockcask.testsupport.ChildJvm;
 
 /**
  * A child JVM commits a numbered stream of transactions and is killed with SIGKILL at random

@@ -18,6 +18,7 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 import org.rockcask.internal.NativeLibrary;
+import org.rockcask.testsupport.ChildJvm;
 
 /** The self-loading jar: platform detection, override property, version check — each in a fresh JVM. */
 public class LoaderTest {
@@ -64,6 +65,15 @@ public class LoaderTest {
     }
 
     @Test
+    public void theBuildPacksTheLibraryWhereTheLoaderLooks() {
+        List<String> loaderLooksAt = new ArrayList<>();
+        for (String platform : NativeLibrary.packedPlatforms()) {
+            loaderLooksAt.add(NativeLibrary.packedResource(platform));
+        }
+        assertEquals(Arrays.asList(System.getProperty("rockcask.test.packedLibrary")), loaderLooksAt);
+    }
+
+    @Test
     public void anUnsupportedPlatformGetsOneClearError() throws Exception {
         String out = runProbe(Arrays.asList("-Dos.arch=sparc64"), null);
         assertTrue(out, out.contains("UnsatisfiedLinkError") && out.contains("no native library for platform linux-sparc64")
@@ -79,7 +89,7 @@ public class LoaderTest {
     @Test
     public void theOverridePropertyLoadsTheNamedLibrary() throws Exception {
         Path lib = tmp.newFolder().toPath().resolve("librockcask-copy.so");
-        try (InputStream in = LoaderTest.class.getResourceAsStream("/native/linux-x86_64/librockcask.so")) {
+        try (InputStream in = LoaderTest.class.getResourceAsStream(NativeLibrary.packedResource(NativeLibrary.platform()))) {
             Files.copy(in, lib);
         }
         assertEquals("OK", runProbe(Arrays.asList("-D" + NativeLibrary.PATH_PROPERTY + "=" + lib), null));

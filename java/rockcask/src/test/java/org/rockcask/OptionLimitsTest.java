@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.rockcask.testsupport.ChildJvm;
 
 /**
  * Every option at its extremes (0, -1, Integer/Long.MAX_VALUE): refused at the option with a

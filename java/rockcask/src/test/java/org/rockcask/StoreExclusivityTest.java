@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.rockcask.testsupport.ChildJvm;
 
 /**
  * A store directory has at most one open handle, whatever path spells it, whichever class

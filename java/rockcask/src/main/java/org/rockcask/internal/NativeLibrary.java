@@ -23,6 +23,7 @@ import java.util.Properties;
 public final class NativeLibrary {
     /** System property naming a native library file to load instead of the packed one. */
     public static final String PATH_PROPERTY = "rockcask.library.path";
+    /** The platforms this jar carries a library for (the build packs it at {@link #packedResource}). */
     private static final String[] PACKED_PLATFORMS = {"linux-x86_64"};
     private static boolean loaded;
 
@@ -57,9 +58,19 @@ public final class NativeLibrary {
         return osPart + "-" + archPart;
     }
 
+    /** The platforms this jar carries a library for. */
+    public static java.util.List<String> packedPlatforms() {
+        return java.util.Arrays.asList(PACKED_PLATFORMS.clone());
+    }
+
+    /** The jar resource holding the library for {@code platform}. */
+    public static String packedResource(String platform) {
+        return "/native/" + platform + "/" + System.mapLibraryName("rockcask");
+    }
+
     private static String loadPacked() {
         String platform = platform();
-        String resource = "/native/" + platform + "/" + System.mapLibraryName("rockcask");
+        String resource = packedResource(platform);
         try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new UnsatisfiedLinkError("RockCask has no native library for platform " + platform

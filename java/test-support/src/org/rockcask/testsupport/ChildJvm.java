@@ -1,16 +1,18 @@
-package org.rockcask;
+package org.rockcask.testsupport;
 
 import java.io.File;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** Starts a child JVM on this test run's classpath (so it loads the same RockCask build). */
-final class ChildJvm {
+/**
+ * Starts a child JVM on this test run's classpath (so it loads the same RockCask build): the crash,
+ * locking and loader tests of every Java module need a second process, and start it the same way.
+ */
+public final class ChildJvm {
     private ChildJvm() {}
 
-    static ProcessBuilder builder(List<String> jvmArgs, Class<?> main, String... args) {
+    public static ProcessBuilder builder(List<String> jvmArgs, Class<?> main, String... args) {
         String java = System.getProperty("rockcask.test.java", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
         List<String> cmd = new ArrayList<>();
         cmd.add(java);
@@ -21,9 +23,5 @@ final class ChildJvm {
         cmd.add(main.getName());
         cmd.addAll(Arrays.asList(args));
         return new ProcessBuilder(cmd);
-    }
-
-    static Process start(Class<?> main, String... args) throws IOException {
-        return builder(new ArrayList<>(), main, args).redirectErrorStream(true).start();
     }
 }
