@@ -19,80 +19,108 @@ import java.util.List;
  * meanwhile are part of it, as in the original.
  */
 @SuppressWarnings({"rawtypes", "unchecked"}) // the original API uses raw lists
-public class BDB implements DBM {
+public class BDB extends AbstractDB implements DBM {
+    // The constants are declared on each class, as in the original: code compiled against it
+    // inlines them, and reflection from other packages reads them only from a public class.
+    /** Error code: "success". */
     public static final int ESUCCESS = 0;
+    /** Error code: "threading error". */
     public static final int ETHREAD = 1;
+    /** Error code: "invalid operation". */
     public static final int EINVALID = 2;
+    /** Error code: "file not found". */
     public static final int ENOFILE = 3;
+    /** Error code: "no permission". */
     public static final int ENOPERM = 4;
+    /** Error code: "invalid meta data". */
     public static final int EMETA = 5;
+    /** Error code: "invalid record header". */
     public static final int ERHEAD = 6;
+    /** Error code: "open error". */
     public static final int EOPEN = 7;
+    /** Error code: "close error". */
     public static final int ECLOSE = 8;
+    /** Error code: "trunc error". */
     public static final int ETRUNC = 9;
+    /** Error code: "sync error". */
     public static final int ESYNC = 10;
+    /** Error code: "stat error". */
     public static final int ESTAT = 11;
+    /** Error code: "seek error". */
     public static final int ESEEK = 12;
+    /** Error code: "read error". */
     public static final int EREAD = 13;
+    /** Error code: "write error". */
     public static final int EWRITE = 14;
+    /** Error code: "mmap error". */
     public static final int EMMAP = 15;
+    /** Error code: "lock error". */
     public static final int ELOCK = 16;
+    /** Error code: "unlink error". */
     public static final int EUNLINK = 17;
+    /** Error code: "rename error". */
     public static final int ERENAME = 18;
+    /** Error code: "mkdir error". */
     public static final int EMKDIR = 19;
+    /** Error code: "rmdir error". */
     public static final int ERMDIR = 20;
+    /** Error code: "existing record". */
     public static final int EKEEP = 21;
+    /** Error code: "no record found". */
     public static final int ENOREC = 22;
+    /** Error code: "miscellaneous error" (in the drop-in: an internal failure of the native layer). */
     public static final int EMISC = 9999;
+    /** Comparison for {@link #setcmpfunc}: keys as unsigned bytes, lexically (the default). */
     public static final int CMPLEXICAL = 0;
+    /** Comparison for {@link #setcmpfunc}: keys as decimal strings of real numbers. */
     public static final int CMPDECIMAL = 1;
+    /** Comparison for {@link #setcmpfunc}: keys as 4-byte native-order ints. */
     public static final int CMPINT32 = 2;
+    /** Comparison for {@link #setcmpfunc}: keys as 8-byte native-order longs. */
     public static final int CMPINT64 = 3;
+    /** Tuning option: large database (accepted, no effect: there is no size limit). */
     public static final int TLARGE = 1 << 0;
+    /** Tuning option: compress with Deflate (here: zstd). */
     public static final int TDEFLATE = 1 << 1;
+    /** Tuning option: compress with BZIP2 (here: zstd). */
     public static final int TBZIP = 1 << 2;
+    /** Tuning option: compress with TCBS (here: lz4). */
     public static final int TTCBS = 1 << 3;
+    /** Open mode: reader (shares the database with other readers). */
     public static final int OREADER = 1 << 0;
+    /** Open mode: writer (excludes every other process). */
     public static final int OWRITER = 1 << 1;
+    /** Open mode with {@link #OWRITER}: create the database if it does not exist. */
     public static final int OCREAT = 1 << 2;
+    /** Open mode with {@link #OWRITER}: start with an empty database. */
     public static final int OTRUNC = 1 << 3;
+    /** Open mode: take no lock against other processes. */
     public static final int ONOLCK = 1 << 4;
+    /** Open mode: fail at once with {@link #ELOCK} instead of waiting for the lock. */
     public static final int OLCKNB = 1 << 5;
+    /** Open mode with {@link #OWRITER}: sync every transaction commit to the device. */
     public static final int OTSYNC = 1 << 6;
 
-    final Database db = new Database(false);
+    /** A closed database; {@link #open(String, int)} opens it. */
+    public BDB() {
+        super(false);
+    }
 
-    public BDB() {}
-
-    /** The message of an error code. */
+    /** The message of an error code (as the original's, and "unknown error" for others). */
     public static String errmsg(int ecode) {
         return Database.errmsg(ecode);
     }
 
-    /** The last error code of the calling thread on this database (success does not reset it). */
-    public int ecode() {
-        return db.ecode();
-    }
-
-    /**
-     * The message of {@link #ecode()}; after an {@link #EINVALID} or {@link #EMISC} failure it
-     * goes on to say what failed ("invalid operation: ...") when that is known.
-     */
-    public String errmsg() {
-        return db.errmsg();
-    }
-
     /**
      * Orders keys with a Java comparator; before {@code open} only. The comparator's class name
-     * is recorded in the database, which then opens only with a comparator of that class. A
-     * comparator that throws counts the two keys as equal. A comparator must not call any
-     * database: such a call fails with {@link #EINVALID}, and so does the call of this database
-     * that was comparing, without writing anything (see {@link BDBCMP}).
+     * is recorded in the database, which then opens only with a comparator of that class (the
+     * original recorded nothing). A comparator that throws counts the two keys as equal. A
+     * comparator must not call any database: such a call fails with {@link #EINVALID}, and so
+     * does the call of this database that was comparing, without writing anything (see
+     * {@link BDBCMP}).
      */
     public boolean setcomparator(BDBCMP cmp) {
-        if (cmp == null) {
-            throw Database.illegalArgument();
-        }
+        Database.check(cmp);
         if (!db.configurable()) {
             return false;
         }
@@ -123,80 +151,15 @@ public class BDB implements DBM {
      * {@link #TTCBS} lz4.
      */
     public boolean tune(int lmemb, int nmemb, long bnum, int apow, int fpow, int opts) {
-        if (!db.configurable()) {
-            return false;
-        }
-        db.tuneCompression(opts);
-        return true;
+        return db.tune(opts);
     }
 
-    /** Before {@code open} only: the block cache gets 16 KiB per leaf and non-leaf page. */
+    /**
+     * Before {@code open} only: the block cache gets 16 KiB per leaf and non-leaf page (1024 and
+     * 512 pages when not positive), where the original sized its page caches.
+     */
     public boolean setcache(int lcnum, int ncnum) {
-        if (!db.configurable()) {
-            return false;
-        }
-        db.cacheBytes = ((lcnum > 0 ? lcnum : 1024) + (long) (ncnum > 0 ? ncnum : 512)) * 16 * 1024;
-        return true;
-    }
-
-    /** Before {@code open} only: a positive size becomes the write buffer (1 MiB to 1 GiB). */
-    public boolean setxmsiz(long xmsiz) {
-        return db.setxmsiz(xmsiz);
-    }
-
-    /** Before {@code open} only. Accepted; RocksDB compacts in the background by itself. */
-    public boolean setdfunit(int dfunit) {
-        return db.configurable();
-    }
-
-    /**
-     * Opens (and with {@link #OCREAT} creates) the database at {@code path}. {@link #OWRITER}
-     * locks it against every other process, {@link #OREADER} against writers;
-     * {@link #OLCKNB} fails at once ({@link #ELOCK}) instead of waiting, {@link #ONOLCK} takes no
-     * lock. {@link #OTSYNC} syncs every transaction commit to the device.
-     */
-    public boolean open(String path, int omode) {
-        return db.open(path, omode);
-    }
-
-    public boolean open(String name) {
-        return open(name, OREADER);
-    }
-
-    /** Writes everything and releases the database; a running transaction is aborted. */
-    public boolean close() {
-        return db.close();
-    }
-
-    /** Replaces the first value of the key (other duplicates stay), or adds the record. */
-    public boolean put(byte[] key, byte[] value) {
-        return db.put(key, value, 0);
-    }
-
-    public boolean put(String key, String value) {
-        return put(Database.bytes(key), Database.bytes(value));
-    }
-
-    /** Adds the record only if the key is absent; otherwise false with {@link #EKEEP}. */
-    public boolean putkeep(byte[] key, byte[] value) {
-        return db.put(key, value, 1);
-    }
-
-    public boolean putkeep(String key, String value) {
-        return putkeep(Database.bytes(key), Database.bytes(value));
-    }
-
-    /**
-     * Appends to the first value of the key, or adds the record. A value may hold at most
-     * {@code Integer.MAX_VALUE - 8} bytes (the most a Java array holds): an append past that
-     * fails with {@link #EINVALID} and leaves the value as it was.
-     */
-    public boolean putcat(byte[] key, byte[] value) {
-        return db.put(key, value, 2);
-    }
-
-    public boolean putcat(String key, String value) {
-        return putcat(Database.bytes(key), Database.bytes(value));
+        return db.setcache(((lcnum > 0 ? lcnum : 1024) + (long) (ncnum > 0 ? ncnum : 512)) * 16 * 1024);
     }
 
     /** Adds a value after the key's existing values. */
@@ -204,16 +167,18 @@ public class BDB implements DBM {
         return db.put(key, value, 3);
     }
 
+    /** {@link #putdup(byte[], byte[])} with String key and value. */
     public boolean putdup(String key, String value) {
         return putdup(Database.bytes(key), Database.bytes(value));
     }
 
-    /** {@code putdup} of each {@code byte[]} element; other elements are skipped. */
+    /**
+     * {@code putdup} of each {@code byte[]} element; other elements are skipped, as documented
+     * (the original crashed on them).
+     */
     public boolean putlist(byte[] key, List values) {
         Database.check(key);
-        if (values == null) {
-            throw Database.illegalArgument();
-        }
+        Database.check(values);
         for (Object v : values) {
             if (v instanceof byte[] && !putdup(key, (byte[]) v)) {
                 return false;
@@ -222,11 +187,9 @@ public class BDB implements DBM {
         return true;
     }
 
-    /** {@code putdup} of each element, which must be a String. */
+    /** {@code putdup} of each element, which must be a String (ClassCastException otherwise). */
     public boolean putlist(String key, List values) {
-        if (values == null) {
-            throw Database.illegalArgument();
-        }
+        Database.check(values);
         List<byte[]> encoded = new ArrayList<>(values.size());
         for (Object v : values) {
             encoded.add(((String) v).getBytes());
@@ -234,39 +197,23 @@ public class BDB implements DBM {
         return putlist(Database.bytes(key), encoded);
     }
 
-    /** Removes the first value of the key; false with {@link #ENOREC} if there is none. */
-    public boolean out(byte[] key) {
-        return db.out(key, false);
-    }
-
-    public boolean out(String key) {
-        return out(Database.bytes(key));
-    }
-
     /** Removes every value of the key; false with {@link #ENOREC} if there is none. */
     public boolean outlist(byte[] key) {
         return db.out(key, true);
     }
 
+    /** {@link #outlist(byte[])} with a String key. */
     public boolean outlist(String key) {
         return outlist(Database.bytes(key));
     }
 
-    /** The first value of the key, or null ({@link #ENOREC}). */
-    public byte[] get(byte[] key) {
-        return db.get(key);
-    }
-
-    public String get(String key) {
-        return Database.string(get(Database.bytes(key)));
-    }
-
-    /** Every value of the key in insertion order ({@code byte[]} elements), or null. */
+    /** Every value of the key in insertion order ({@code byte[]} elements), or null ({@link #ENOREC}). */
     public List getlist(byte[] key) {
         Database.check(key);
-        return db.call(d -> CasketNative.unpack(CasketNative.getlist(d, key)), null);
+        return db.list(d -> CasketNative.getlist(d, key));
     }
 
+    /** {@link #getlist(byte[])} with a String key; the values are decoded as UTF-8. */
     public List getlist(String key) {
         return Database.strings(getlist(Database.bytes(key)));
     }
@@ -277,80 +224,27 @@ public class BDB implements DBM {
         return db.call(d -> CasketNative.vnum(d, key), 0);
     }
 
+    /** {@link #vnum(byte[])} with a String key. */
     public int vnum(String key) {
         return vnum(Database.bytes(key));
     }
 
-    /** The size of the key's first value, or -1 ({@link #ENOREC}). */
-    public int vsiz(byte[] key) {
-        return db.vsiz(key);
-    }
-
-    public int vsiz(String key) {
-        return vsiz(Database.bytes(key));
-    }
-
-    /** Starts the embedded iterator at the first record; false on an empty database. */
-    public boolean iterinit() {
-        return db.iterinit();
-    }
-
-    /** The key of the next record (each duplicate value is a record), or null at the end. */
-    public byte[] iternext() {
-        return db.iternext();
-    }
-
-    public String iternext2() {
-        return Database.string(iternext());
+    /**
+     * Distinct keys between {@code bkey} and {@code ekey} (null: unbounded, where the original
+     * crashed) in key order, at most {@code max} (negative: no limit). Never fails: an empty list
+     * if nothing matches.
+     */
+    public List range(byte[] bkey, boolean binc, byte[] ekey, boolean einc, int max) {
+        return db.keys(d -> CasketNative.range(d, bkey, binc, ekey, einc, max));
     }
 
     /**
-     * Distinct keys between {@code bkey} and {@code ekey} (null: unbounded) in key order, at
-     * most {@code max} (negative: no limit). Never fails: an empty list if nothing matches.
+     * {@link #range(byte[], boolean, byte[], boolean, int)} with String bounds; the keys are
+     * decoded as UTF-8. A null bound throws {@link NullPointerException}, as in the original.
      */
-    public List range(byte[] bkey, boolean binc, byte[] ekey, boolean einc, int max) {
-        List keys = db.call(d -> CasketNative.unpack(CasketNative.range(d, bkey, binc, ekey, einc, max)), null);
-        return keys == null ? new ArrayList() : keys;
-    }
-
     public List range(String bkey, boolean binc, String ekey, boolean einc, int max) {
         // As the original: the bounds are encoded directly, so a null bound throws here.
         return Database.strings(range(bkey.getBytes(), binc, ekey.getBytes(), einc, max));
-    }
-
-    /** Distinct keys starting with {@code prefix}, in key order, at most {@code max}. */
-    public List fwmkeys(byte[] prefix, int max) {
-        return db.fwmkeys(prefix, max);
-    }
-
-    public List fwmkeys(String prefix, int max) {
-        return Database.strings(fwmkeys(Database.bytes(prefix), max));
-    }
-
-    /**
-     * Adds to the 4-byte native-order integer value (stores {@code num} if absent) and returns
-     * the sum; {@code Integer.MIN_VALUE} with {@link #EKEEP} if the value is not 4 bytes.
-     */
-    public int addint(byte[] key, int num) {
-        return db.addint(key, num);
-    }
-
-    public int addint(String key, int num) {
-        return addint(Database.bytes(key), num);
-    }
-
-    /** As {@link #addint(byte[], int)} for an 8-byte native-order double; NaN on failure. */
-    public double adddouble(byte[] key, double num) {
-        return db.adddouble(key, num);
-    }
-
-    public double adddouble(String key, double num) {
-        return adddouble(Database.bytes(key), num);
-    }
-
-    /** Writes everything and syncs it to the device. */
-    public boolean sync() {
-        return db.run(CasketNative::sync);
     }
 
     /** Compacts the database. The tuning arguments are accepted and ignored. */
@@ -358,60 +252,8 @@ public class BDB implements DBM {
         return db.run(CasketNative::optimize);
     }
 
+    /** {@link #optimize(int, int, long, int, int, int)} keeping the current settings. */
     public boolean optimize() {
         return optimize(-1, -1, -1, -1, -1, 0xff);
-    }
-
-    /** Removes every record. */
-    public boolean vanish() {
-        return db.run(CasketNative::vanish);
-    }
-
-    /**
-     * Copies the database to {@code path} (which then opens as a database). A path starting
-     * with '@' is refused with {@link #EINVALID}: the original ran it as a shell command.
-     */
-    public boolean copy(String path) {
-        return db.copy(path);
-    }
-
-    /**
-     * Starts a transaction; waits while another thread's transaction runs. Every operation on
-     * this database until {@link #trancommit()} or {@link #tranabort()} is part of it.
-     */
-    public boolean tranbegin() {
-        return db.run(CasketNative::tranbegin);
-    }
-
-    /** Makes the transaction durable (synced with {@link #OTSYNC}). */
-    public boolean trancommit() {
-        return db.run(CasketNative::trancommit);
-    }
-
-    /** Restores the database to its state at {@link #tranbegin()}. */
-    public boolean tranabort() {
-        return db.run(CasketNative::tranabort);
-    }
-
-    /** The path given to {@code open}, or null if not open. */
-    public String path() {
-        return db.path();
-    }
-
-    /** The number of records, counting each duplicate value. */
-    public long rnum() {
-        return db.rnum();
-    }
-
-    /**
-     * The size of the database's contents: 256 bytes plus, for every record (each duplicate
-     * value counted), 16 bytes and the lengths of its key and value. Like the original's file
-     * size it grows as records are added or lengthened, and {@link #tranabort()} puts it back
-     * where it was at {@link #tranbegin()}; unlike it, it also shrinks as records are removed.
-     * It is not the space on disk (RocksDB's logs and compactions make that move on their own):
-     * that is the marker file plus the directory {@code <path>.rockcask}.
-     */
-    public long fsiz() {
-        return db.fsiz();
     }
 }

@@ -13,19 +13,20 @@ import java.util.List;
  * {@code ecode()}.
  */
 public class BDBCUR {
+    /** Put mode: replace the value at the cursor. */
     public static final int CPCURRENT = 0;
+    /** Put mode: add a value of the same key before the one at the cursor. */
     public static final int CPBEFORE = 1;
+    /** Put mode: add a value of the same key after the one at the cursor. */
     public static final int CPAFTER = 2;
 
     private final BDB bdb;
     /** The record the cursor points at; null before positioning or after falling off the end. */
     private byte[] pos;
 
+    /** A cursor on {@code bdb}, not yet on a record. */
     public BDBCUR(BDB bdb) {
-        if (bdb == null) {
-            throw Database.illegalArgument();
-        }
-        this.bdb = bdb;
+        this.bdb = Database.check(bdb);
     }
 
     private boolean move(Database.Call<byte[]> op) {
@@ -58,6 +59,7 @@ public class BDBCUR {
         return move(db -> CasketNative.curJump(db, key));
     }
 
+    /** {@link #jump(byte[])} with a String key. */
     public boolean jump(String key) {
         return jump(Database.bytes(key));
     }
@@ -75,6 +77,8 @@ public class BDBCUR {
     /**
      * {@link #CPCURRENT} replaces the value at the cursor; {@link #CPBEFORE} and {@link #CPAFTER}
      * add a value of the same key before or after it, and the cursor moves to the new value.
+     * False ({@code ENOREC}) if the cursor is not on a record; another mode fails with
+     * {@code EINVALID}.
      */
     public boolean put(byte[] value, int cpmode) {
         Database.check(value);
@@ -92,13 +96,14 @@ public class BDBCUR {
         return true;
     }
 
+    /** {@link #put(byte[], int)} with a String value. */
     public boolean put(String value, int cpmode) {
         return put(Database.bytes(value), cpmode);
     }
 
     /** Removes the record at the cursor; the cursor moves to the next record. */
     public boolean out() {
-        List<byte[]> next = bdb.db.call(db -> CasketNative.unpack(CasketNative.curOut(db, position(db))), null);
+        List<byte[]> next = bdb.db.list(db -> CasketNative.curOut(db, position(db)));
         if (next == null) {
             return false;
         }
@@ -111,6 +116,7 @@ public class BDBCUR {
         return bdb.db.call(db -> CasketNative.curKey(db, position(db)), null);
     }
 
+    /** {@link #key()} decoded as UTF-8. */
     public String key2() {
         return Database.string(key());
     }
@@ -120,6 +126,7 @@ public class BDBCUR {
         return bdb.db.call(db -> CasketNative.curVal(db, position(db)), null);
     }
 
+    /** {@link #val()} decoded as UTF-8. */
     public String val2() {
         return Database.string(val());
     }

@@ -36,23 +36,17 @@ final class Database {
         return ecode == BDB.EMISC ? "miscellaneous error" : "unknown error";
     }
 
-    static IllegalArgumentException illegalArgument() {
-        return new IllegalArgumentException("illegal argument");
-    }
-
     /** The String overloads' encoding: the platform default charset, as in the original. */
     static byte[] bytes(String s) {
-        if (s == null) {
-            throw illegalArgument();
-        }
-        return s.getBytes();
+        return check(s).getBytes();
     }
 
-    static byte[] check(byte[] b) {
-        if (b == null) {
-            throw illegalArgument();
+    /** A required argument: null throws IllegalArgumentException, as in the original. */
+    static <T> T check(T arg) {
+        if (arg == null) {
+            throw new IllegalArgumentException("illegal argument");
         }
-        return b;
+        return arg;
     }
 
     /** Returned bytes are decoded as UTF-8 ({@code Util.otos}). */
@@ -246,7 +240,11 @@ final class Database {
         return true;
     }
 
-    void tuneCompression(int opts) {
+    /** The compression {@code tune}'s options select; before open only. */
+    boolean tune(int opts) {
+        if (!configurable()) {
+            return false;
+        }
         if ((opts & (BDB.TDEFLATE | BDB.TBZIP)) != 0) {
             compression = 2;
         } else if ((opts & BDB.TTCBS) != 0) {
@@ -254,6 +252,16 @@ final class Database {
         } else {
             compression = 0;
         }
+        return true;
+    }
+
+    /** The block cache size {@code setcache} computed; before open only. */
+    boolean setcache(long bytes) {
+        if (!configurable()) {
+            return false;
+        }
+        cacheBytes = bytes;
+        return true;
     }
 
     <T> T call(Call<T> op, T failure) {
@@ -294,9 +302,7 @@ final class Database {
     }
 
     boolean open(String path, int omode) {
-        if (path == null) {
-            throw illegalArgument();
-        }
+        check(path);
         if (refusedInsideComparison()) {
             return false;
         }
@@ -376,11 +382,20 @@ final class Database {
         return call(db -> CasketNative.adddouble(db, key, num), Double.NaN);
     }
 
-    /** Never fails: an empty list when nothing matches or the database is not open. */
+    /** The packed list a native call returns, unpacked; null on failure. */
+    List<byte[]> list(Call<byte[]> packed) {
+        return call(db -> CasketNative.unpack(packed.run(db)), null);
+    }
+
+    /** A list of keys, which never fails: empty when nothing matches or the call fails. */
+    List<byte[]> keys(Call<byte[]> packed) {
+        List<byte[]> keys = list(packed);
+        return keys == null ? new ArrayList<>() : keys;
+    }
+
     List<byte[]> fwmkeys(byte[] prefix, int max) {
         check(prefix);
-        List<byte[]> keys = call(db -> CasketNative.unpack(CasketNative.fwmkeys(db, prefix, max)), null);
-        return keys == null ? new ArrayList<>() : keys;
+        return keys(db -> CasketNative.fwmkeys(db, prefix, max));
     }
 
     boolean iterinit() {
@@ -421,9 +436,7 @@ final class Database {
     }
 
     boolean copy(String path) {
-        if (path == null) {
-            throw illegalArgument();
-        }
+        check(path);
         // The original ran a path starting with '@' as a shell command; a database call must
         // not be a way to run commands, so it is refused.
         if (path.startsWith("@")) {

@@ -1,134 +1,110 @@
 package tokyocabinet;
 
-import java.util.List;
-
 /**
  * Hash database: one value per key. Drop-in for the Tokyo Cabinet binding's class of the same
  * name, on the same store as {@link BDB} (a database is either kind; opening it as the other
  * fails with {@link #EMETA}). The iterator visits keys in byte order. Failure reporting,
  * locking, transactions and the path-as-a-file behaviour are those of {@link BDB}.
  */
-@SuppressWarnings({"rawtypes", "unchecked"}) // the original API uses raw lists
-public class HDB implements DBM {
-    public static final int ESUCCESS = 0;
-    public static final int ETHREAD = 1;
-    public static final int EINVALID = 2;
-    public static final int ENOFILE = 3;
-    public static final int ENOPERM = 4;
-    public static final int EMETA = 5;
-    public static final int ERHEAD = 6;
-    public static final int EOPEN = 7;
-    public static final int ECLOSE = 8;
-    public static final int ETRUNC = 9;
-    public static final int ESYNC = 10;
-    public static final int ESTAT = 11;
-    public static final int ESEEK = 12;
-    public static final int EREAD = 13;
-    public static final int EWRITE = 14;
-    public static final int EMMAP = 15;
-    public static final int ELOCK = 16;
-    public static final int EUNLINK = 17;
-    public static final int ERENAME = 18;
-    public static final int EMKDIR = 19;
-    public static final int ERMDIR = 20;
-    public static final int EKEEP = 21;
-    public static final int ENOREC = 22;
-    public static final int EMISC = 9999;
-    public static final int TLARGE = 1 << 0;
-    public static final int TDEFLATE = 1 << 1;
-    public static final int TBZIP = 1 << 2;
-    public static final int TTCBS = 1 << 3;
-    public static final int OREADER = 1 << 0;
-    public static final int OWRITER = 1 << 1;
-    public static final int OCREAT = 1 << 2;
-    public static final int OTRUNC = 1 << 3;
-    public static final int ONOLCK = 1 << 4;
-    public static final int OLCKNB = 1 << 5;
-    public static final int OTSYNC = 1 << 6;
+public class HDB extends AbstractDB implements DBM {
+    // The constants are declared on each class, as in the original: code compiled against it
+    // inlines them, and reflection from other packages reads them only from a public class.
+    // They take BDB's values, which are the same.
+    /** As {@link BDB#ESUCCESS}. */
+    public static final int ESUCCESS = BDB.ESUCCESS;
+    /** As {@link BDB#ETHREAD}. */
+    public static final int ETHREAD = BDB.ETHREAD;
+    /** As {@link BDB#EINVALID}. */
+    public static final int EINVALID = BDB.EINVALID;
+    /** As {@link BDB#ENOFILE}. */
+    public static final int ENOFILE = BDB.ENOFILE;
+    /** As {@link BDB#ENOPERM}. */
+    public static final int ENOPERM = BDB.ENOPERM;
+    /** As {@link BDB#EMETA}. */
+    public static final int EMETA = BDB.EMETA;
+    /** As {@link BDB#ERHEAD}. */
+    public static final int ERHEAD = BDB.ERHEAD;
+    /** As {@link BDB#EOPEN}. */
+    public static final int EOPEN = BDB.EOPEN;
+    /** As {@link BDB#ECLOSE}. */
+    public static final int ECLOSE = BDB.ECLOSE;
+    /** As {@link BDB#ETRUNC}. */
+    public static final int ETRUNC = BDB.ETRUNC;
+    /** As {@link BDB#ESYNC}. */
+    public static final int ESYNC = BDB.ESYNC;
+    /** As {@link BDB#ESTAT}. */
+    public static final int ESTAT = BDB.ESTAT;
+    /** As {@link BDB#ESEEK}. */
+    public static final int ESEEK = BDB.ESEEK;
+    /** As {@link BDB#EREAD}. */
+    public static final int EREAD = BDB.EREAD;
+    /** As {@link BDB#EWRITE}. */
+    public static final int EWRITE = BDB.EWRITE;
+    /** As {@link BDB#EMMAP}. */
+    public static final int EMMAP = BDB.EMMAP;
+    /** As {@link BDB#ELOCK}. */
+    public static final int ELOCK = BDB.ELOCK;
+    /** As {@link BDB#EUNLINK}. */
+    public static final int EUNLINK = BDB.EUNLINK;
+    /** As {@link BDB#ERENAME}. */
+    public static final int ERENAME = BDB.ERENAME;
+    /** As {@link BDB#EMKDIR}. */
+    public static final int EMKDIR = BDB.EMKDIR;
+    /** As {@link BDB#ERMDIR}. */
+    public static final int ERMDIR = BDB.ERMDIR;
+    /** As {@link BDB#EKEEP}. */
+    public static final int EKEEP = BDB.EKEEP;
+    /** As {@link BDB#ENOREC}. */
+    public static final int ENOREC = BDB.ENOREC;
+    /** As {@link BDB#EMISC}. */
+    public static final int EMISC = BDB.EMISC;
+    /** As {@link BDB#TLARGE}. */
+    public static final int TLARGE = BDB.TLARGE;
+    /** As {@link BDB#TDEFLATE}. */
+    public static final int TDEFLATE = BDB.TDEFLATE;
+    /** As {@link BDB#TBZIP}. */
+    public static final int TBZIP = BDB.TBZIP;
+    /** As {@link BDB#TTCBS}. */
+    public static final int TTCBS = BDB.TTCBS;
+    /** As {@link BDB#OREADER}. */
+    public static final int OREADER = BDB.OREADER;
+    /** As {@link BDB#OWRITER}. */
+    public static final int OWRITER = BDB.OWRITER;
+    /** As {@link BDB#OCREAT}. */
+    public static final int OCREAT = BDB.OCREAT;
+    /** As {@link BDB#OTRUNC}. */
+    public static final int OTRUNC = BDB.OTRUNC;
+    /** As {@link BDB#ONOLCK}. */
+    public static final int ONOLCK = BDB.ONOLCK;
+    /** As {@link BDB#OLCKNB}. */
+    public static final int OLCKNB = BDB.OLCKNB;
+    /** As {@link BDB#OTSYNC}. */
+    public static final int OTSYNC = BDB.OTSYNC;
 
-    private final Database db = new Database(true);
+    /** A closed database; {@link #open(String, int)} opens it. */
+    public HDB() {
+        super(true);
+    }
 
-    public HDB() {}
-
+    /** The message of an error code (as the original's, and "unknown error" for others). */
     public static String errmsg(int ecode) {
         return Database.errmsg(ecode);
     }
 
-    public int ecode() {
-        return db.ecode();
+    /**
+     * Before {@code open} only. Bucket and alignment sizes have no RocksDB meaning and are
+     * accepted as they are; {@code opts} selects compression as in {@link BDB#tune}.
+     */
+    public boolean tune(long bnum, int apow, int fpow, int opts) {
+        return db.tune(opts);
     }
 
     /**
-     * The message of {@link #ecode()}; after an {@link #EINVALID} or {@link #EMISC} failure it
-     * goes on to say what failed ("invalid operation: ...") when that is known.
+     * Before {@code open} only: the block cache gets 1 KiB per cached record, at least 8 MiB,
+     * where the original sized its record cache.
      */
-    public String errmsg() {
-        return db.errmsg();
-    }
-
-    /** Before {@code open} only; {@code opts} selects compression as in {@link BDB#tune}. */
-    public boolean tune(long bnum, int apow, int fpow, int opts) {
-        if (!db.configurable()) {
-            return false;
-        }
-        db.tuneCompression(opts);
-        return true;
-    }
-
-    /** Before {@code open} only: the block cache gets 1 KiB per cached record, at least 8 MiB. */
     public boolean setcache(int rcnum) {
-        if (!db.configurable()) {
-            return false;
-        }
-        db.cacheBytes = Math.max(8L << 20, (rcnum > 0 ? rcnum : 0) * 1024L);
-        return true;
-    }
-
-    /** Before {@code open} only: a positive size becomes the write buffer (1 MiB to 1 GiB). */
-    public boolean setxmsiz(long xmsiz) {
-        return db.setxmsiz(xmsiz);
-    }
-
-    /** Before {@code open} only. Accepted; RocksDB compacts in the background by itself. */
-    public boolean setdfunit(int dfunit) {
-        return db.configurable();
-    }
-
-    public boolean open(String path, int omode) {
-        return db.open(path, omode);
-    }
-
-    public boolean open(String name) {
-        return open(name, OREADER);
-    }
-
-    public boolean close() {
-        return db.close();
-    }
-
-    public boolean put(byte[] key, byte[] value) {
-        return db.put(key, value, 0);
-    }
-
-    public boolean put(String key, String value) {
-        return put(Database.bytes(key), Database.bytes(value));
-    }
-
-    public boolean putkeep(byte[] key, byte[] value) {
-        return db.put(key, value, 1);
-    }
-
-    public boolean putkeep(String key, String value) {
-        return putkeep(Database.bytes(key), Database.bytes(value));
-    }
-
-    /** As {@link BDB#putcat(byte[], byte[])}: an append past the most a value may hold fails with {@link #EINVALID}. */
-    public boolean putcat(byte[] key, byte[] value) {
-        return db.put(key, value, 2);
-    }
-
-    public boolean putcat(String key, String value) {
-        return putcat(Database.bytes(key), Database.bytes(value));
+        return db.setcache(Math.max(8L << 20, (rcnum > 0 ? rcnum : 0) * 1024L));
     }
 
     /** Same as {@link #put(byte[], byte[])}: every write is already asynchronous until a sync. */
@@ -136,73 +112,9 @@ public class HDB implements DBM {
         return put(key, value);
     }
 
+    /** Same as {@link #put(String, String)}. */
     public boolean putasync(String key, String value) {
         return put(key, value);
-    }
-
-    public boolean out(byte[] key) {
-        return db.out(key, false);
-    }
-
-    public boolean out(String key) {
-        return out(Database.bytes(key));
-    }
-
-    public byte[] get(byte[] key) {
-        return db.get(key);
-    }
-
-    public String get(String key) {
-        return Database.string(get(Database.bytes(key)));
-    }
-
-    public int vsiz(byte[] key) {
-        return db.vsiz(key);
-    }
-
-    public int vsiz(String key) {
-        return vsiz(Database.bytes(key));
-    }
-
-    /** Starts the iterator (true also on an empty database, as the original). */
-    public boolean iterinit() {
-        return db.iterinit();
-    }
-
-    public byte[] iternext() {
-        return db.iternext();
-    }
-
-    public String iternext2() {
-        return Database.string(iternext());
-    }
-
-    public List fwmkeys(byte[] prefix, int max) {
-        return db.fwmkeys(prefix, max);
-    }
-
-    public List fwmkeys(String prefix, int max) {
-        return Database.strings(fwmkeys(Database.bytes(prefix), max));
-    }
-
-    public int addint(byte[] key, int num) {
-        return db.addint(key, num);
-    }
-
-    public int addint(String key, int num) {
-        return addint(Database.bytes(key), num);
-    }
-
-    public double adddouble(byte[] key, double num) {
-        return db.adddouble(key, num);
-    }
-
-    public double adddouble(String key, double num) {
-        return adddouble(Database.bytes(key), num);
-    }
-
-    public boolean sync() {
-        return db.run(CasketNative::sync);
     }
 
     /** Compacts the database. The tuning arguments are accepted and ignored. */
@@ -210,48 +122,8 @@ public class HDB implements DBM {
         return db.run(CasketNative::optimize);
     }
 
+    /** {@link #optimize(long, int, int, int)} keeping the current settings. */
     public boolean optimize() {
         return optimize(-1, -1, -1, 0xff);
-    }
-
-    public boolean vanish() {
-        return db.run(CasketNative::vanish);
-    }
-
-    /** As {@link BDB#copy(String)}: a path starting with '@' is refused. */
-    public boolean copy(String path) {
-        return db.copy(path);
-    }
-
-    public boolean tranbegin() {
-        return db.run(CasketNative::tranbegin);
-    }
-
-    public boolean trancommit() {
-        return db.run(CasketNative::trancommit);
-    }
-
-    public boolean tranabort() {
-        return db.run(CasketNative::tranabort);
-    }
-
-    public String path() {
-        return db.path();
-    }
-
-    public long rnum() {
-        return db.rnum();
-    }
-
-    /**
-     * The size of the database's contents: 256 bytes plus, for every record, 16 bytes and the
-     * lengths of its key and value. Like the original's file size it grows as records are added
-     * or lengthened, and {@link #tranabort()} puts it back where it was at {@link #tranbegin()};
-     * unlike it, it also shrinks as records are removed.
-     * It is not the space on disk (RocksDB's logs and compactions make that move on their own):
-     * that is the marker file plus the directory {@code <path>.rockcask}.
-     */
-    public long fsiz() {
-        return db.fsiz();
     }
 }

@@ -8,7 +8,6 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 
 /**
@@ -78,7 +77,7 @@ public class Util {
      * @throws IllegalArgumentException if {@code str} is null
      */
     public static long atol(String str) {
-        requireArg(str);
+        Database.check(str);
         long num = 0;
         boolean negative = false;
         for (int i = 0; i < str.length(); i++) {
@@ -131,7 +130,7 @@ public class Util {
                 return "";
             }
             if (obj instanceof byte[]) {
-                return new String((byte[]) obj, StandardCharsets.UTF_8);
+                return Database.string((byte[]) obj);
             }
             String s = obj.toString();
             return s == null ? "" : s;
@@ -170,7 +169,7 @@ public class Util {
      * @throws IllegalArgumentException if {@code serial} is null
      */
     public static Object deserialize(byte[] serial) {
-        requireArg(serial);
+        Database.check(serial);
         try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(serial))) {
             return in.readObject();
         } catch (IOException | ClassNotFoundException | RuntimeException e) {
@@ -180,7 +179,7 @@ public class Util {
 
     /** Returns the 4 bytes of {@code num} in the platform's native byte order. */
     public static byte[] packint(int num) {
-        return ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.nativeOrder()).putInt(num).array();
+        return nativeOrder(new byte[Integer.BYTES]).putInt(num).array();
     }
 
     /**
@@ -190,16 +189,12 @@ public class Util {
      * @throws IllegalArgumentException if {@code serial} is null
      */
     public static int unpackint(byte[] serial) {
-        requireArg(serial);
-        if (serial.length != Integer.BYTES) {
-            return 0;
-        }
-        return ByteBuffer.wrap(serial).order(ByteOrder.nativeOrder()).getInt();
+        return Database.check(serial).length == Integer.BYTES ? nativeOrder(serial).getInt() : 0;
     }
 
     /** Returns the 8 bytes of {@code num} in the platform's native byte order. */
     public static byte[] packdouble(double num) {
-        return ByteBuffer.allocate(Double.BYTES).order(ByteOrder.nativeOrder()).putDouble(num).array();
+        return nativeOrder(new byte[Double.BYTES]).putDouble(num).array();
     }
 
     /**
@@ -209,11 +204,12 @@ public class Util {
      * @throws IllegalArgumentException if {@code serial} is null
      */
     public static double unpackdouble(byte[] serial) {
-        requireArg(serial);
-        if (serial.length != Double.BYTES) {
-            return 0.0;
-        }
-        return ByteBuffer.wrap(serial).order(ByteOrder.nativeOrder()).getDouble();
+        return Database.check(serial).length == Double.BYTES ? nativeOrder(serial).getDouble() : 0.0;
+    }
+
+    /** The bytes as a buffer in the platform's native byte order, as the original packs numbers. */
+    private static ByteBuffer nativeOrder(byte[] bytes) {
+        return ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
     }
 
     /**
@@ -226,7 +222,7 @@ public class Util {
      * @throws IllegalArgumentException if {@code cmd} is null
      */
     public static int system(String cmd) {
-        requireArg(cmd);
+        Database.check(cmd);
         Process p;
         try {
             p = new ProcessBuilder("/bin/sh", "-c", cmd).inheritIO().start();
@@ -258,7 +254,7 @@ public class Util {
      * @throws IllegalArgumentException if {@code path} is null
      */
     public static int chdir(String path) {
-        requireArg(path);
+        Database.check(path);
         return -1;
     }
 
@@ -280,8 +276,8 @@ public class Util {
      * @throws IllegalArgumentException if {@code name} or {@code value} is null
      */
     public static int putenv(String name, String value) {
-        requireArg(name);
-        requireArg(value);
+        Database.check(name);
+        Database.check(value);
         return -1;
     }
 
@@ -292,13 +288,7 @@ public class Util {
      * @throws IllegalArgumentException if {@code name} is null
      */
     public static String getenv(String name) {
-        requireArg(name);
+        Database.check(name);
         return System.getenv(name);
-    }
-
-    private static void requireArg(Object arg) {
-        if (arg == null) {
-            throw new IllegalArgumentException("illegal argument");
-        }
     }
 }
