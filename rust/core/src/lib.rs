@@ -3,15 +3,18 @@
 //! Pure Rust; the JNI bridge (`rust/jni`) only converts arguments and maps errors.
 
 pub(crate) mod batch;
+mod buffered;
 pub mod casket;
+mod commit;
 pub mod error;
+mod group_commit;
 mod hash;
 pub mod inspect;
 pub mod keys;
 pub mod lock;
 pub mod options;
-mod pipeline;
 mod queue;
+mod shared;
 pub mod snapshot;
 pub mod store;
 pub mod transaction;
