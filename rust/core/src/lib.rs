@@ -14,6 +14,7 @@ pub mod keys;
 pub mod lock;
 pub mod options;
 mod queue;
+mod rocks_options;
 mod shared;
 pub mod snapshot;
 pub mod store;

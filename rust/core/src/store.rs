@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rocksdb::{
-    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, Direction, IteratorMode, Options, ReadOptions, DB,
+    Cache, ColumnFamilyDescriptor, DBCompressionType, Direction, IteratorMode, Options, ReadOptions, DB,
 };
 
 use crate::batch;
@@ -14,6 +14,7 @@ use crate::keys::{self, QueueId, ALL_CFS, CF_ENTRIES, CF_META, CF_OBJECTS};
 use crate::lock::{StoreLock, LOCK_FILE};
 use crate::options::StoreOptions;
 use crate::queue::{HeadLayout, QueueState, Queues};
+use crate::rocks_options;
 use crate::shared::Shared;
 use crate::transaction::Transaction;
 
@@ -340,30 +341,20 @@ fn open_error(path: &Path, e: rocksdb::Error) -> Error {
 }
 
 fn db_options(options: &StoreOptions, creating: bool) -> Options {
-    let mut o = Options::default();
-    o.create_if_missing(creating);
-    o.create_missing_column_families(creating);
-    o.set_db_write_buffer_size(options.write_buffer_bytes);
+    let mut o = rocks_options::db_options(creating, 4, options.write_buffer_bytes);
     o.increase_parallelism(2);
-    o.set_max_background_jobs(2);
-    o.set_keep_log_file_num(4);
     o
 }
 
 pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cache>) -> Options {
     let mut o = Options::default();
-    let mut table = BlockBasedOptions::default();
+    let mut table = rocks_options::table_options(cache);
     table.set_bloom_filter(10.0, false);
-    match cache {
-        Some(c) => {
-            table.set_block_cache(c);
-            // Indexes and filters count against the cache, so memory stays within the options.
-            table.set_cache_index_and_filter_blocks(true);
-            table.set_pin_l0_filter_and_index_blocks_in_cache(true);
-        }
-        // No block cache: RocksDB keeps indexes and filters with the table readers instead
-        // (RocksDB refuses to cache them in a cache that is not there).
-        None => table.disable_cache(),
+    // Indexes and filters count against the cache, so memory stays within the options (without
+    // a cache RocksDB refuses to cache them and keeps them with the table readers).
+    if cache.is_some() {
+        table.set_cache_index_and_filter_blocks(true);
+        table.set_pin_l0_filter_and_index_blocks_in_cache(true);
     }
     o.set_block_based_table_factory(&table);
     o.set_compression_type(DBCompressionType::Lz4);
@@ -371,9 +362,8 @@ pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cach
     if name == CF_ENTRIES || name == CF_OBJECTS {
         o.set_write_buffer_size((options.write_buffer_bytes / 2).max(1 << 20));
         o.set_max_write_buffer_number(4);
-        // Consumed entries (and their objects) are tombstones: have files full of them
-        // compacted early so their space comes back and reads never wade through them.
-        o.add_compact_on_deletion_collector_factory(10_000, 5_000, 0.5);
+        // Consumed entries (and their objects) are tombstones.
+        rocks_options::compact_files_of_tombstones(&mut o);
     } else {
         o.set_write_buffer_size((options.write_buffer_bytes / 16).max(1 << 20));
     }

@@ -6,11 +6,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex};
-use rocksdb::{BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, Options, WriteBatch, DB};
+use rocksdb::{Cache, ColumnFamilyDescriptor, DBCompressionType, Options, WriteBatch, DB};
 
 use super::error::{CasketError, CasketResult, Ecode};
 use super::files::{self, Kind, LockMode, MarkerFile, OpenRegistration};
 use super::order::KeyOrder;
+use crate::rocks_options;
 use super::transaction::{has_undo, rollback_undo};
 use super::{pending, record_bytes, Casket, Inner, CF_DATA, EXTERNAL_COMPARATOR, META_BYTES, META_ID, META_RNUM, META_SEQ};
 
@@ -236,18 +237,9 @@ pub(super) fn count_record_bytes(db: &DB, order: &KeyOrder) -> CasketResult<u64>
 }
 
 fn open_db(dir: &Path, opts: &CasketOptions, cache: Option<&Cache>, creating: bool) -> CasketResult<DB> {
-    let mut db_opts = Options::default();
-    db_opts.create_if_missing(creating);
-    db_opts.create_missing_column_families(creating);
-    db_opts.set_max_background_jobs(2);
-    db_opts.set_keep_log_file_num(2);
-    db_opts.set_db_write_buffer_size(opts.write_buffer_bytes * 2);
+    let db_opts = rocks_options::db_options(creating, 2, opts.write_buffer_bytes * 2);
     let mut data = Options::default();
-    let mut table = BlockBasedOptions::default();
-    match cache {
-        Some(c) => table.set_block_cache(c),
-        None => table.disable_cache(),
-    }
+    let mut table = rocks_options::table_options(cache);
     table.set_cache_index_and_filter_blocks(true);
     data.set_block_based_table_factory(&table);
     data.set_write_buffer_size(opts.write_buffer_bytes.max(1 << 20));
@@ -256,8 +248,8 @@ fn open_db(dir: &Path, opts: &CasketOptions, cache: Option<&Cache>, creating: bo
         Compression::Lz4 => DBCompressionType::Lz4,
         Compression::Zstd => DBCompressionType::Zstd,
     });
-    // Consumed duplicates (the queue pattern) are tombstones: compact files full of them early.
-    data.add_compact_on_deletion_collector_factory(10_000, 5_000, 0.5);
+    // Consumed duplicates (the queue pattern) are tombstones.
+    rocks_options::compact_files_of_tombstones(&mut data);
     if let KeyOrder::External { compare, .. } = &opts.order {
         data.set_comparator(EXTERNAL_COMPARATOR, KeyOrder::rocks_comparator(compare.clone()));
     }
