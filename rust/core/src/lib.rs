@@ -6,10 +6,10 @@ pub(crate) mod batch;
 mod buffered;
 pub mod casket;
 mod commit;
-pub mod error;
+pub(crate) mod error;
 mod group_commit;
 mod hash;
-pub mod inspect;
+pub(crate) mod inspect;
 pub mod keys;
 pub mod lock;
 pub mod options;
@@ -17,8 +17,8 @@ mod queue;
 mod rocks_options;
 mod shared;
 pub mod snapshot;
-pub mod store;
-pub mod transaction;
+pub(crate) mod store;
+pub(crate) mod transaction;
 
 /// The payload codec and compression (a crate of their own, so they build without RocksDB).
 pub use rockcask_codec as codec;

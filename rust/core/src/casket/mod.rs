@@ -10,14 +10,14 @@
 //! All operations on one casket are serialized by one mutex; `tranbegin` from a second thread
 //! waits on a condition variable until the first transaction ends.
 
-pub mod cursor;
-pub mod error;
+pub(crate) mod cursor;
+pub(crate) mod error;
 pub mod files;
 mod open;
-pub mod order;
+pub(crate) mod order;
 mod pending;
-pub mod records;
-pub mod scan;
+pub(crate) mod records;
+pub(crate) mod scan;
 mod transaction;
 mod undo;
 mod write;
