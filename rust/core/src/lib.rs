@@ -3,18 +3,22 @@
 //! Pure Rust; the JNI bridge (`rust/jni`) only converts arguments and maps errors.
 
 pub(crate) mod batch;
+mod buffered;
 pub mod casket;
-pub mod error;
+mod commit;
+pub(crate) mod error;
+mod group_commit;
 mod hash;
-pub mod inspect;
+pub(crate) mod inspect;
 pub mod keys;
 pub mod lock;
 pub mod options;
-mod pipeline;
 mod queue;
+mod rocks_options;
+mod shared;
 pub mod snapshot;
-pub mod store;
-pub mod transaction;
+pub(crate) mod store;
+pub(crate) mod transaction;
 
 /// The payload codec and compression (a crate of their own, so they build without RocksDB).
 pub use rockcask_codec as codec;

@@ -2,22 +2,20 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use parking_lot::{Condvar, Mutex, RwLock, RwLockReadGuard};
 use rocksdb::{
-    BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, Direction, IteratorMode,
-    Options, ReadOptions, DB,
+    Cache, ColumnFamilyDescriptor, DBCompressionType, Direction, IteratorMode, Options, ReadOptions, DB,
 };
 
-use crate::batch::{self, CfIds};
+use crate::batch;
 use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, QueueId, ALL_CFS, CF_ENTRIES, CF_META, CF_OBJECTS};
 use crate::lock::{StoreLock, LOCK_FILE};
 use crate::options::StoreOptions;
-use crate::pipeline::{CommitState, GroupCommit};
 use crate::queue::{HeadLayout, QueueState, Queues};
+use crate::rocks_options;
+use crate::shared::Shared;
 use crate::transaction::Transaction;
 
 /// A RockCask store: named durable queues and objects by UUID in one RocksDB database.
@@ -27,32 +25,6 @@ use crate::transaction::Transaction;
 #[derive(Clone)]
 pub struct Store {
     pub(crate) shared: Arc<Shared>,
-}
-
-pub(crate) struct Shared {
-    pub path: PathBuf,
-    pub options: StoreOptions,
-    /// `None` once closed. Every operation holds the read side while it touches RocksDB, so
-    /// `close` (the write side) waits for calls in flight and no call can see a freed database.
-    db: RwLock<Option<DB>>,
-    pub queues: Mutex<Queues>,
-    /// Signalled whenever entries become claimable (commit, rollback) and on close.
-    pub arrivals: Condvar,
-    /// Commits are prepared one at a time (sequence numbers, reference counts), which fixes
-    /// their order; they are then written in groups (`pipeline.rs`) and published in that order.
-    pub commit_lock: Mutex<CommitState>,
-    pub group_commit: GroupCommit,
-    pub closed: AtomicBool,
-    /// Column family ids for write batches built as bytes (`batch.rs`).
-    pub cf_ids: CfIds,
-    cache: Option<Cache>,
-    /// Payload bytes committed since open, before and after compression.
-    pub payload_bytes: AtomicU64,
-    pub stored_payload_bytes: AtomicU64,
-    /// RockCask's lock on the directory (writers only): released only after RocksDB has closed
-    /// (`close`), and declared after `db` so that dropping a store never closed frees them in
-    /// that order too.
-    lock: Mutex<Option<StoreLock>>,
 }
 
 /// Point-in-time figures about a store.
@@ -75,55 +47,6 @@ pub struct StoreStats {
     /// compression, where it paid).
     pub payload_bytes: u64,
     pub stored_payload_bytes: u64,
-}
-
-/// A read-locked view of the open database.
-pub(crate) struct DbRef<'a>(RwLockReadGuard<'a, Option<DB>>);
-
-impl DbRef<'_> {
-    pub fn db(&self) -> &DB {
-        self.0.as_ref().expect("DbRef is only built over an open database")
-    }
-    pub fn cf(&self, name: &str) -> &ColumnFamily {
-        self.db().cf_handle(name).expect("column families are checked at open")
-    }
-}
-
-impl Shared {
-    pub fn db(&self) -> Result<DbRef<'_>> {
-        // Once `close` has begun, new calls fail at once, so the lock below can be taken
-        // recursively (a snapshot export holds it while calling its progress listener, which
-        // may use the store) without ever starving `close`, which waits for calls in flight.
-        if self.closed.load(Ordering::Acquire) {
-            return Err(Error::Closed("store"));
-        }
-        let guard = self.db.read_recursive();
-        if guard.is_none() {
-            return Err(Error::Closed("store"));
-        }
-        Ok(DbRef(guard))
-    }
-
-    /// The open database, for a call that writes.
-    pub fn writable_db(&self) -> Result<DbRef<'_>> {
-        let db = self.db()?;
-        self.check_writable()?;
-        Ok(db)
-    }
-
-    pub fn check_writable(&self) -> Result<()> {
-        if self.options.read_only {
-            return Err(Error::ReadOnly(self.path.clone()));
-        }
-        if let Some(why) = self.group_commit.failure() {
-            return Err(Error::Rocks {
-                status: rocksdb::ErrorKind::IOError,
-                context: format!("store at {} refuses writes after a failed write; reopen it", self.path.display()),
-                message: why.to_string(),
-            });
-        }
-        Ok(())
-    }
 }
 
 impl Store {
@@ -187,31 +110,15 @@ impl Store {
         }
         let cf_ids = batch::verify_format(&db)?;
         let queues = recover_queues(&db)?;
-        Ok(Store {
-            shared: Arc::new(Shared {
-                path,
-                options,
-                db: RwLock::new(Some(db)),
-                queues: Mutex::new(queues),
-                arrivals: Condvar::new(),
-                commit_lock: Mutex::new(CommitState::default()),
-                group_commit: GroupCommit::default(),
-                closed: AtomicBool::new(false),
-                cf_ids,
-                cache,
-                payload_bytes: AtomicU64::new(0),
-                stored_payload_bytes: AtomicU64::new(0),
-                lock: Mutex::new(lock),
-            }),
-        })
+        Ok(Store { shared: Arc::new(Shared::new(path, options, db, queues, cf_ids, cache, lock)) })
     }
 
     pub fn path(&self) -> &Path {
-        &self.shared.path
+        self.shared.path()
     }
 
     pub fn options(&self) -> &StoreOptions {
-        &self.shared.options
+        self.shared.options()
     }
 
     pub fn begin(&self) -> Result<Transaction> {
@@ -222,13 +129,13 @@ impl Store {
     }
 
     pub fn is_closed(&self) -> bool {
-        self.shared.closed.load(Ordering::Acquire)
+        self.shared.is_closed()
     }
 
     /// Names of every queue ever committed to, sorted.
     pub fn queue_names(&self) -> Result<Vec<String>> {
         self.shared.db()?;
-        let queues = self.shared.queues.lock();
+        let queues = self.shared.queues();
         let mut names: Vec<String> =
             queues.by_name.iter().filter(|(_, id)| queues.states.get(id).is_some_and(|q| q.published)).map(|(name, _)| name.clone()).collect();
         drop(queues);
@@ -240,18 +147,19 @@ impl Store {
     pub fn queue_size(&self, queue: &str) -> Result<u64> {
         keys::validate_queue_name(queue)?;
         self.shared.db()?;
-        Ok(self.shared.queues.lock().get(queue).map_or(0, QueueState::committed_len))
+        Ok(self.shared.queues().get(queue).map_or(0, QueueState::committed_len))
     }
 
     pub fn stats(&self) -> Result<StoreStats> {
         let db = self.shared.db()?;
         let (queues, queued_items) = {
-            let q = self.shared.queues.lock();
+            let q = self.shared.queues();
             (q.states.values().filter(|s| s.published).count() as u64, q.states.values().map(QueueState::committed_len).sum())
         };
         let prop = |cf: &str, name: &str| -> Result<u64> {
             Ok(db.db().property_int_value_cf(db.cf(cf), name).context(|| format!("reading {name}"))?.unwrap_or(0))
         };
+        let (payload_bytes, stored_payload_bytes) = self.shared.payload_figures();
         let mut memtable_bytes = 0;
         let mut table_reader_bytes = 0;
         for cf in ALL_CFS {
@@ -262,12 +170,12 @@ impl Store {
             queues,
             queued_items,
             objects_estimate: prop(CF_OBJECTS, "rocksdb.estimate-num-keys")?,
-            disk_bytes: directory_bytes(&self.shared.path),
+            disk_bytes: directory_bytes(self.shared.path()),
             memtable_bytes,
-            block_cache_bytes: self.shared.cache.as_ref().map_or(0, |c| c.get_usage() as u64),
+            block_cache_bytes: self.shared.block_cache_bytes(),
             table_reader_bytes,
-            payload_bytes: self.shared.payload_bytes.load(Ordering::Relaxed),
-            stored_payload_bytes: self.shared.stored_payload_bytes.load(Ordering::Relaxed),
+            payload_bytes,
+            stored_payload_bytes,
         })
     }
 
@@ -285,24 +193,7 @@ impl Store {
     /// Release RocksDB (and its lock file). Waits for calls in flight; wakes blocked `take`s.
     /// Idempotent.
     pub fn close(&self) -> Result<()> {
-        self.shared.closed.store(true, Ordering::Release);
-        {
-            let _q = self.shared.queues.lock();
-            self.shared.arrivals.notify_all();
-        }
-        let db = self.shared.db.write().take();
-        // After a failed write RocksDB refuses writes anyway and the failure was reported; a
-        // closing sync would only fail again, and closing is what the user is told to do next.
-        let synced = match &db {
-            Some(db) if !self.shared.options.read_only && self.shared.group_commit.failure().is_none() => {
-                db.flush_wal(true).context(|| format!("syncing {} at close", self.shared.path.display()))
-            }
-            _ => Ok(()),
-        };
-        drop(db);
-        // Only now may another open have the directory.
-        self.shared.lock.lock().take();
-        synced
+        self.shared.close()
     }
 }
 
@@ -450,30 +341,20 @@ fn open_error(path: &Path, e: rocksdb::Error) -> Error {
 }
 
 fn db_options(options: &StoreOptions, creating: bool) -> Options {
-    let mut o = Options::default();
-    o.create_if_missing(creating);
-    o.create_missing_column_families(creating);
-    o.set_db_write_buffer_size(options.write_buffer_bytes);
+    let mut o = rocks_options::db_options(creating, 4, options.write_buffer_bytes);
     o.increase_parallelism(2);
-    o.set_max_background_jobs(2);
-    o.set_keep_log_file_num(4);
     o
 }
 
 pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cache>) -> Options {
     let mut o = Options::default();
-    let mut table = BlockBasedOptions::default();
+    let mut table = rocks_options::table_options(cache);
     table.set_bloom_filter(10.0, false);
-    match cache {
-        Some(c) => {
-            table.set_block_cache(c);
-            // Indexes and filters count against the cache, so memory stays within the options.
-            table.set_cache_index_and_filter_blocks(true);
-            table.set_pin_l0_filter_and_index_blocks_in_cache(true);
-        }
-        // No block cache: RocksDB keeps indexes and filters with the table readers instead
-        // (RocksDB refuses to cache them in a cache that is not there).
-        None => table.disable_cache(),
+    // Indexes and filters count against the cache, so memory stays within the options (without
+    // a cache RocksDB refuses to cache them and keeps them with the table readers).
+    if cache.is_some() {
+        table.set_cache_index_and_filter_blocks(true);
+        table.set_pin_l0_filter_and_index_blocks_in_cache(true);
     }
     o.set_block_based_table_factory(&table);
     o.set_compression_type(DBCompressionType::Lz4);
@@ -481,9 +362,8 @@ pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cach
     if name == CF_ENTRIES || name == CF_OBJECTS {
         o.set_write_buffer_size((options.write_buffer_bytes / 2).max(1 << 20));
         o.set_max_write_buffer_number(4);
-        // Consumed entries (and their objects) are tombstones: have files full of them
-        // compacted early so their space comes back and reads never wade through them.
-        o.add_compact_on_deletion_collector_factory(10_000, 5_000, 0.5);
+        // Consumed entries (and their objects) are tombstones.
+        rocks_options::compact_files_of_tombstones(&mut o);
     } else {
         o.set_write_buffer_size((options.write_buffer_bytes / 16).max(1 << 20));
     }

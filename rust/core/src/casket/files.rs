@@ -91,6 +91,7 @@ pub struct MarkerFile {
     path: PathBuf,
 }
 
+#[derive(Clone, Debug)]
 pub enum LockMode {
     None,
     Blocking,

@@ -17,7 +17,8 @@ use super::{Content, Counts, ExportOptions, Header, Progress, Summary, Throttle}
 use crate::compress::{self, Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, Ownership, CF_ENTRIES, CF_META, CF_OBJECTS, CF_REFS};
-use crate::store::{DbRef, Store};
+use crate::shared::DbRef;
+use crate::store::Store;
 
 /// One record to be, as the reading thread read it: ranges of the chunk's byte arena (store
 /// values as stored), so reading costs one copy into the arena and no allocation per item.

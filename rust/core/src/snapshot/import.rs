@@ -8,7 +8,6 @@
 use std::cell::{OnceCell, RefCell};
 use std::fs::File;
 use std::io::BufReader;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use prost::Message;
@@ -18,6 +17,7 @@ use uuid::Uuid;
 use super::export::add_counts;
 use super::format::{FormatError, FrameReader, RawFrame, FRAME_TRAILER};
 use super::parallel::ordered_map;
+use super::record_order::{Op, RecordOrder};
 use super::casket::{casket_error, kind_named};
 use super::staging::{StagingCasket, StagingDir};
 use super::{snapshot_error, Content, Counts, Header, ImportOptions, Progress, Summary, Throttle};
@@ -192,13 +192,6 @@ impl Prepared {
     }
 }
 
-enum Op {
-    Queue { index: u32, name: String },
-    Entry { queue: u32, position: u64, key: [u8; 12], value: [u8; 17] },
-    Object { key: [u8; 16], value: Range<usize>, refs: Option<u64> },
-    KeyValues { key: Vec<u8>, values: Vec<Vec<u8>> },
-}
-
 /// What the records are prepared for.
 #[derive(Clone, Copy)]
 enum Target {
@@ -259,82 +252,6 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::r
 
 fn uuid_of(bytes: &[u8]) -> std::result::Result<Uuid, String> {
     Uuid::from_slice(bytes).map_err(|_| format!("object id of {} bytes (16 expected)", bytes.len()))
-}
-
-/// Checks that records come in the order an export writes them: queue definitions (indexes
-/// 0, 1, ... with names in ascending order), then each queue's entries with positions 0, 1, ...
-/// queue by queue, then objects in ascending id order. Sorted input is what lets an import
-/// write table files directly.
-#[derive(Default)]
-struct RecordOrder {
-    queues: Vec<String>,
-    /// Queue of the last entry and the position expected next in it.
-    entry_at: Option<(u32, u64)>,
-    last_object: Option<[u8; 16]>,
-    key_values: bool,
-    /// A casket snapshot's key order, and the last key seen.
-    casket_order: Option<KeyOrder>,
-    last_key: Option<Vec<u8>>,
-}
-
-impl RecordOrder {
-    fn check(&mut self, op: &Op) -> std::result::Result<(), String> {
-        if self.key_values != matches!(op, Op::KeyValues { .. }) && (self.key_values || !self.queues.is_empty() || self.entry_at.is_some() || self.last_object.is_some()) {
-            return Err("store records and casket key/values in one snapshot".into());
-        }
-        match op {
-            Op::KeyValues { key, values } => {
-                if values.is_empty() {
-                    return Err(format!("key of {} bytes without values", key.len()));
-                }
-                // Keys ascend in the casket's order; a key repeats only in consecutive records
-                // (its values split over several).
-                if let (Some(order), Some(last)) = (&self.casket_order, &self.last_key) {
-                    if order.compare(last, key) == std::cmp::Ordering::Greater {
-                        return Err(format!("key of {} bytes is out of the casket's {} order", key.len(), order.id()));
-                    }
-                }
-                self.last_key = Some(key.clone());
-                self.key_values = true;
-            }
-            Op::Queue { index, name } => {
-                if self.entry_at.is_some() || self.last_object.is_some() {
-                    return Err(format!("queue definition '{name}' after entries or objects"));
-                }
-                if *index as usize != self.queues.len() {
-                    return Err(format!("queue definition '{name}' has index {index}; {} expected", self.queues.len()));
-                }
-                if self.queues.last().is_some_and(|last| last.as_str() >= name.as_str()) {
-                    return Err(format!("queue '{name}' is out of order or defined twice"));
-                }
-                self.queues.push(name.clone());
-            }
-            Op::Entry { queue, position, .. } => {
-                if self.last_object.is_some() {
-                    return Err(format!("entry {position} of queue {queue} after objects"));
-                }
-                if *queue as usize >= self.queues.len() {
-                    return Err(format!("entry {position} refers to queue {queue}, which is not defined"));
-                }
-                let expected = match self.entry_at {
-                    Some((q, next)) if q == *queue => next,
-                    Some((q, _)) if q > *queue => return Err(format!("entries of queue {queue} after those of queue {q}")),
-                    _ => 0,
-                };
-                if *position != expected {
-                    return Err(format!("entry at position {position} of queue {queue}; position {expected} expected"));
-                }
-                self.entry_at = Some((*queue, position + 1));
-            }
-            Op::Object { key, .. } => {
-                if self.last_object.is_some_and(|last| last >= *key) {
-                    return Err(format!("object {} is out of order or appears twice", Uuid::from_bytes(*key)));
-                }
-                self.last_object = Some(*key);
-            }
-        }
-        Ok(())
-    }
 }
 
 /// The reading loop shared by verify and import: header, frames through the workers, trailer.

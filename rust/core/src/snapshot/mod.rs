@@ -10,6 +10,7 @@ mod export;
 pub mod format;
 mod import;
 mod parallel;
+mod record_order;
 mod records;
 mod staging;
 

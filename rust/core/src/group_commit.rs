@@ -9,17 +9,16 @@
 //! the failure, so each of their transactions hands back what it had polled.
 
 use std::collections::VecDeque;
+use std::path::Path;
 use std::sync::OnceLock;
 
 use parking_lot::{Condvar, Mutex};
-use rocksdb::WriteOptions;
 use uuid::Uuid;
 
 use crate::batch::BatchRep;
-use crate::error::{Error, Result, RocksContext, RocksStatus};
+use crate::error::{Error, Result, RocksStatus};
 use crate::hash::IdMap;
 use crate::keys::QueueId;
-use crate::store::{DbRef, Shared};
 
 /// What commits prepared but not yet written have done to objects, so that the next commit
 /// prepared under the commit lock reads the state it will be written after, not the disk's.
@@ -107,15 +106,17 @@ impl GroupCommit {
         ticket
     }
 
-    /// Wait until `ticket` is written, leading the write of a group when no one else is.
-    pub fn wait(&self, store: &Shared, db: &DbRef<'_>, ticket: u64) -> Result<()> {
+    /// Wait until `ticket` is written, leading the write of a group when no one else is:
+    /// `write` writes one group's batches, in order, and publishes them (`commit.rs`). `path`
+    /// names the store in errors.
+    pub fn wait(&self, path: &Path, ticket: u64, write: impl Fn(&[(u64, Prepared)]) -> Result<()>) -> Result<()> {
         let mut p = self.pipeline.lock();
         loop {
             if p.done_below > ticket {
                 return match (p.failed_from, self.failure.get()) {
                     (Some(first), Some(failure)) if ticket >= first => Err(Error::Rocks {
                         status: failure.status.clone(),
-                        context: format!("committing to {}", store.path.display()),
+                        context: format!("committing to {}", path.display()),
                         message: failure.message.clone(),
                     }),
                     (Some(first), None) if ticket >= first => Err(Error::Internal("a commit group failed without a cause".into())),
@@ -132,7 +133,7 @@ impl GroupCommit {
             let (first, last) = (group.first().map_or(ticket, |g| g.0), group.last().map_or(ticket, |g| g.0));
             // A panic here must not leave `leader` set (every later commit would wait forever):
             // it becomes a failed write like any other.
-            let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.write_group(store, db, group)))
+            let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.write_group(&group, &write)))
                 .unwrap_or_else(|_| Err(Error::Internal("panic while writing a commit group".into())));
             p = self.pipeline.lock();
             p.leader = false;
@@ -145,39 +146,10 @@ impl GroupCommit {
         }
     }
 
-    fn write_group(&self, store: &Shared, db: &DbRef<'_>, group: Vec<(u64, Prepared)>) -> Result<()> {
+    fn write_group(&self, group: &[(u64, Prepared)], write: impl Fn(&[(u64, Prepared)]) -> Result<()>) -> Result<()> {
         if self.failure().is_some() {
             return Err(Error::Internal("an earlier write failed".into()));
         }
-        let last = group.last().map_or(0, |g| g.0);
-        let mut all = BatchRep::default();
-        for (_, prepared) in &group {
-            all.append(&prepared.batch);
-        }
-        #[cfg(test)]
-        if self.fail_next_write.swap(false, std::sync::atomic::Ordering::SeqCst) {
-            return Err(Error::Rocks {
-                status: RocksStatus::IOError,
-                context: format!("committing to {}", store.path.display()),
-                message: "IO error: No space left on device: While appending to file: 000042.log (simulated)".into(),
-            });
-        }
-        let mut wo = WriteOptions::default();
-        wo.set_sync(store.options.sync_on_commit);
-        db.db().write_opt(all.to_write_batch(), &wo).context(|| format!("committing to {}", store.path.display()))?;
-        {
-            let mut queues = store.queues.lock();
-            for (_, prepared) in &group {
-                for &(qid, n) in &prepared.appends {
-                    if let Some(q) = queues.states.get_mut(&qid) {
-                        q.publish(n);
-                    }
-                }
-            }
-            store.arrivals.notify_all();
-        }
-        // What these commits did to objects is on disk now; keep only later commits' marks.
-        store.commit_lock.lock().pending_objects.retain(|_, (_, ticket)| *ticket > last);
-        Ok(())
+        write(group)
     }
 }

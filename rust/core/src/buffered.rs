@@ -1,0 +1,181 @@
+//! What a transaction has buffered for its commit: the entries it claimed, its own enqueues,
+//! its object writes (already encoded in a write batch) and what they rely on. The transaction
+//! (`transaction.rs`) fills it; the commit (`commit.rs`) turns it into one write.
+
+use std::collections::{HashMap, VecDeque};
+
+use uuid::Uuid;
+
+use crate::batch::{BatchRep, CfIds};
+use crate::error::{Result, RocksContext};
+use crate::hash::{IdMap, IdSet};
+use crate::keys::{self, Ownership, QueueId, CF_OBJECTS};
+use crate::shared::DbRef;
+
+#[derive(Debug)]
+pub(crate) struct Claim {
+    pub queue: QueueId,
+    pub seq: u64,
+}
+
+/// This transaction's last write to an object.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ObjectWrite {
+    /// Encoded object value (flag byte + payload) at `at..at + len` of the batch.
+    Put { at: usize, len: usize },
+    Delete,
+}
+
+/// This transaction's own enqueues, per queue, in order. Engines touch a handful of queues per
+/// transaction, so the last one used is checked first and the map only serves the others.
+#[derive(Default)]
+pub(crate) struct OwnEnqueues {
+    pub queues: Vec<(String, VecDeque<(Uuid, Ownership)>)>,
+    index: HashMap<String, usize>,
+    last: usize,
+}
+
+impl OwnEnqueues {
+    pub fn push(&mut self, queue: &str, item: (Uuid, Ownership)) {
+        let i = match self.queues.get(self.last) {
+            Some((name, _)) if name == queue => self.last,
+            _ => match self.index.get(queue) {
+                Some(&i) => i,
+                None => {
+                    self.index.insert(queue.to_string(), self.queues.len());
+                    self.queues.push((queue.to_string(), VecDeque::new()));
+                    self.queues.len() - 1
+                }
+            },
+        };
+        self.last = i;
+        self.queues[i].1.push_back(item);
+    }
+
+    pub fn get(&self, queue: &str) -> Option<&VecDeque<(Uuid, Ownership)>> {
+        self.index.get(queue).map(|&i| &self.queues[i].1)
+    }
+
+    pub fn get_mut(&mut self, queue: &str) -> Option<&mut VecDeque<(Uuid, Ownership)>> {
+        self.index.get(queue).map(|&i| &mut self.queues[i].1)
+    }
+}
+
+pub(crate) struct Buffered {
+    pub claims: Vec<Claim>,
+    pub enqueued: OwnEnqueues,
+    /// Object puts and deletes, already encoded in `batch` in the order they were made.
+    pub batch: BatchRep,
+    pub objects: IdMap<Uuid, ObjectWrite>,
+    /// Every object write so far had a larger id than the one before (new ids are time-ordered,
+    /// so this is the common case): `batch` is then already in key order. Otherwise commit
+    /// writes each object's final state sorted by id, because RocksDB's memtable inserts keys in
+    /// order far faster than scattered ones.
+    pub objects_in_key_order: bool,
+    pub last_object: Option<Uuid>,
+    /// Change in the number of owned entries pointing at each queue-owned object.
+    pub ref_delta: IdMap<Uuid, i64>,
+    /// Committed objects this transaction enqueued by id, with how many of those entries are
+    /// still to be written (its own polls can take them back): each must still exist at commit.
+    pub enqueued_by_id: IdMap<Uuid, u32>,
+    /// Committed queue-owned objects this transaction replaced with `put` (keeping them
+    /// queue-owned): each must still exist at commit, or the put would leave a queue-owned
+    /// object that no entry points at (and that nothing would ever delete).
+    pub owned_puts: IdSet<Uuid>,
+}
+
+impl Default for Buffered {
+    fn default() -> Self {
+        Buffered {
+            claims: Vec::new(),
+            enqueued: OwnEnqueues::default(),
+            batch: BatchRep::default(),
+            objects: IdMap::default(),
+            objects_in_key_order: true,
+            last_object: None,
+            ref_delta: IdMap::default(),
+            enqueued_by_id: IdMap::default(),
+            owned_puts: IdSet::default(),
+        }
+    }
+}
+
+impl Buffered {
+    pub fn note_object_write(&mut self, id: Uuid, w: ObjectWrite) {
+        if self.last_object.is_some_and(|last| id <= last) {
+            self.objects_in_key_order = false;
+        }
+        self.last_object = Some(id);
+        if self.objects.insert(id, w).is_some() {
+            self.objects_in_key_order = false; // the earlier record is still in the batch
+        }
+    }
+
+    /// This transaction's own encoded value of object `id`: `Some(None)` when it deleted it.
+    pub fn own_value(&self, id: &Uuid) -> Option<Option<&[u8]>> {
+        self.objects.get(id).map(|w| match *w {
+            ObjectWrite::Put { at, len } => Some(self.batch.slice(at, len)),
+            ObjectWrite::Delete => None,
+        })
+    }
+
+    /// Object `id` as this transaction sees it (its own writes first), reduced by `keep` to
+    /// what the caller needs; `None` when there is no such object.
+    fn read_object<T>(&self, db: &DbRef<'_>, id: Uuid, keep: impl Fn(&[u8]) -> Result<T>) -> Result<Option<T>> {
+        let decode = |v: &[u8]| keep(v);
+        match self.own_value(&id) {
+            Some(own) => own.map(decode).transpose(),
+            None => {
+                let v = db.db().get_pinned_cf(db.cf(CF_OBJECTS), id.as_bytes()).context(|| format!("reading object {id}"))?;
+                v.map(|v| decode(&v)).transpose()
+            }
+        }
+    }
+
+    pub fn ownership_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<Ownership>> {
+        // The flag byte is enough: a compressed payload is not decompressed for this.
+        self.read_object(db, id, |v| keys::decode_object_value(v).map(|(own, _, _)| own))
+    }
+
+    pub fn payload_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<Vec<u8>>> {
+        self.read_object(db, id, |v| keys::object_payload(v).map(|(_, payload)| payload.into_owned()))
+    }
+
+    /// Payloads of `ids` in order, like `payload_of` each, with the stored ones in one batched read.
+    pub fn read_payloads(&self, db: &DbRef<'_>, ids: &[Uuid]) -> Result<Vec<Option<Vec<u8>>>> {
+        let payload = |v: &[u8]| keys::object_payload(v).map(|(_, p)| p.into_owned());
+        let missing: Vec<&[u8]> = ids.iter().filter(|id| self.own_value(id).is_none()).map(|id| &id.as_bytes()[..]).collect();
+        let mut fetched = db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), missing, false).into_iter();
+        ids.iter()
+            .map(|id| match self.own_value(id) {
+                Some(own) => own.map(payload).transpose(),
+                None => {
+                    let v = fetched.next().expect("one result per key").context(|| format!("reading object {id}"))?;
+                    v.map(|v| payload(&v)).transpose()
+                }
+            })
+            .collect()
+    }
+
+    /// Each object's final write in this transaction, sorted by id.
+    pub fn objects_sorted_by_id(&self, cf: CfIds) -> BatchRep {
+        let mut writes: Vec<(&Uuid, &ObjectWrite)> = self.objects.iter().collect();
+        writes.sort_unstable_by_key(|(id, _)| **id);
+        let mut out = BatchRep::default();
+        for (id, w) in writes {
+            match *w {
+                ObjectWrite::Put { at, len } => {
+                    out.put(cf.objects, id.as_bytes(), self.batch.slice(at, len));
+                }
+                ObjectWrite::Delete => delete_object(&mut out, cf, id),
+            }
+        }
+        out
+    }
+}
+
+/// An object and its reference count go together.
+pub(crate) fn delete_object(batch: &mut BatchRep, cf: CfIds, id: &Uuid) {
+    batch.delete(cf.objects, id.as_bytes());
+    batch.delete(cf.refs, id.as_bytes());
+}

@@ -1,0 +1,306 @@
+//! A transaction's commit: prepared under the store's commit lock, which fixes its place in the
+//! order (deciding reference counts, reserving sequence numbers, marking what it does to
+//! objects for the commits prepared after it), then written by the group commit
+//! (`group_commit.rs`) with the commits waiting beside it, and published.
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+
+use uuid::Uuid;
+
+use crate::batch::BatchRep;
+use crate::buffered::{delete_object, Buffered, ObjectWrite};
+use crate::error::{Error, Result, RocksContext};
+use crate::group_commit::{CommitState, PendingObject, Prepared};
+use crate::keys::{self, Ownership, QueueId, CF_OBJECTS, CF_REFS};
+use crate::queue::QueueState;
+use crate::shared::{DbRef, Shared};
+
+impl Buffered {
+    /// Everything that can refuse the commit, then (once nothing can) sequence numbers reserved
+    /// and the batch queued for writing; returns its ticket. Refusing leaves the store as it was.
+    pub fn prepare(&mut self, store: &Shared, db: &DbRef<'_>) -> Result<u64> {
+        let mut serial = store.commit_lock();
+        self.check_relied_objects(db, &serial)?;
+        let outcomes = self.decide_references(db, &serial)?;
+        let mut tail = BatchRep::default();
+        let appends = self.reserve_and_record(store, &mut tail, &outcomes);
+        let mut batch = if self.objects_in_key_order { std::mem::take(&mut self.batch) } else { self.objects_sorted_by_id(store.cf_ids()) };
+        batch.append(&tail);
+        let ticket = store.group_commit().submit(Prepared { batch, appends });
+        self.mark_pending_objects(&mut serial, &outcomes, ticket);
+        Ok(ticket)
+    }
+
+    /// `NoSuchObject` if an object this transaction found committed and relied on (enqueued by
+    /// id, or replaced while queue-owned) is deleted in the store as it will be once the
+    /// commits prepared before this one are written. Called under the commit lock, so no commit
+    /// can delete it between this check and this commit's place in the order.
+    fn check_relied_objects(&self, db: &DbRef<'_>, serial: &CommitState) -> Result<()> {
+        let relied = self
+            .enqueued_by_id
+            .keys()
+            // An object this transaction writes itself exists when its entries are written,
+            // unless that write is a put relying on a queue-owned object (checked below).
+            .filter(|id| !self.objects.contains_key(id))
+            .chain(self.owned_puts.iter());
+        let mut on_disk: Vec<&Uuid> = Vec::new();
+        for id in relied {
+            match serial.pending_objects.get(id).map(|(state, _)| *state) {
+                Some(PendingObject::Deleted) => return Err(Error::NoSuchObject(*id)),
+                Some(PendingObject::Count(_)) => {}
+                None => on_disk.push(id),
+            }
+        }
+        if on_disk.is_empty() {
+            return Ok(());
+        }
+        let keys = on_disk.iter().map(|id| &id.as_bytes()[..]);
+        for (id, found) in on_disk.iter().zip(db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), keys, false)) {
+            if found.context(|| format!("reading object {id}"))?.is_none() {
+                return Err(Error::NoSuchObject(**id));
+            }
+        }
+        Ok(())
+    }
+
+    /// New owning-entry count of every queue-owned object this transaction changed, as the
+    /// store will be once the commits prepared before it are written. Objects it deletes are
+    /// left out: their count goes with them.
+    fn decide_references(&self, db: &DbRef<'_>, serial: &CommitState) -> Result<Vec<(Uuid, i64)>> {
+        let mut outcomes = Vec::with_capacity(self.ref_delta.len());
+        for (id, delta) in self.ref_delta.iter().filter(|(_, d)| **d != 0) {
+            let own_write = match self.objects.get(id) {
+                Some(ObjectWrite::Delete) => continue,
+                Some(ObjectWrite::Put { .. }) => true,
+                None => false,
+            };
+            let current = match serial.pending_objects.get(id).map(|(state, _)| *state) {
+                Some(PendingObject::Count(n)) => n as i64,
+                // Deleted by an earlier commit: only this transaction's own write (an object it
+                // created) can be alive with entries (`check_relied_objects` refused the rest).
+                Some(PendingObject::Deleted) => i64::from(own_write),
+                None => match db.db().get_pinned_cf(db.cf(CF_REFS), id.as_bytes()).context(|| format!("reading references of {id}"))? {
+                    Some(v) => keys::decode_u64(&v, "reference count")? as i64,
+                    None => 1,
+                },
+            };
+            outcomes.push((*id, current + delta));
+        }
+        Ok(outcomes)
+    }
+
+    /// Reserve sequence numbers and record what only commit time knows, into `tail`: entries
+    /// (each queue's next sequences, in commit order), deletion of consumed entries, reference
+    /// counts (kept in CF_REFS only while above one; an owned object at zero is deleted) and
+    /// queue layouts. Returns the entries to publish per queue once written.
+    fn reserve_and_record(&self, store: &Shared, tail_batch: &mut BatchRep, outcomes: &[(Uuid, i64)]) -> Vec<(QueueId, u64)> {
+        let cf = store.cf_ids();
+        let mut consuming: HashMap<QueueId, BTreeSet<u64>> = HashMap::new();
+        for c in &self.claims {
+            consuming.entry(c.queue).or_default().insert(c.seq);
+        }
+        let mut appends = Vec::new();
+        let mut layouts = Vec::with_capacity(consuming.len());
+        {
+            let mut queues = store.queues();
+            let mut own: Vec<&(String, VecDeque<(Uuid, Ownership)>)> = self.enqueued.queues.iter().filter(|(_, q)| !q.is_empty()).collect();
+            own.sort_by(|a, b| a.0.cmp(&b.0));
+            for (name, items) in own {
+                let qid = match queues.by_name.get(name) {
+                    Some(&qid) => qid,
+                    None => {
+                        let qid = queues.next_id;
+                        queues.next_id += 1;
+                        queues.by_name.insert(name.clone(), qid);
+                        queues.states.insert(qid, QueueState::unpublished(qid));
+                        tail_batch.put(cf.meta, &keys::meta_queue_key(name), &qid.to_le_bytes());
+                        qid
+                    }
+                };
+                let first = queues.states.get_mut(&qid).expect("queue registered").reserve(items.len() as u64);
+                for (i, (id, own)) in items.iter().enumerate() {
+                    tail_batch.put(cf.entries, &keys::entry_key(qid, first + i as u64), &keys::entry_value(*id, *own));
+                }
+                appends.push((qid, items.len() as u64));
+            }
+            for (qid, seqs) in &consuming {
+                if let Some(q) = queues.states.get_mut(qid) {
+                    layouts.push((*qid, q.layout_after(seqs)));
+                    // Gone for every commit prepared after this one.
+                    seqs.iter().for_each(|&seq| q.consumed(seq));
+                }
+            }
+        }
+        for c in &self.claims {
+            // Entries are written exactly once, which is what SingleDelete requires.
+            tail_batch.single_delete(cf.entries, &keys::entry_key(c.queue, c.seq));
+        }
+        for &(id, count) in outcomes {
+            match count {
+                n if n <= 0 => delete_object(tail_batch, cf, &id),
+                1 => tail_batch.delete(cf.refs, id.as_bytes()),
+                n => {
+                    tail_batch.put(cf.refs, id.as_bytes(), &(n as u64).to_le_bytes());
+                }
+            }
+        }
+        for (qid, layout) in &layouts {
+            tail_batch.put(cf.meta, &keys::meta_head_key(*qid), &layout.encode());
+        }
+        appends
+    }
+
+    /// Tell commits prepared after this one what it does to objects before it is on disk.
+    fn mark_pending_objects(&self, serial: &mut CommitState, outcomes: &[(Uuid, i64)], ticket: u64) {
+        for (id, w) in &self.objects {
+            let state = match w {
+                ObjectWrite::Delete => Some(PendingObject::Deleted),
+                ObjectWrite::Put { .. } => match serial.pending_objects.get(id) {
+                    Some((PendingObject::Deleted, _)) => Some(PendingObject::Count(1)),
+                    _ => None,
+                },
+            };
+            if let Some(state) = state {
+                serial.pending_objects.insert(*id, (state, ticket));
+            }
+        }
+        for &(id, count) in outcomes {
+            let state = if count <= 0 { PendingObject::Deleted } else { PendingObject::Count(count as u64) };
+            serial.pending_objects.insert(id, (state, ticket));
+        }
+    }
+}
+
+/// Waits until the commit with `ticket` is written (writing a group of commits when no other
+/// commit is doing so).
+pub(crate) fn wait_written(store: &Shared, db: &DbRef<'_>, ticket: u64) -> Result<()> {
+    store.group_commit().wait(store.path(), ticket, |group| write_group(store, db, group))
+}
+
+/// One synced RocksDB write of the group's batches, in order; then their entries are published
+/// and their marks on objects dropped.
+fn write_group(store: &Shared, db: &DbRef<'_>, group: &[(u64, Prepared)]) -> Result<()> {
+    let last = group.last().map_or(0, |g| g.0);
+    let mut all = BatchRep::default();
+    for (_, prepared) in group {
+        all.append(&prepared.batch);
+    }
+    #[cfg(test)]
+    if store.group_commit().fail_next_write.swap(false, std::sync::atomic::Ordering::SeqCst) {
+        return Err(Error::Rocks {
+            status: crate::error::RocksStatus::IOError,
+            context: format!("committing to {}", store.path().display()),
+            message: "IO error: No space left on device: While appending to file: 000042.log (simulated)".into(),
+        });
+    }
+    let mut wo = rocksdb::WriteOptions::default();
+    wo.set_sync(store.options().sync_on_commit);
+    db.db().write_opt(all.to_write_batch(), &wo).context(|| format!("committing to {}", store.path().display()))?;
+    {
+        let mut queues = store.queues();
+        for (_, prepared) in group {
+            for &(qid, n) in &prepared.appends {
+                if let Some(q) = queues.states.get_mut(&qid) {
+                    q.publish(n);
+                }
+            }
+        }
+        store.notify_arrivals();
+    }
+    // What these commits did to objects is on disk now; keep only later commits' marks.
+    store.commit_lock().pending_objects.retain(|_, (_, ticket)| *ticket > last);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use crate::{Error, RocksStatus, Store, StoreOptions};
+
+    fn open(dir: &std::path::Path) -> Store {
+        Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+    }
+
+    fn numbers(messages: &[crate::Message]) -> Vec<u32> {
+        messages.iter().map(|m| u32::from_be_bytes(m.payload.as_deref().unwrap().try_into().unwrap())).collect()
+    }
+
+    #[test]
+    fn a_failed_write_hands_back_what_the_commit_polled_and_later_writes_name_the_cause_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path());
+        let mut tx = store.begin().unwrap();
+        for i in 0..10u32 {
+            tx.enqueue("q", &i.to_be_bytes()).unwrap();
+        }
+        tx.commit().unwrap();
+        let mut other = store.begin().unwrap();
+        assert_eq!(numbers(&other.poll("q", 2).unwrap()), vec![0, 1]); // claimed elsewhere, stays so
+
+        let mut tx = store.begin().unwrap();
+        assert_eq!(numbers(&tx.poll("q", 3).unwrap()), vec![2, 3, 4]);
+        tx.enqueue("out", b"new").unwrap();
+        tx.put(uuid::Uuid::new_v4(), b"object").unwrap();
+        store.shared.group_commit().fail_next_write.store(true, Ordering::SeqCst);
+        let failed = tx.commit().unwrap_err();
+        assert!(matches!(&failed, Error::Rocks { status: RocksStatus::IOError, .. }), "{failed}");
+        assert!(failed.to_string().contains("No space left on device"), "{failed}");
+        assert!(!tx.is_open());
+
+        // Every polled item is back at the head, in order, behind nothing.
+        let peeked = store.begin().unwrap().peek("q", 20).unwrap();
+        assert_eq!(numbers(&peeked), vec![2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(store.queue_size("q").unwrap(), 10);
+        assert_eq!(store.queue_size("out").unwrap(), 0);
+        other.rollback().unwrap();
+        assert_eq!(numbers(&store.begin().unwrap().peek("q", 20).unwrap()), (0..10).collect::<Vec<_>>());
+
+        // The next write is refused with the cause's status, said once.
+        let mut next = store.begin().unwrap();
+        let refused = next.enqueue("q", b"more").unwrap_err();
+        assert!(matches!(&refused, Error::Rocks { status: RocksStatus::IOError, .. }), "{refused}");
+        let message = refused.to_string();
+        assert_eq!(message.matches("IOError").count(), 1, "{message}");
+        assert_eq!(message.matches("No space left on device").count(), 1, "{message}");
+        assert!(message.contains("reopen"), "{message}");
+        // A commit refused by the failed store also hands back what it polled.
+        let mut poller = store.begin().unwrap();
+        assert!(matches!(poller.commit(), Err(Error::Rocks { status: RocksStatus::IOError, .. })));
+        assert!(!poller.is_open());
+
+        store.close().unwrap();
+        let store = open(dir.path());
+        let mut tx = store.begin().unwrap();
+        assert_eq!(numbers(&tx.poll("q", 20).unwrap()), (0..10).collect::<Vec<_>>(), "every committed item, in order");
+        assert_eq!(store.queue_size("out").unwrap(), 0);
+        tx.commit().unwrap();
+    }
+
+    #[test]
+    fn every_commit_of_a_failed_group_write_fails_with_its_cause_and_hands_back_its_polls() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path());
+        let mut tx = store.begin().unwrap();
+        for i in 0..4u32 {
+            tx.enqueue("q", &i.to_be_bytes()).unwrap();
+        }
+        tx.commit().unwrap();
+        // Two commits prepared before either is written: one group write carries both.
+        let mut first = store.begin().unwrap();
+        first.poll("q", 1).unwrap();
+        let mut second = store.begin().unwrap();
+        second.poll("q", 2).unwrap();
+        let db = store.shared.writable_db().unwrap();
+        let t1 = first.prepare(&db).unwrap();
+        let t2 = second.prepare(&db).unwrap();
+        store.shared.group_commit().fail_next_write.store(true, Ordering::SeqCst);
+        assert!(crate::commit::wait_written(&store.shared, &db, t1).is_err());
+        let e = crate::commit::wait_written(&store.shared, &db, t2).unwrap_err();
+        assert!(e.to_string().contains("No space left on device"), "the first failure's cause: {e}");
+        drop(db);
+        first.restore_claims();
+        second.restore_claims();
+        assert_eq!(numbers(&store.begin().unwrap().peek("q", 10).unwrap()), vec![0, 1, 2, 3]);
+    }
+}

@@ -1,0 +1,189 @@
+//! The state every handle of one open store shares: the database behind its close lock, the
+//! queues, the commit lock and the group commit. Kept apart from `store.rs` (opening) and
+//! `transaction.rs` (what uses it) so that neither has to reach into the other.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use parking_lot::{Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard};
+use rocksdb::{Cache, ColumnFamily, DB};
+
+use crate::batch::CfIds;
+use crate::error::{Error, Result, RocksContext};
+use crate::group_commit::{CommitState, GroupCommit};
+use crate::lock::StoreLock;
+use crate::options::StoreOptions;
+use crate::queue::Queues;
+
+pub(crate) struct Shared {
+    path: PathBuf,
+    options: StoreOptions,
+    /// `None` once closed. Every operation holds the read side while it touches RocksDB, so
+    /// `close` (the write side) waits for calls in flight and no call can see a freed database.
+    db: RwLock<Option<DB>>,
+    queues: Mutex<Queues>,
+    /// Signalled whenever entries become claimable (commit, rollback) and on close.
+    arrivals: Condvar,
+    /// Commits are prepared one at a time (sequence numbers, reference counts), which fixes
+    /// their order; they are then written in groups (`group_commit.rs`) and published in that
+    /// order.
+    commit_lock: Mutex<CommitState>,
+    group_commit: GroupCommit,
+    closed: AtomicBool,
+    /// Column family ids for write batches built as bytes (`batch.rs`).
+    cf_ids: CfIds,
+    cache: Option<Cache>,
+    /// Payload bytes committed since open, before and after compression.
+    payload_bytes: AtomicU64,
+    stored_payload_bytes: AtomicU64,
+    /// RockCask's lock on the directory (writers only): released only after RocksDB has closed
+    /// (`close`), and declared after `db` so that dropping a store never closed frees them in
+    /// that order too.
+    lock: Mutex<Option<StoreLock>>,
+}
+
+/// A read-locked view of the open database.
+pub(crate) struct DbRef<'a>(RwLockReadGuard<'a, Option<DB>>);
+
+impl DbRef<'_> {
+    pub fn db(&self) -> &DB {
+        self.0.as_ref().expect("DbRef is only built over an open database")
+    }
+    pub fn cf(&self, name: &str) -> &ColumnFamily {
+        self.db().cf_handle(name).expect("column families are checked at open")
+    }
+}
+
+impl Shared {
+    pub fn new(path: PathBuf, options: StoreOptions, db: DB, queues: Queues, cf_ids: CfIds, cache: Option<Cache>, lock: Option<StoreLock>) -> Shared {
+        Shared {
+            path,
+            options,
+            db: RwLock::new(Some(db)),
+            queues: Mutex::new(queues),
+            arrivals: Condvar::new(),
+            commit_lock: Mutex::new(CommitState::default()),
+            group_commit: GroupCommit::default(),
+            closed: AtomicBool::new(false),
+            cf_ids,
+            cache,
+            payload_bytes: AtomicU64::new(0),
+            stored_payload_bytes: AtomicU64::new(0),
+            lock: Mutex::new(lock),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn options(&self) -> &StoreOptions {
+        &self.options
+    }
+
+    pub fn cf_ids(&self) -> CfIds {
+        self.cf_ids
+    }
+
+    pub fn group_commit(&self) -> &GroupCommit {
+        &self.group_commit
+    }
+
+    /// The commit lock, under which commits are prepared one at a time.
+    pub fn commit_lock(&self) -> MutexGuard<'_, CommitState> {
+        self.commit_lock.lock()
+    }
+
+    pub fn queues(&self) -> MutexGuard<'_, Queues> {
+        self.queues.lock()
+    }
+
+    /// Wakes every `take` waiting for entries; call with the queues locked.
+    pub fn notify_arrivals(&self) {
+        self.arrivals.notify_all();
+    }
+
+    /// Waits (the queues unlocked meanwhile) for entries to arrive or the store to close;
+    /// returns false once `deadline` has passed.
+    pub fn wait_for_arrivals(&self, queues: &mut MutexGuard<'_, Queues>, deadline: Instant) -> bool {
+        !self.arrivals.wait_until(queues, deadline).timed_out()
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// Adds a commit's payload bytes, as given and as stored, to the store's figures.
+    pub fn count_payload(&self, given: u64, stored: u64) {
+        self.payload_bytes.fetch_add(given, Ordering::Relaxed);
+        self.stored_payload_bytes.fetch_add(stored, Ordering::Relaxed);
+    }
+
+    /// Payload bytes committed since open, as given and as stored.
+    pub fn payload_figures(&self) -> (u64, u64) {
+        (self.payload_bytes.load(Ordering::Relaxed), self.stored_payload_bytes.load(Ordering::Relaxed))
+    }
+
+    pub fn block_cache_bytes(&self) -> u64 {
+        self.cache.as_ref().map_or(0, |c| c.get_usage() as u64)
+    }
+
+    pub fn db(&self) -> Result<DbRef<'_>> {
+        // Once `close` has begun, new calls fail at once, so the lock below can be taken
+        // recursively (a snapshot export holds it while calling its progress listener, which
+        // may use the store) without ever starving `close`, which waits for calls in flight.
+        if self.is_closed() {
+            return Err(Error::Closed("store"));
+        }
+        let guard = self.db.read_recursive();
+        if guard.is_none() {
+            return Err(Error::Closed("store"));
+        }
+        Ok(DbRef(guard))
+    }
+
+    /// The open database, for a call that writes.
+    pub fn writable_db(&self) -> Result<DbRef<'_>> {
+        let db = self.db()?;
+        self.check_writable()?;
+        Ok(db)
+    }
+
+    pub fn check_writable(&self) -> Result<()> {
+        if self.options.read_only {
+            return Err(Error::ReadOnly(self.path.clone()));
+        }
+        if let Some(why) = self.group_commit.failure() {
+            return Err(Error::Rocks {
+                status: rocksdb::ErrorKind::IOError,
+                context: format!("store at {} refuses writes after a failed write; reopen it", self.path.display()),
+                message: why.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Releases RocksDB (and the lock file) once calls in flight are done; wakes blocked
+    /// `take`s. Idempotent.
+    pub fn close(&self) -> Result<()> {
+        self.closed.store(true, Ordering::Release);
+        {
+            let _q = self.queues.lock();
+            self.arrivals.notify_all();
+        }
+        let db = self.db.write().take();
+        // After a failed write RocksDB refuses writes anyway and the failure was reported; a
+        // closing sync would only fail again, and closing is what the user is told to do next.
+        let synced = match &db {
+            Some(db) if !self.options.read_only && self.group_commit.failure().is_none() => {
+                db.flush_wal(true).context(|| format!("syncing {} at close", self.path.display()))
+            }
+            _ => Ok(()),
+        };
+        drop(db);
+        // Only now may another open have the directory.
+        self.lock.lock().take();
+        synced
+    }
+}
