@@ -215,48 +215,36 @@ fn prepare_directory(path: &Path, may_create: bool) -> Result<bool> {
     }
 }
 
-/// Decide whether `path` is an existing store or may become a new one. Returns true to create.
+/// Decide whether the directory `path` (which `prepare_directory` made sure of) is an existing
+/// store or may become a new one. Returns true to create.
 fn check_location(path: &Path, options: &StoreOptions) -> Result<bool> {
     let not_a_store = |why: &str| Error::NotAStore { path: path.to_path_buf(), why: why.to_string() };
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if options.create_if_missing && !options.read_only {
-                Ok(true)
-            } else {
-                Err(not_a_store("the directory does not exist (and creation was not asked for)"))
+    if path.join("CURRENT").is_file() {
+        // A store whose files RocksDB cannot read is damaged, not foreign: saying "not a
+        // store" might get it deleted.
+        let cfs = DB::list_cf(&Options::default(), path).map_err(|e| damaged(path, "listing its column families", e))?;
+        if let Some(missing) = ALL_CFS.iter().find(|cf| !cfs.iter().any(|c| c == *cf)) {
+            if was_a_store(path) {
+                return Err(damaged_store(
+                    path,
+                    rocksdb::ErrorKind::Corruption,
+                    format!("reading its column families from {}", manifest_of(path)),
+                    format!("its MANIFEST lists no column family '{missing}', yet RocksDB's OPTIONS file shows it was a RockCask store"),
+                ));
             }
+            return Err(not_a_store(&format!("a RocksDB database without RockCask's column family '{missing}'")));
         }
-        Err(e) => Err(not_a_store(&format!("cannot read it: {e}"))),
-        Ok(m) if !m.is_dir() => Err(not_a_store("it is a file, not a store directory")),
-        Ok(_) => {
-            if path.join("CURRENT").is_file() {
-                // A store whose files RocksDB cannot read is damaged, not foreign: saying "not a
-                // store" might get it deleted.
-                let cfs = DB::list_cf(&Options::default(), path).map_err(|e| damaged(path, "listing its column families", e))?;
-                if let Some(missing) = ALL_CFS.iter().find(|cf| !cfs.iter().any(|c| c == *cf)) {
-                    let why = format!("its MANIFEST lists no column family '{missing}'");
-                    if was_a_store(path) {
-                        return Err(Error::Rocks {
-                            status: rocksdb::ErrorKind::Corruption,
-                            context: format!("opening {}: reading its column families from {}", path.display(), manifest_of(path)),
-                            message: format!("{why}, yet RocksDB's OPTIONS file or RockCask's lock file shows it was a RockCask store: the store is damaged; do not delete it, restore it from a snapshot or checkpoint"),
-                        });
-                    }
-                    return Err(not_a_store(&format!("a RocksDB database without RockCask's column family '{missing}'")));
-                }
-                return Ok(false);
-            }
-            // RockCask's lock file alone (left by an open that failed, or just taken) is no content.
-            let empty = std::fs::read_dir(path)
-                .map_err(|e| not_a_store(&e.to_string()))?
-                .flatten()
-                .all(|entry| entry.file_name() == LOCK_FILE);
-            match (empty, options.create_if_missing && !options.read_only) {
-                (true, true) => Ok(true),
-                (true, false) => Err(not_a_store("the directory is empty (and creation was not asked for)")),
-                (false, _) => Err(not_a_store("the directory holds files but no RocksDB CURRENT file")),
-            }
-        }
+        return Ok(false);
+    }
+    // RockCask's lock file alone (left by an open that failed, or just taken) is no content.
+    let empty = std::fs::read_dir(path)
+        .map_err(|e| not_a_store(&format!("cannot read it: {e}")))?
+        .flatten()
+        .all(|entry| entry.file_name() == LOCK_FILE);
+    match (empty, options.create_if_missing && !options.read_only) {
+        (true, true) => Ok(true),
+        (true, false) => Err(not_a_store("the directory is empty (and creation was not asked for)")),
+        (false, _) => Err(not_a_store("the directory holds files but no RocksDB CURRENT file")),
     }
 }
 
@@ -281,24 +269,19 @@ fn check_format_marker(db: &DB, path: &Path) -> Result<()> {
         }),
         // Every RockCask column family is there (checked before opening), so this was a store;
         // losing the marker means RocksDB recovered less than was written.
-        None => Err(Error::Rocks {
-            status: rocksdb::ErrorKind::Corruption,
-            context: format!("opening {}", path.display()),
-            message: format!(
-                "the store is damaged: it has RockCask's column families but no format marker, so RocksDB recovered less than was written (check {} and the WAL files); do not delete it, restore it from a snapshot or checkpoint",
-                manifest_of(path)
-            ),
-        }),
+        None => Err(damaged_store(
+            path,
+            rocksdb::ErrorKind::Corruption,
+            format!("reading its format marker (check {} and the WAL files)", manifest_of(path)),
+            "it has RockCask's column families but no format marker, so RocksDB recovered less than was written".into(),
+        )),
     }
 }
 
 /// Whether a RocksDB directory whose MANIFEST lacks RockCask's column families still shows it
-/// was a store: RockCask's lock file, or an OPTIONS file (RocksDB's record of the options it
-/// was last opened with) naming RockCask's column families.
+/// was a store: an OPTIONS file (RocksDB's record of the options it was last opened with) naming
+/// RockCask's column families. (Not the lock file: a writer has just taken it, in any directory.)
 fn was_a_store(path: &Path) -> bool {
-    if path.join(LOCK_FILE).exists() {
-        return true;
-    }
     let Ok(entries) = std::fs::read_dir(path) else { return false };
     entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("OPTIONS-")).any(|e| {
         std::fs::read_to_string(e.path()).is_ok_and(|text| ALL_CFS.iter().all(|cf| text.contains(&format!("[CFOptions \"{cf}\"]"))))
@@ -320,10 +303,16 @@ fn damaged(path: &Path, doing: &str, e: rocksdb::Error) -> Error {
         rocksdb::ErrorKind::Unknown => rocksdb::ErrorKind::Corruption,
         kind => kind,
     };
+    damaged_store(path, status, format!("{doing} from {}", manifest_of(path)), e.into_string())
+}
+
+/// The one error of a damaged store: what was being read and what was wrong, and what to do (a
+/// user told less might delete the store).
+fn damaged_store(path: &Path, status: rocksdb::ErrorKind, doing: String, what: String) -> Error {
     Error::Rocks {
         status,
-        context: format!("opening {}: {doing} from {}", path.display(), manifest_of(path)),
-        message: format!("{}; the store is damaged or unreadable: do not delete it, restore it from a snapshot or checkpoint", e.into_string()),
+        context: format!("opening {}: {doing}", path.display()),
+        message: format!("{what}; the store is damaged or unreadable: do not delete it, restore it from a snapshot or checkpoint"),
     }
 }
 

@@ -92,3 +92,19 @@ fn opening_a_store_whose_manifest_lost_its_last_records_deletes_none_of_its_file
     check_reported_as_damaged(dir.path(), "manifest cut at half, second open");
     assert_eq!(tables(dir.path()), before);
 }
+
+#[test]
+fn a_foreign_rocksdb_database_opened_for_writing_is_not_a_store_and_keeps_no_lock_file() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut o = rocksdb::Options::default();
+        o.create_if_missing(true);
+        let db = rocksdb::DB::open(&o, dir.path()).unwrap();
+        db.put(b"k", b"v").unwrap();
+    }
+    // The writer's own lock file, taken before the directory is looked at, must not make a
+    // foreign database look like a damaged store.
+    let err = Store::open(dir.path(), StoreOptions::default()).err().unwrap();
+    assert!(matches!(err, Error::NotAStore { .. }), "{err}");
+    assert!(!dir.path().join(rockcask_core::lock::LOCK_FILE).exists());
+}
