@@ -28,6 +28,7 @@ use crate::compress::{Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, Ownership, QueueId, CF_ENTRIES};
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
+use crate::queue::QueueState;
 use crate::shared::{DbRef, Shared};
 
 /// One item delivered by `poll`, `peek` or `take`.
@@ -218,7 +219,7 @@ impl Transaction {
             let payloads = self.buf.read_payloads(db, &ids)?;
             let kept = within_budget(payloads.iter().map(|p| p.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0);
             // The claims past the budget go back, to be the head of the next poll.
-            self.give_back_last(seqs.len() - kept);
+            self.hand_back_claims(self.buf.claims.len() - (seqs.len() - kept), QueueState::give_back);
             for &(id, own) in &found[..kept] {
                 if own == Ownership::Owned {
                     *self.buf.ref_delta.entry(id).or_insert(0) -= 1;
@@ -254,20 +255,6 @@ impl Transaction {
             }
         }
         Ok(out)
-    }
-
-    /// Hands the last `n` claims back to their queue (a poll that returns fewer than it claimed).
-    fn give_back_last(&mut self, n: usize) {
-        if n == 0 {
-            return;
-        }
-        let mut queues = self.store.queues();
-        for c in self.buf.claims.drain(self.buf.claims.len() - n..) {
-            if let Some(q) = queues.states.get_mut(&c.queue) {
-                q.give_back(c.seq);
-            }
-        }
-        self.store.notify_arrivals();
     }
 
     /// The first `max` items `poll` would return, without removing them.
@@ -445,30 +432,28 @@ impl Transaction {
         Ok(())
     }
 
+    /// A rollback hands every claim back.
     fn release_claims(&mut self) {
-        if self.buf.claims.is_empty() {
-            return;
-        }
-        let mut queues = self.store.queues();
-        for c in self.buf.claims.drain(..) {
-            if let Some(q) = queues.states.get_mut(&c.queue) {
-                q.give_back(c.seq);
-            }
-        }
-        self.store.notify_arrivals();
+        self.hand_back_claims(0, QueueState::give_back);
     }
 
     /// After a failed write: the entries this commit was to consume are still on disk (and
     /// were taken out of every later commit's view when it was prepared); they go back to the
     /// head of their queues, lowest first, as a rollback hands them back.
     pub(crate) fn restore_claims(&mut self) {
-        if self.buf.claims.is_empty() {
+        self.hand_back_claims(0, QueueState::restore);
+    }
+
+    /// Hands the claims from index `from` on back to their queues with `how`, and wakes
+    /// waiting consumers (a poll that returns fewer than it claimed hands back its last ones).
+    fn hand_back_claims(&mut self, from: usize, how: fn(&mut QueueState, u64)) {
+        if from >= self.buf.claims.len() {
             return;
         }
         let mut queues = self.store.queues();
-        for c in self.buf.claims.drain(..) {
+        for c in self.buf.claims.drain(from..) {
             if let Some(q) = queues.states.get_mut(&c.queue) {
-                q.restore(c.seq);
+                how(q, c.seq);
             }
         }
         self.store.notify_arrivals();
