@@ -109,15 +109,11 @@ fn throw(env: &mut Env<'_>, class: &str, message: String) {
     // declared it: the exception class is the one this copy of the library serves, also when
     // the thread's context class loader (which a lookup by name tries first) holds another copy
     // of RockCask (another class loader in the same JVM), whose class the caller would not catch.
-    // If throwing itself fails there is nothing better to do: the JVM has an exception pending
-    // (OutOfMemoryError, NoClassDefFoundError) that describes the failure.
-    match env.find_class(JNIString::from(class)) {
-        Ok(found) => {
-            let _ = env.throw_new(&found, JNIString::from(message));
-        }
-        Err(_) => {
-            let _ = env.throw_new(JNIString::from(class), JNIString::from(message));
-        }
+    // If finding or throwing fails there is nothing better to do (and no JNI call may be made
+    // with that exception pending): the JVM has an exception pending (OutOfMemoryError,
+    // NoClassDefFoundError) that describes the failure.
+    if let Ok(found) = env.find_class(JNIString::from(class)) {
+        let _ = env.throw_new(&found, JNIString::from(message));
     }
 }
 
