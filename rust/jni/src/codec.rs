@@ -159,3 +159,4 @@ pub extern "system" fn Java_org_rockcask_codec_CodecNative_decompress<'local>(
     })
     .resolve::<ThrowMapped>()
 }
+pub const NATIVES: crate::native_table::NativeClass = crate::native_table::NativeClass { class: "TODO/codec", methods: &[], constants: &[] };

@@ -4,10 +4,13 @@
 //! Every entry point runs inside `EnvUnowned::with_env`, which catches panics, and resolves
 //! with `ThrowMapped`, which turns each error into the matching Java exception.
 
+mod args;
 mod casket;
+mod contract;
 mod codec;
 mod error;
 mod handle;
+mod native_table;
 mod snapshot;
 mod store;
 mod transaction;

@@ -1,214 +1,154 @@
-//! `org.rockcask.Native` entry points for snapshots and checkpoints.
+//! `org.rockcask.internal.SnapshotNative`: snapshots (export, import, verify) and checkpoints.
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
-use jni::objects::{JByteArray, JClass, JLongArray, JObject};
-use jni::sys::{jboolean, jint, jlong};
-use jni::{jni_sig, jni_str, Env, EnvUnowned, JValue};
-use rockcask_core::snapshot::{self, ExportOptions, ImportOptions, Progress, Summary};
+use jni::objects::JLongArray;
+use jni::signature::{Primitive, ReturnType};
+use jni::strings::JNIString;
+use jni::sys::jvalue;
+use jni::{Env, JValue};
 use rockcask_core::options::MAX_WORKERS;
+use rockcask_core::snapshot::{self, ExportOptions, ImportOptions, Progress, Summary};
 use rockcask_core::Error as CoreError;
 
-use crate::error::{BridgeError, BridgeResult, ThrowMapped};
-use crate::handle::borrow;
-use crate::store::{codec, store_options, StoreHandle};
+use crate::args::java_object;
+use crate::contract::{self, ExportSlot, InfoSlot, Record};
+use crate::error::{BridgeError, BridgeResult};
+use crate::native_table::native_class;
+use crate::store::{codec, StoreHandle, StoreRecord};
 use crate::wire;
 
-fn path_arg(env: &Env<'_>, bytes: &JByteArray<'_>, what: &'static str) -> BridgeResult<PathBuf> {
-    String::from_utf8(wire::bytes(env, bytes, what)?).map(PathBuf::from).map_err(|_| BridgeError::InvalidArgument(format!("{what} is not valid UTF-8")))
+native_class! {
+    pub const NATIVES = "org/rockcask/internal/SnapshotNative", constants [ExportSlot::JAVA, InfoSlot::JAVA] {
+        fn exportStore(store: &StoreHandle, file: PathBuf, options: Record<ExportSlot>, progress: Relay, info: JLongArray) -> Vec<u8> = export_store;
+        fn importStore(file: PathBuf, dir: PathBuf, workers: i32, store: StoreRecord, progress: Relay, info: JLongArray) -> Vec<u8> = import_store;
+        fn verify(file: PathBuf, workers: i32, progress: Relay, info: JLongArray) -> Vec<u8> = verify;
+        fn checkpoint(store: &StoreHandle, dir: PathBuf) -> () = checkpoint;
+        fn exportCasket(casket: PathBuf, file: PathBuf, options: Record<ExportSlot>, progress: Relay, info: JLongArray) -> Vec<u8> = export_casket;
+        fn importCasket(file: PathBuf, casket: PathBuf, workers: i32, progress: Relay, info: JLongArray) -> Vec<u8> = import_casket;
+    }
 }
 
-fn workers_arg(workers: jint) -> BridgeResult<usize> {
+java_object!(
+    /// The progress listener of a long call (`ProgressRelay`), or null.
+    Relay,
+    "Lorg/rockcask/internal/ProgressRelay;"
+);
+
+fn workers(workers: impl Into<i64>) -> BridgeResult<usize> {
+    let workers = workers.into();
     usize::try_from(workers)
         .ok()
         .filter(|w| (1..=MAX_WORKERS).contains(w))
         .ok_or_else(|| BridgeError::InvalidArgument(format!("workers must be 1 to {MAX_WORKERS}, got {workers}")))
 }
 
-/// Hands each progress report to the Java `SnapshotProgress.Relay` (when there is one). An
-/// exception thrown by the listener stays pending, stops the work, and reaches the caller.
-fn relay<'a, 'local>(env: &'a mut Env<'local>, relay: &'a JObject<'local>) -> impl FnMut(&Progress) -> rockcask_core::Result<()> + use<'a, 'local> {
+/// `ProgressRelay.report`, looked up on first use. Each class loader has its own copy of this library,
+/// so one id per process is one per `ProgressRelay` interface.
+static REPORT: OnceLock<jni::objects::JMethodID> = OnceLock::new();
+
+fn report_method(env: &mut Env<'_>) -> BridgeResult<jni::objects::JMethodID> {
+    if let Some(id) = REPORT.get() {
+        return Ok(*id);
+    }
+    let class = env.find_class(JNIString::from("org/rockcask/internal/ProgressRelay"))?;
+    let id = env.get_method_id(&class, JNIString::from("report"), jni::jni_sig!((a: jlong, b: jlong, c: jlong, d: jlong, e: jboolean) -> void))?;
+    Ok(*REPORT.get_or_init(|| id))
+}
+
+/// Hands each progress report to the Java relay (when there is one). An exception thrown by the
+/// listener stays pending, stops the work, and reaches the caller.
+fn relay<'a, 'local>(env: &'a mut Env<'local>, relay: &'a Relay<'local>) -> impl FnMut(&Progress) -> rockcask_core::Result<()> + use<'a, 'local> {
     move |p: &Progress| {
-        if relay.is_null() {
+        if relay.0.is_null() {
             return Ok(());
         }
-        let args = [
-            JValue::Long(p.records as jlong),
-            JValue::Long(p.records_expected as jlong),
-            JValue::Long(p.bytes as jlong),
-            JValue::Long(p.bytes_expected as jlong),
-            JValue::Bool(p.done),
+        let failed = |e: BridgeError| CoreError::InvalidArgument(format!("the progress listener failed: {e}"));
+        let report = report_method(env).map_err(failed)?;
+        let args: [jvalue; 5] = [
+            JValue::Long(p.records as i64).as_jni(),
+            JValue::Long(p.records_expected as i64).as_jni(),
+            JValue::Long(p.bytes as i64).as_jni(),
+            JValue::Long(p.bytes_expected as i64).as_jni(),
+            JValue::Bool(p.done).as_jni(),
         ];
-        env.call_method(relay, jni_str!("report"), jni_sig!((a: jlong, b: jlong, c: jlong, d: jlong, e: jboolean) -> void), &args)
+        // SAFETY: `report` is `ProgressRelay.report(JJJJZ)V`; `relay` is a non-null ProgressRelay (its descriptor says so).
+        unsafe { env.call_method_unchecked(&relay.0, report, ReturnType::Primitive(Primitive::Void), &args) }
             .map(|_| ())
-            .map_err(|e| CoreError::InvalidArgument(format!("the progress listener failed: {e}")))
+            .map_err(|e| failed(e.into()))
     }
 }
 
-/// Fills `info` with the numbers of a summary (the order `Store.snapshotInfo` reads) and
-/// returns its strings packed: content, created by, source.
-fn summary_out<'local>(env: &mut Env<'local>, s: &Summary, info: &JLongArray<'local>) -> BridgeResult<JByteArray<'local>> {
-    if info.is_null() {
-        return Err(BridgeError::Null("info array"));
-    }
+/// Export options from the record `ExportOptions` crosses as.
+fn export_options(record: &Record<ExportSlot>) -> BridgeResult<ExportOptions> {
+    let frame_bytes = record.get(ExportSlot::FrameBytes);
+    Ok(ExportOptions {
+        workers: workers(record.get(ExportSlot::Workers))?,
+        compression: codec(record.get(ExportSlot::Compression))?,
+        frame_bytes: usize::try_from(frame_bytes)
+            .ok()
+            .filter(|&b| b >= 1)
+            .ok_or_else(|| BridgeError::InvalidArgument(format!("frame bytes must be at least 1, got {frame_bytes}")))?,
+        created_unix_millis: record.flag(ExportSlot::FixedTime).then_some(record.get(ExportSlot::CreatedAtMillis)),
+        overwrite: record.flag(ExportSlot::Overwrite),
+    })
+}
+
+/// Fills `info` with the numbers of a summary and returns its strings packed: content,
+/// created by, source.
+fn summary_out(env: &mut Env<'_>, s: &Summary, info: &JLongArray<'_>) -> BridgeResult<Vec<u8>> {
     let c = &s.counts;
-    let values = [
-        s.file_bytes,
-        c.frames,
-        c.records,
-        c.queues,
-        c.entries,
-        c.objects,
-        c.keys,
-        c.values,
-        c.payload_bytes,
-        s.format_version as u64,
-        s.header.compression as u64,
-    ]
-    .map(|v| v as jlong);
-    info.set_region(env, 0, &values)?;
-    info.set_region(env, values.len() as i32, &[s.header.created_unix_millis])?;
+    let values = contract::record_out(|slot| match slot {
+        InfoSlot::FileBytes => s.file_bytes as i64,
+        InfoSlot::Frames => c.frames as i64,
+        InfoSlot::Records => c.records as i64,
+        InfoSlot::Queues => c.queues as i64,
+        InfoSlot::Entries => c.entries as i64,
+        InfoSlot::Objects => c.objects as i64,
+        InfoSlot::Keys => c.keys as i64,
+        InfoSlot::Values => c.values as i64,
+        InfoSlot::PayloadBytes => c.payload_bytes as i64,
+        InfoSlot::FormatVersion => i64::from(s.format_version),
+        InfoSlot::Compression => i64::from(s.header.compression),
+        InfoSlot::CreatedAtMillis => s.header.created_unix_millis,
+    });
+    contract::fill(env, info, "info", &values)?;
     let content = match s.header.content() {
         snapshot::Content::Casket => "CASKET",
         _ => "STORE",
     };
-    let strings = [content.to_string(), s.header.created_by.clone(), s.header.source.clone()];
-    Ok(env.byte_array_from_slice(&wire::pack_strings(&strings))?)
+    Ok(wire::pack_strings(&[content.to_string(), s.header.created_by.clone(), s.header.source.clone()]))
 }
 
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_org_rockcask_Native_storeExport<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    store: jlong,
-    file: JByteArray<'local>,
-    workers: jint,
-    compression: jint,
-    frame_bytes: jint,
-    fixed_time: jboolean,
-    created_at_millis: jlong,
-    overwrite: jboolean,
-    progress: JObject<'local>,
-    info: JLongArray<'local>,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let store = borrow::<StoreHandle>(store)?;
-        let file = path_arg(env, &file, "file")?;
-        let options = export_options(workers, compression, frame_bytes, fixed_time, created_at_millis, overwrite)?;
-        let summary = store.0.export_to(&file, &options, &mut relay(env, &progress))?;
-        summary_out(env, &summary, &info)
-    })
-    .resolve::<ThrowMapped>()
+fn export_store<'local>(env: &mut Env<'local>, store: &StoreHandle, file: PathBuf, options: Record<ExportSlot>, progress: Relay<'local>, info: JLongArray<'_>) -> BridgeResult<Vec<u8>> {
+    let options = export_options(&options)?;
+    let summary = store.0.export_to(&file, &options, &mut relay(env, &progress))?;
+    summary_out(env, &summary, &info)
 }
 
-/// Export options from the arguments `ExportOptions` is passed as.
-fn export_options(workers: jint, compression: jint, frame_bytes: jint, fixed_time: jboolean, created_at_millis: jlong, overwrite: jboolean) -> BridgeResult<ExportOptions> {
-    Ok(ExportOptions {
-        workers: workers_arg(workers)?,
-        compression: codec(compression)?,
-        frame_bytes: usize::try_from(frame_bytes).ok().filter(|&b| b >= 1).ok_or_else(|| BridgeError::InvalidArgument(format!("frame bytes must be at least 1, got {frame_bytes}")))?,
-        created_unix_millis: fixed_time.then_some(created_at_millis),
-        overwrite,
-    })
+fn import_store<'local>(env: &mut Env<'local>, file: PathBuf, dir: PathBuf, workers_wanted: i32, store: StoreRecord, progress: Relay<'local>, info: JLongArray<'_>) -> BridgeResult<Vec<u8>> {
+    let options = ImportOptions { workers: workers(workers_wanted)?, store: store.0 };
+    let summary = snapshot::import_store(&file, &dir, &options, &mut relay(env, &progress))?;
+    summary_out(env, &summary, &info)
 }
 
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_org_rockcask_Native_casketExport<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    casket: JByteArray<'local>,
-    file: JByteArray<'local>,
-    workers: jint,
-    compression: jint,
-    frame_bytes: jint,
-    fixed_time: jboolean,
-    created_at_millis: jlong,
-    overwrite: jboolean,
-    progress: JObject<'local>,
-    info: JLongArray<'local>,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let casket = path_arg(env, &casket, "casket path")?;
-        let file = path_arg(env, &file, "file")?;
-        let options = export_options(workers, compression, frame_bytes, fixed_time, created_at_millis, overwrite)?;
-        let summary = snapshot::export_casket(&casket, &file, &options, &mut relay(env, &progress))?;
-        summary_out(env, &summary, &info)
-    })
-    .resolve::<ThrowMapped>()
+fn verify<'local>(env: &mut Env<'local>, file: PathBuf, workers_wanted: i32, progress: Relay<'local>, info: JLongArray<'_>) -> BridgeResult<Vec<u8>> {
+    let summary = snapshot::verify(&file, workers(workers_wanted)?, &mut relay(env, &progress))?;
+    summary_out(env, &summary, &info)
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_casketImport<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    file: JByteArray<'local>,
-    casket: JByteArray<'local>,
-    workers: jint,
-    progress: JObject<'local>,
-    info: JLongArray<'local>,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let file = path_arg(env, &file, "file")?;
-        let casket = path_arg(env, &casket, "casket path")?;
-        let summary = snapshot::import_casket(&file, &casket, workers_arg(workers)?, &mut relay(env, &progress))?;
-        summary_out(env, &summary, &info)
-    })
-    .resolve::<ThrowMapped>()
+fn checkpoint(_env: &mut Env<'_>, store: &StoreHandle, dir: PathBuf) -> BridgeResult<()> {
+    Ok(store.0.checkpoint(&dir)?)
 }
 
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_org_rockcask_Native_snapshotImport<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    file: JByteArray<'local>,
-    dir: JByteArray<'local>,
-    workers: jint,
-    sync_on_commit: jboolean,
-    block_cache_bytes: jlong,
-    write_buffer_bytes: jlong,
-    compression: jint,
-    compression_threshold: jint,
-    queue_compression: JByteArray<'local>,
-    progress: JObject<'local>,
-    info: JLongArray<'local>,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let file = path_arg(env, &file, "file")?;
-        let dir = path_arg(env, &dir, "directory")?;
-        let store = store_options(env, sync_on_commit, block_cache_bytes, write_buffer_bytes, true, false, compression, compression_threshold, &queue_compression)?;
-        let options = ImportOptions { workers: workers_arg(workers)?, store };
-        let summary = snapshot::import_store(&file, &dir, &options, &mut relay(env, &progress))?;
-        summary_out(env, &summary, &info)
-    })
-    .resolve::<ThrowMapped>()
+fn export_casket<'local>(env: &mut Env<'local>, casket: PathBuf, file: PathBuf, options: Record<ExportSlot>, progress: Relay<'local>, info: JLongArray<'_>) -> BridgeResult<Vec<u8>> {
+    let options = export_options(&options)?;
+    let summary = snapshot::export_casket(&casket, &file, &options, &mut relay(env, &progress))?;
+    summary_out(env, &summary, &info)
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_snapshotVerify<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    file: JByteArray<'local>,
-    workers: jint,
-    progress: JObject<'local>,
-    info: JLongArray<'local>,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let file = path_arg(env, &file, "file")?;
-        let summary = snapshot::verify(&file, workers_arg(workers)?, &mut relay(env, &progress))?;
-        summary_out(env, &summary, &info)
-    })
-    .resolve::<ThrowMapped>()
-}
-
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_storeCheckpoint<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, store: jlong, dir: JByteArray<'local>) {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        let store = borrow::<StoreHandle>(store)?;
-        let dir = path_arg(env, &dir, "directory")?;
-        Ok(store.0.checkpoint(&dir)?)
-    })
-    .resolve::<ThrowMapped>()
+fn import_casket<'local>(env: &mut Env<'local>, file: PathBuf, casket: PathBuf, workers_wanted: i32, progress: Relay<'local>, info: JLongArray<'_>) -> BridgeResult<Vec<u8>> {
+    let summary = snapshot::import_casket(&file, &casket, workers(workers_wanted)?, &mut relay(env, &progress))?;
+    summary_out(env, &summary, &info)
 }

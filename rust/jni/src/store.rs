@@ -1,15 +1,32 @@
-//! `org.rockcask.Native.store*` entry points.
+//! `org.rockcask.internal.StoreNative`: opening, closing and inspecting a store.
 
-use jni::objects::{JByteArray, JClass, JLongArray, JString};
-use jni::sys::{jboolean, jint, jlong};
-use jni::{Env, EnvUnowned};
+use std::path::PathBuf;
+
+use jni::objects::JByteArray;
+use jni::Env;
 use rockcask_core::compress::{Compression, Policy};
 use rockcask_core::{Store, StoreOptions};
 
-use crate::error::{BridgeError, BridgeResult, ThrowMapped};
-use crate::handle::{borrow, free_handle, into_handle, Tagged};
+use crate::args::{Arg, NewHandle, RecordOut};
+use crate::contract::{self, Record, Slots, StatsSlot, StoreSlot};
+use crate::error::{BridgeError, BridgeResult};
+use crate::handle::{free_handle, Tagged};
+use crate::native_table::native_class;
 use crate::transaction::TxHandle;
 use crate::wire;
+
+native_class! {
+    pub const NATIVES = "org/rockcask/internal/StoreNative", constants [contract::STORE_LIMITS, StoreSlot::JAVA, StatsSlot::JAVA] {
+        fn open(path: PathBuf, options: StoreRecord) -> NewHandle<StoreHandle> = open;
+        fn close(store: &StoreHandle) -> () = close;
+        fn free(store: i64) -> () = free;
+        fn begin(store: &StoreHandle) -> NewHandle<TxHandle> = begin;
+        fn queueNames(store: &StoreHandle) -> Vec<u8> = queue_names;
+        fn queueSize(store: &StoreHandle, queue: wire::QueueName) -> i64 = queue_size;
+        fn stats(store: &StoreHandle) -> RecordOut = stats;
+        fn compact(store: &StoreHandle) -> () = compact;
+    }
+}
 
 pub struct StoreHandle(pub Store);
 
@@ -19,181 +36,90 @@ impl Tagged for StoreHandle {
 }
 
 /// A `Compression` code from Java (the enum's declaration order).
-pub(crate) fn codec(code: jint) -> BridgeResult<Compression> {
+pub(crate) fn codec(code: impl Into<i64>) -> BridgeResult<Compression> {
+    let code = code.into();
     u8::try_from(code).ok().and_then(Compression::from_code).ok_or_else(|| BridgeError::InvalidArgument(format!("unknown compression code {code}")))
 }
 
-fn size_arg(v: jlong, what: &str) -> BridgeResult<usize> {
+fn size(v: i64, what: &str) -> BridgeResult<usize> {
     usize::try_from(v).map_err(|_| BridgeError::InvalidArgument(format!("{what} must not be negative, got {v}")))
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_internal_NativeLibrary_nativeVersion<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-) -> JString<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JString<'local>> {
-        Ok(JString::from_str(env, env!("CARGO_PKG_VERSION"))?)
-    })
-    .resolve::<ThrowMapped>()
+/// `StoreOptions` as one `byte[]` record (`StoreOptions.record()`, also used by imports): the
+/// `StoreSlot` values as big-endian longs, then the per-queue codecs as
+/// `wire::unpack_queue_codecs` reads them.
+pub struct StoreRecord(pub StoreOptions);
+
+impl Arg for StoreRecord {
+    type Raw<'local> = JByteArray<'local>;
+    type Value<'local> = StoreRecord;
+    const DESCRIPTOR: &'static str = "[B";
+    fn from_java<'local>(env: &mut Env<'local>, raw: JByteArray<'local>, name: &'static str) -> BridgeResult<StoreRecord> {
+        let bytes = Vec::<u8>::from_java(env, raw, name)?;
+        let (slots, queues) = bytes
+            .split_at_checked(StoreSlot::LEN * 8)
+            .ok_or_else(|| BridgeError::InvalidArgument(format!("{name} holds {} bytes, fewer than its {} slots", bytes.len(), StoreSlot::LEN)))?;
+        let record = Record::<StoreSlot>::new(slots.chunks_exact(8).map(|b| i64::from_be_bytes(b.try_into().expect("8 bytes"))).collect())?;
+        let threshold = record.get(StoreSlot::CompressionThreshold);
+        Ok(StoreRecord(StoreOptions {
+            sync_on_commit: record.flag(StoreSlot::SyncOnCommit),
+            block_cache_bytes: size(record.get(StoreSlot::BlockCacheBytes), "block cache bytes")?,
+            write_buffer_bytes: size(record.get(StoreSlot::WriteBufferBytes), "write buffer bytes")?,
+            create_if_missing: record.flag(StoreSlot::CreateIfMissing),
+            read_only: record.flag(StoreSlot::ReadOnly),
+            compression: Policy { codec: codec(record.get(StoreSlot::Compression))?, threshold: size(threshold, "compression threshold")? },
+            queue_compression: wire::unpack_queue_codecs(queues)?.into_iter().map(|(q, c)| codec(c).map(|c| (q, c))).collect::<BridgeResult<_>>()?,
+        }))
+    }
 }
 
-/// Store options from the arguments `Store.open` passes (also used by imports).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn store_options(
-    env: &Env<'_>,
-    sync_on_commit: jboolean,
-    block_cache_bytes: jlong,
-    write_buffer_bytes: jlong,
-    create_if_missing: jboolean,
-    read_only: jboolean,
-    compression: jint,
-    compression_threshold: jint,
-    queue_compression: &JByteArray<'_>,
-) -> BridgeResult<StoreOptions> {
-    Ok(StoreOptions {
-        sync_on_commit,
-        block_cache_bytes: size_arg(block_cache_bytes, "block cache bytes")?,
-        write_buffer_bytes: size_arg(write_buffer_bytes, "write buffer bytes")?,
-        create_if_missing,
-        read_only,
-        compression: Policy {
-            codec: codec(compression)?,
-            threshold: usize::try_from(compression_threshold)
-                .map_err(|_| BridgeError::InvalidArgument(format!("compression threshold must not be negative, got {compression_threshold}")))?,
-        },
-        queue_compression: wire::unpack_queue_codecs(&wire::bytes(env, queue_compression, "queue compression")?)?
-            .into_iter()
-            .map(|(q, c)| codec(c).map(|c| (q, c)))
-            .collect::<BridgeResult<_>>()?,
-    })
+fn open(_env: &mut Env<'_>, path: PathBuf, options: StoreRecord) -> BridgeResult<NewHandle<StoreHandle>> {
+    Ok(NewHandle(StoreHandle(Store::open(path, options.0)?)))
 }
 
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_org_rockcask_Native_storeOpen<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    path: JByteArray<'local>,
-    sync_on_commit: jboolean,
-    block_cache_bytes: jlong,
-    write_buffer_bytes: jlong,
-    create_if_missing: jboolean,
-    read_only: jboolean,
-    compression: jint,
-    compression_threshold: jint,
-    queue_compression: JByteArray<'local>,
-) -> jlong {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jlong> {
-        let path = String::from_utf8(wire::bytes(env, &path, "path")?)
-            .map_err(|_| BridgeError::InvalidArgument("path is not valid UTF-8".into()))?;
-        let options = store_options(
-            env,
-            sync_on_commit,
-            block_cache_bytes,
-            write_buffer_bytes,
-            create_if_missing,
-            read_only,
-            compression,
-            compression_threshold,
-            &queue_compression,
-        )?;
-        Ok(into_handle(StoreHandle(Store::open(path, options)?)))
-    })
-    .resolve::<ThrowMapped>()
-}
-
-/// Closes RocksDB (the handle stays valid until `storeFree`, so racing calls get
+/// Closes RocksDB (the handle stays valid until `free`, so racing calls get
 /// IllegalStateException "store is closed" rather than a dangling pointer).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_storeClose<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, store: jlong) {
-    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> { Ok(borrow::<StoreHandle>(store)?.0.close()?) })
-        .resolve::<ThrowMapped>()
+fn close(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<()> {
+    Ok(store.0.close()?)
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_storeFree<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, store: jlong) {
-    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> {
-        if store != 0 {
-            // Close first: a store released by the Cleaner was never closed explicitly.
-            let _ = borrow::<StoreHandle>(store)?.0.close();
-        }
-        free_handle::<StoreHandle>(store)
-    })
-    .resolve::<ThrowMapped>()
+fn free(_env: &mut Env<'_>, store: i64) -> BridgeResult<()> {
+    if store != 0 {
+        // Close first: a store released by the Cleaner was never closed explicitly.
+        let _ = crate::handle::borrow::<StoreHandle>(store)?.0.close();
+    }
+    free_handle::<StoreHandle>(store)
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_storeBegin<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, store: jlong) -> jlong {
-    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<jlong> {
-        let tx = borrow::<StoreHandle>(store)?.0.begin()?;
-        Ok(into_handle(TxHandle::new(tx)))
-    })
-    .resolve::<ThrowMapped>()
+fn begin(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<NewHandle<TxHandle>> {
+    Ok(NewHandle(TxHandle::new(store.0.begin()?)))
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_storeQueueNames<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    store: jlong,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let names = borrow::<StoreHandle>(store)?.0.queue_names()?;
-        Ok(env.byte_array_from_slice(&wire::pack_strings(&names))?)
-    })
-    .resolve::<ThrowMapped>()
+fn queue_names(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<Vec<u8>> {
+    Ok(wire::pack_strings(&store.0.queue_names()?))
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_storeQueueSize<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    store: jlong,
-    queue: JByteArray<'local>,
-) -> jlong {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jlong> {
-        let store = borrow::<StoreHandle>(store)?;
-        Ok(store.0.queue_size(wire::QueueName::read(env, &queue)?.as_str())? as jlong)
-    })
-    .resolve::<ThrowMapped>()
+fn queue_size(_env: &mut Env<'_>, store: &StoreHandle, queue: wire::QueueName) -> BridgeResult<i64> {
+    Ok(store.0.queue_size(queue.as_str())? as i64)
 }
 
-/// Fills `out` with: queues, queued items, objects (estimate), disk bytes, memtable bytes,
-/// block cache bytes, table reader bytes, payload bytes, stored payload bytes (the order of
-/// `StoreStats`'s constructor).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_storeStats<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    store: jlong,
-    out: JLongArray<'local>,
-) {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        if out.is_null() {
-            return Err(BridgeError::Null("stats array"));
-        }
-        let s = borrow::<StoreHandle>(store)?.0.stats()?;
-        let values = [
-            s.queues,
-            s.queued_items,
-            s.objects_estimate,
-            s.disk_bytes,
-            s.memtable_bytes,
-            s.block_cache_bytes,
-            s.table_reader_bytes,
-            s.payload_bytes,
-            s.stored_payload_bytes,
-        ]
-            .map(|v| v as jlong);
-        out.set_region(env, 0, &values)?;
-        Ok(())
-    })
-    .resolve::<ThrowMapped>()
+fn stats(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<RecordOut> {
+    let s = store.0.stats()?;
+    Ok(RecordOut(contract::record_out(|slot| {
+        (match slot {
+            StatsSlot::Queues => s.queues,
+            StatsSlot::QueuedItems => s.queued_items,
+            StatsSlot::ObjectsEstimate => s.objects_estimate,
+            StatsSlot::DiskBytes => s.disk_bytes,
+            StatsSlot::MemtableBytes => s.memtable_bytes,
+            StatsSlot::BlockCacheBytes => s.block_cache_bytes,
+            StatsSlot::TableReaderBytes => s.table_reader_bytes,
+            StatsSlot::PayloadBytes => s.payload_bytes,
+            StatsSlot::StoredPayloadBytes => s.stored_payload_bytes,
+        }) as i64
+    })))
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_storeCompact<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, store: jlong) {
-    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> { Ok(borrow::<StoreHandle>(store)?.0.compact()?) })
-        .resolve::<ThrowMapped>()
+fn compact(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<()> {
+    Ok(store.0.compact()?)
 }

@@ -1,19 +1,39 @@
-//! `org.rockcask.Native.tx*` entry points.
+//! `org.rockcask.internal.TransactionNative`: the calls of one transaction.
 //!
-//! A transaction sits behind a mutex: Java code that shares one `Transaction` between threads
-//! gets serialized calls, never a data race.
+//! Java's `Transaction` serializes its calls (its methods are synchronized: it also guards the
+//! operations it buffers). The native side does not wait a second time: it only refuses, with
+//! IllegalStateException, a call that finds the transaction busy, so that no data race is
+//! possible even if Java broke that rule.
 
 use std::time::Duration;
 
-use jni::objects::{JByteArray, JByteBuffer, JClass};
-use jni::sys::{jboolean, jint, jlong};
-use jni::{Env, EnvUnowned};
+use jni::objects::{JByteArray, JByteBuffer};
+use jni::Env;
 use parking_lot::{Mutex, MutexGuard};
 use rockcask_core::Transaction;
 
-use crate::error::{BridgeError, BridgeResult, ThrowMapped};
-use crate::handle::{borrow, free_handle, Tagged};
-use crate::wire::{self, PendingOp, PendingOps};
+use crate::args::{Count, JavaByteArray};
+use crate::error::{BridgeError, BridgeResult};
+use crate::handle::{free_handle, Tagged};
+use crate::native_table::native_class;
+use crate::wire::{self, PendingOp, PendingOps, QueueName};
+
+native_class! {
+    pub const NATIVES = "org/rockcask/internal/TransactionNative" {
+        fn free(tx: i64) -> () = free;
+        fn apply(tx: &TxHandle, pending: JByteBuffer, length: i32) -> () = apply;
+        fn enqueueNew(tx: &TxHandle, queue: QueueName, msb: i64, lsb: i64, payload: JByteArray) -> () = enqueue_new;
+        fn enqueueId(tx: &TxHandle, queue: QueueName, msb: i64, lsb: i64) -> () = enqueue_id;
+        fn poll(tx: &TxHandle, queue: QueueName, max: Count) -> JavaByteArray = poll;
+        fn peek(tx: &TxHandle, queue: QueueName, max: Count) -> Vec<u8> = peek;
+        fn take(tx: &TxHandle, queue: QueueName, timeout: Duration) -> JavaByteArray = take;
+        fn put(tx: &TxHandle, msb: i64, lsb: i64, payload: JByteArray) -> () = put;
+        fn get(tx: &TxHandle, msb: i64, lsb: i64) -> Option<Vec<u8>> = get;
+        fn delete(tx: &TxHandle, msb: i64, lsb: i64) -> bool = delete;
+        fn commit(tx: &TxHandle) -> () = commit;
+        fn rollback(tx: &TxHandle) -> () = rollback;
+    }
+}
 
 pub struct TxHandle(Mutex<Transaction>);
 
@@ -21,15 +41,15 @@ impl TxHandle {
     pub fn new(tx: Transaction) -> Self {
         TxHandle(Mutex::new(tx))
     }
+
+    fn lock(&self) -> BridgeResult<MutexGuard<'_, Transaction>> {
+        self.0.try_lock().ok_or_else(|| BridgeError::BadHandle("the transaction is busy with a call from another thread".into()))
+    }
 }
 
 impl Tagged for TxHandle {
     const TAG: u64 = 0x526f_636b_5478_6e21; // "RockTxn!"
     const NAME: &'static str = "Transaction";
-}
-
-fn tx<'a>(handle: jlong) -> BridgeResult<MutexGuard<'a, Transaction>> {
-    Ok(borrow::<TxHandle>(handle)?.0.lock())
 }
 
 /// Hands polled messages to Java. If the Java array cannot be had (the heap is full), the
@@ -42,196 +62,86 @@ fn deliver<'local>(env: &mut Env<'local>, tx: &mut Transaction, packed: &[u8]) -
     })
 }
 
-fn count(max: jint) -> BridgeResult<usize> {
-    usize::try_from(max).map_err(|_| BridgeError::InvalidArgument(format!("item count must be positive, got {max}")))
-}
-
 /// Frees the transaction; an open one rolls back (its claimed entries go back to their queues).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_txFree<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, tx: jlong) {
-    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> { free_handle::<TxHandle>(tx) }).resolve::<ThrowMapped>()
+fn free(_env: &mut Env<'_>, tx: i64) -> BridgeResult<()> {
+    free_handle::<TxHandle>(tx)
 }
 
-/// Applies `len` bytes of operations the Java side buffered in the direct buffer `ops` (see
-/// `wire::PendingOps`). If any fails, the whole transaction rolls back: the caller was already
-/// told those operations succeeded, so a partial application must not be committable.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_txApply<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    ops: JByteBuffer<'local>,
-    len: jint,
-) {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        // SAFETY: used within this call only; Java waits for it before reusing the buffer.
-        let buffer = unsafe { wire::direct_buffer(env, &ops, "pending operations buffer")? };
-        let capacity = buffer.len();
-        let bytes = usize::try_from(len).ok().and_then(|l| buffer.get(..l)).ok_or_else(|| {
-            BridgeError::InvalidArgument(format!("pending length {len} outside the buffer's capacity {capacity}"))
-        })?;
-        let mut tx = tx(handle)?;
-        let applied = PendingOps::new(bytes).try_for_each(|op| -> BridgeResult<()> {
-            match op? {
-                PendingOp::EnqueueNew { queue, id, payload } => tx.enqueue_new(queue, id, payload)?,
-                PendingOp::Put { id, payload } => tx.put(id, payload)?,
-                PendingOp::EnqueueExisting { queue, id } => tx.enqueue_id(queue, id)?,
-            }
-            Ok(())
-        });
-        if let Err(e) = applied {
-            tx.rollback()?;
-            return Err(BridgeError::RolledBack(Box::new(e)));
+/// Applies `length` bytes of operations the Java side buffered in the direct buffer `pending`
+/// (see `wire::PendingOps`). If any fails, the whole transaction rolls back: the caller was
+/// already told those operations succeeded, so a partial application must not be committable.
+fn apply(env: &mut Env<'_>, tx: &TxHandle, pending: JByteBuffer<'_>, length: i32) -> BridgeResult<()> {
+    // SAFETY: used within this call only; Java waits for it before reusing the buffer.
+    let buffer = unsafe { wire::direct_buffer(env, &pending, "pending operations buffer")? };
+    let capacity = buffer.len();
+    let bytes = usize::try_from(length)
+        .ok()
+        .and_then(|l| buffer.get(..l))
+        .ok_or_else(|| BridgeError::InvalidArgument(format!("pending length {length} outside the buffer's capacity {capacity}")))?;
+    let mut tx = tx.lock()?;
+    let applied = PendingOps::new(bytes).try_for_each(|op| -> BridgeResult<()> {
+        match op? {
+            PendingOp::EnqueueNew { queue, id, payload } => tx.enqueue_new(queue, id, payload)?,
+            PendingOp::Put { id, payload } => tx.put(id, payload)?,
+            PendingOp::EnqueueExisting { queue, id } => tx.enqueue_id(queue, id)?,
         }
         Ok(())
-    })
-    .resolve::<ThrowMapped>()
+    });
+    if let Err(e) = applied {
+        tx.rollback()?;
+        return Err(BridgeError::RolledBack(Box::new(e)));
+    }
+    Ok(())
 }
 
 /// `enqueue_new` for a payload too large to buffer: copied once, straight into the batch.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_txEnqueueNew<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    queue: JByteArray<'local>,
-    msb: jlong,
-    lsb: jlong,
-    payload: JByteArray<'local>,
-) {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        let queue = wire::QueueName::read(env, &queue)?;
-        let len = wire::array_len(env, &payload, "payload")?;
-        tx(handle)?.enqueue_new_with(queue.as_str(), wire::uuid(msb, lsb), len, |buf| -> BridgeResult<()> {
-            Ok(payload.get_region(env, 0, wire::as_jbytes(buf))?)
-        })
+fn enqueue_new(env: &mut Env<'_>, tx: &TxHandle, queue: QueueName, msb: i64, lsb: i64, payload: JByteArray<'_>) -> BridgeResult<()> {
+    let len = wire::array_len(env, &payload, "payload")?;
+    tx.lock()?.enqueue_new_with(queue.as_str(), wire::uuid(msb, lsb), len, |buf| -> BridgeResult<()> {
+        Ok(payload.get_region(env, 0, wire::as_jbytes(buf))?)
     })
-    .resolve::<ThrowMapped>()
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_txEnqueueId<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    queue: JByteArray<'local>,
-    msb: jlong,
-    lsb: jlong,
-) {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        let queue = wire::QueueName::read(env, &queue)?;
-        Ok(tx(handle)?.enqueue_id(queue.as_str(), wire::uuid(msb, lsb))?)
-    })
-    .resolve::<ThrowMapped>()
+fn enqueue_id(_env: &mut Env<'_>, tx: &TxHandle, queue: QueueName, msb: i64, lsb: i64) -> BridgeResult<()> {
+    Ok(tx.lock()?.enqueue_id(queue.as_str(), wire::uuid(msb, lsb))?)
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_txPoll<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    queue: JByteArray<'local>,
-    max: jint,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let queue = wire::QueueName::read(env, &queue)?;
-        let max = count(max)?;
-        let mut tx = tx(handle)?;
-        let messages = tx.poll_within(queue.as_str(), max, wire::payload_budget(max))?;
-        deliver(env, &mut tx, &wire::pack_messages(&messages))
-    })
-    .resolve::<ThrowMapped>()
+fn poll<'local>(env: &mut Env<'local>, tx: &TxHandle, queue: QueueName, max: Count) -> BridgeResult<JByteArray<'local>> {
+    let mut tx = tx.lock()?;
+    let messages = tx.poll_within(queue.as_str(), max.0, wire::payload_budget(max.0))?;
+    deliver(env, &mut tx, &wire::pack_messages(&messages))
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_txPeek<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    queue: JByteArray<'local>,
-    max: jint,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let queue = wire::QueueName::read(env, &queue)?;
-        let max = count(max)?;
-        let messages = tx(handle)?.peek_within(queue.as_str(), max, wire::payload_budget(max))?;
-        Ok(env.byte_array_from_slice(&wire::pack_messages(&messages))?)
-    })
-    .resolve::<ThrowMapped>()
+fn peek(_env: &mut Env<'_>, tx: &TxHandle, queue: QueueName, max: Count) -> BridgeResult<Vec<u8>> {
+    let messages = tx.lock()?.peek_within(queue.as_str(), max.0, wire::payload_budget(max.0))?;
+    Ok(wire::pack_messages(&messages))
 }
 
-/// Packed list of zero or one message.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_txTake<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    queue: JByteArray<'local>,
-    timeout_millis: jlong,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let queue = wire::QueueName::read(env, &queue)?;
-        let millis = u64::try_from(timeout_millis)
-            .map_err(|_| BridgeError::InvalidArgument(format!("timeout must not be negative, got {timeout_millis} ms")))?;
-        let mut tx = tx(handle)?;
-        let message = tx.take(queue.as_str(), Duration::from_millis(millis))?;
-        deliver(env, &mut tx, &wire::pack_messages(message.as_slice()))
-    })
-    .resolve::<ThrowMapped>()
+/// A packed list of zero or one message.
+fn take<'local>(env: &mut Env<'local>, tx: &TxHandle, queue: QueueName, timeout: Duration) -> BridgeResult<JByteArray<'local>> {
+    let mut tx = tx.lock()?;
+    let message = tx.take(queue.as_str(), timeout)?;
+    deliver(env, &mut tx, &wire::pack_messages(message.as_slice()))
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_txPut<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    msb: jlong,
-    lsb: jlong,
-    payload: JByteArray<'local>,
-) {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        let len = wire::array_len(env, &payload, "payload")?;
-        tx(handle)?.put_with(wire::uuid(msb, lsb), len, |buf| -> BridgeResult<()> { Ok(payload.get_region(env, 0, wire::as_jbytes(buf))?) })
-    })
-    .resolve::<ThrowMapped>()
+fn put(env: &mut Env<'_>, tx: &TxHandle, msb: i64, lsb: i64, payload: JByteArray<'_>) -> BridgeResult<()> {
+    let len = wire::array_len(env, &payload, "payload")?;
+    tx.lock()?.put_with(wire::uuid(msb, lsb), len, |buf| -> BridgeResult<()> { Ok(payload.get_region(env, 0, wire::as_jbytes(buf))?) })
 }
 
 /// The payload, or null when there is no such object.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_txGet<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    msb: jlong,
-    lsb: jlong,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        match tx(handle)?.get(wire::uuid(msb, lsb))? {
-            Some(p) => Ok(env.byte_array_from_slice(&p)?),
-            None => Ok(JByteArray::default()),
-        }
-    })
-    .resolve::<ThrowMapped>()
+fn get(_env: &mut Env<'_>, tx: &TxHandle, msb: i64, lsb: i64) -> BridgeResult<Option<Vec<u8>>> {
+    Ok(tx.lock()?.get(wire::uuid(msb, lsb))?)
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_txDelete<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    msb: jlong,
-    lsb: jlong,
-) -> jboolean {
-    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<jboolean> { Ok(tx(handle)?.delete(wire::uuid(msb, lsb))?) })
-        .resolve::<ThrowMapped>()
+fn delete(_env: &mut Env<'_>, tx: &TxHandle, msb: i64, lsb: i64) -> BridgeResult<bool> {
+    Ok(tx.lock()?.delete(wire::uuid(msb, lsb))?)
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_txCommit<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) {
-    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> { Ok(tx(handle)?.commit()?) }).resolve::<ThrowMapped>()
+fn commit(_env: &mut Env<'_>, tx: &TxHandle) -> BridgeResult<()> {
+    Ok(tx.lock()?.commit()?)
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_Native_txRollback<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) {
-    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> { Ok(tx(handle)?.rollback()?) }).resolve::<ThrowMapped>()
+fn rollback(_env: &mut Env<'_>, tx: &TxHandle) -> BridgeResult<()> {
+    Ok(tx.lock()?.rollback()?)
 }

@@ -65,6 +65,15 @@ impl QueueName {
     }
 }
 
+impl crate::args::Arg for QueueName {
+    type Raw<'local> = JByteArray<'local>;
+    type Value<'local> = QueueName;
+    const DESCRIPTOR: &'static str = "[B";
+    fn from_java<'local>(env: &mut Env<'local>, raw: JByteArray<'local>, _name: &'static str) -> BridgeResult<QueueName> {
+        QueueName::read(env, &raw)
+    }
+}
+
 fn not_utf8() -> BridgeError {
     BridgeError::InvalidArgument("queue name is not valid UTF-8".into())
 }
@@ -281,43 +290,5 @@ mod pending_tests {
         let cut: Vec<_> = PendingOps::new(&buf[..buf.len() - 2]).collect();
         assert!(cut.last().unwrap().is_err());
         assert!(PendingOps::new(&[9]).next().unwrap().is_err());
-    }
-}
-
-/// The limits `org.rockcask.Wire` repeats for checks made in Java before a call: read from the
-/// Java source and compared with the native ones, so the two cannot drift apart.
-#[cfg(test)]
-mod java_limit_tests {
-    use rockcask_core::keys::MAX_QUEUE_NAME_BYTES;
-    use rockcask_core::options::{MAX_BLOCK_CACHE_BYTES, MAX_PAYLOAD_BYTES, MAX_WORKERS, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
-
-    /// The value of `static final int|long NAME = <n> [<< <m>];` in `source`.
-    fn java_constant(source: &str, name: &str) -> u64 {
-        let line = source
-            .lines()
-            .find(|l| l.contains(&format!(" {name} = ")) && l.contains("static final"))
-            .unwrap_or_else(|| panic!("Wire.java declares no {name}"));
-        let expr = line.split_once(" = ").unwrap().1.trim_end_matches(';').trim();
-        let number = |t: &str| t.trim().trim_end_matches('L').parse::<u64>().unwrap_or_else(|_| panic!("cannot read {t:?} in {line:?}"));
-        match expr.split_once("<<") {
-            Some((base, shift)) => number(base) << number(shift),
-            None => number(expr),
-        }
-    }
-
-    #[test]
-    fn the_java_sides_limits_are_the_native_ones() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../java/rockcask/src/main/java/org/rockcask/Wire.java");
-        let source = std::fs::read_to_string(path).unwrap();
-        for (name, native) in [
-            ("MAX_QUEUE_NAME_BYTES", MAX_QUEUE_NAME_BYTES),
-            ("MAX_PAYLOAD_BYTES", MAX_PAYLOAD_BYTES),
-            ("MAX_WORKERS", MAX_WORKERS),
-            ("MIN_WRITE_BUFFER_BYTES", MIN_WRITE_BUFFER_BYTES),
-            ("MAX_WRITE_BUFFER_BYTES", MAX_WRITE_BUFFER_BYTES),
-            ("MAX_BLOCK_CACHE_BYTES", MAX_BLOCK_CACHE_BYTES),
-        ] {
-            assert_eq!(java_constant(&source, name), native as u64, "{name} differs between Wire.java and rust/core");
-        }
     }
 }

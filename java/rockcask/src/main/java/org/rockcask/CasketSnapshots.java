@@ -1,7 +1,7 @@
 package org.rockcask;
 
 import java.nio.file.Path;
-import java.time.Instant;
+import org.rockcask.internal.SnapshotNative;
 import java.util.Objects;
 
 /**
@@ -32,12 +32,9 @@ public final class CasketSnapshots {
         Objects.requireNonNull(databasePath, "databasePath");
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(options, "options");
-        Native.ensureLoaded();
         Path abs = file.toAbsolutePath();
-        Instant at = options.createdAt();
-        long[] info = new long[Store.SNAPSHOT_INFO_LONGS];
-        byte[] strings = Native.casketExport(Store.utf8(databasePath.toAbsolutePath()), Store.utf8(abs), options.workers(),
-                options.compression().code, options.frameBytes(), at != null, at == null ? 0 : at.toEpochMilli(), options.overwrite(),
+        long[] info = new long[Wire.INFO_SLOTS];
+        byte[] strings = SnapshotNative.exportCasket(Store.utf8(databasePath.toAbsolutePath()), Store.utf8(abs), options.record(),
                 SnapshotProgress.Relay.of(options.progress()), info);
         return Store.snapshotInfo(abs, strings, info);
     }
@@ -56,10 +53,9 @@ public final class CasketSnapshots {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(databasePath, "databasePath");
         Objects.requireNonNull(options, "options");
-        Native.ensureLoaded();
         Path abs = file.toAbsolutePath();
-        long[] info = new long[Store.SNAPSHOT_INFO_LONGS];
-        byte[] strings = Native.casketImport(Store.utf8(abs), Store.utf8(databasePath.toAbsolutePath()), options.workers(),
+        long[] info = new long[Wire.INFO_SLOTS];
+        byte[] strings = SnapshotNative.importCasket(Store.utf8(abs), Store.utf8(databasePath.toAbsolutePath()), options.workers(),
                 SnapshotProgress.Relay.of(options.progress()), info);
         return Store.snapshotInfo(abs, strings, info);
     }

@@ -114,6 +114,18 @@ public final class ExportOptions {
         return o;
     }
 
+    /** These options as the native side reads them: the {@code EXPORT_} slots of {@link Wire}. */
+    long[] record() {
+        long[] slots = new long[Wire.EXPORT_SLOTS];
+        slots[Wire.EXPORT_WORKERS] = workers;
+        slots[Wire.EXPORT_COMPRESSION] = compression.code;
+        slots[Wire.EXPORT_FRAME_BYTES] = frameBytes;
+        slots[Wire.EXPORT_FIXED_TIME] = createdAt != null ? 1 : 0;
+        slots[Wire.EXPORT_CREATED_AT_MILLIS] = createdAt == null ? 0 : createdAt.toEpochMilli();
+        slots[Wire.EXPORT_OVERWRITE] = overwrite ? 1 : 0;
+        return slots;
+    }
+
     @Override
     public String toString() {
         return "ExportOptions[workers=" + workers + ", compression=" + compression + ", frameBytes=" + frameBytes + ", createdAt="

@@ -58,7 +58,7 @@ public final class SnapshotProgress {
     }
 
     /** Called by the native layer; builds the report and hands it to the listener. */
-    static final class Relay {
+    static final class Relay implements org.rockcask.internal.ProgressRelay {
         private final ProgressListener listener;
 
         Relay(ProgressListener listener) {
@@ -69,7 +69,8 @@ public final class SnapshotProgress {
             return listener == null ? null : new Relay(listener);
         }
 
-        void report(long records, long recordsExpected, long bytes, long bytesExpected, boolean done) {
+        @Override
+        public void report(long records, long recordsExpected, long bytes, long bytesExpected, boolean done) {
             listener.onProgress(new SnapshotProgress(records, recordsExpected, bytes, bytesExpected, done));
         }
     }

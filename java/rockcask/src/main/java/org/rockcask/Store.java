@@ -6,6 +6,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import org.rockcask.internal.NativeResource;
+import org.rockcask.internal.SnapshotNative;
+import org.rockcask.internal.StoreNative;
 
 /**
  * A RockCask store: named durable queues and objects by UUID in one directory.
@@ -24,11 +26,11 @@ public final class Store implements AutoCloseable {
     private final StoreOptions options;
 
     private Store(long handle, Path path, StoreOptions options) {
-        this.handle = new NativeResource("Store", handle, Native::storeFree) {
+        this.handle = new NativeResource("Store", handle, StoreNative::free) {
             @Override
             protected void beforeFree(long h) {
                 // Wakes transactions blocked in take() so close does not wait for their timeouts.
-                Native.storeClose(h);
+                StoreNative.close(h);
             }
         };
         this.path = path;
@@ -48,39 +50,37 @@ public final class Store implements AutoCloseable {
     public static Store open(Path dir, StoreOptions options) {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(options, "options");
-        Native.ensureLoaded();
         Path abs = dir.toAbsolutePath();
-        long handle = Native.storeOpen(utf8(abs), options.syncOnCommit(),
-                options.blockCacheBytes(), options.writeBufferBytes(), options.createIfMissing(), options.readOnly(),
-                options.compression().code, options.compressionThreshold(), options.packedQueueCompression());
+        long handle = StoreNative.open(utf8(abs), options.record());
         return new Store(handle, abs, options);
     }
 
     /** Starts a transaction. Close it (try-with-resources); an uncommitted one rolls back. */
     public Transaction begin() {
-        return handle.call(h -> new Transaction(Native.storeBegin(h), this));
+        return handle.call(h -> new Transaction(StoreNative.begin(h), this));
     }
 
     /** Names of every queue that was ever committed to, sorted. */
     public List<String> queues() {
-        return handle.call(h -> Wire.strings(Native.storeQueueNames(h)));
+        return handle.call(h -> Wire.strings(StoreNative.queueNames(h)));
     }
 
     /** Committed entries in {@code queue} (0 for a queue never used), in O(1). */
     public long queueSize(String queue) {
         byte[] name = Wire.queueName(queue);
-        return handle.call(h -> Native.storeQueueSize(h, name));
+        return handle.call(h -> StoreNative.queueSize(h, name));
     }
 
     public StoreStats stats() {
-        long[] v = new long[9];
-        handle.run(h -> Native.storeStats(h, v));
-        return new StoreStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+        long[] v = handle.call(StoreNative::stats);
+        return new StoreStats(v[Wire.STATS_QUEUES], v[Wire.STATS_QUEUED_ITEMS], v[Wire.STATS_OBJECTS_ESTIMATE], v[Wire.STATS_DISK_BYTES],
+                v[Wire.STATS_MEMTABLE_BYTES], v[Wire.STATS_BLOCK_CACHE_BYTES], v[Wire.STATS_TABLE_READER_BYTES], v[Wire.STATS_PAYLOAD_BYTES],
+                v[Wire.STATS_STORED_PAYLOAD_BYTES]);
     }
 
     /** Flushes and compacts now, reclaiming the space of consumed entries at once. */
     public void compact() {
-        handle.run(Native::storeCompact);
+        handle.run(StoreNative::compact);
     }
 
     /**
@@ -96,14 +96,13 @@ public final class Store implements AutoCloseable {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(options, "options");
         Path abs = file.toAbsolutePath();
-        long[] info = new long[SNAPSHOT_INFO_LONGS];
-        Instant at = options.createdAt();
+        long[] info = new long[Wire.INFO_SLOTS];
+        long[] record = options.record();
         byte[] strings = handle.call(h -> {
             Store outer = EXPORTING.get();
             EXPORTING.set(this);
             try {
-                return Native.storeExport(h, utf8(abs), options.workers(), options.compression().code, options.frameBytes(), at != null,
-                        at == null ? 0 : at.toEpochMilli(), options.overwrite(), SnapshotProgress.Relay.of(options.progress()), info);
+                return SnapshotNative.exportStore(h, utf8(abs), record, SnapshotProgress.Relay.of(options.progress()), info);
             } finally {
                 EXPORTING.set(outer);
             }
@@ -126,12 +125,9 @@ public final class Store implements AutoCloseable {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(newStoreDir, "newStoreDir");
         Objects.requireNonNull(options, "options");
-        Native.ensureLoaded();
         Path abs = file.toAbsolutePath();
-        StoreOptions s = options.store();
-        long[] info = new long[SNAPSHOT_INFO_LONGS];
-        byte[] strings = Native.snapshotImport(utf8(abs), utf8(newStoreDir.toAbsolutePath()), options.workers(), s.syncOnCommit(),
-                s.blockCacheBytes(), s.writeBufferBytes(), s.compression().code, s.compressionThreshold(), s.packedQueueCompression(),
+        long[] info = new long[Wire.INFO_SLOTS];
+        byte[] strings = SnapshotNative.importStore(utf8(abs), utf8(newStoreDir.toAbsolutePath()), options.workers(), options.store().record(),
                 SnapshotProgress.Relay.of(options.progress()), info);
         return snapshotInfo(abs, strings, info);
     }
@@ -143,10 +139,9 @@ public final class Store implements AutoCloseable {
      */
     public static SnapshotInfo verifySnapshot(Path file, ProgressListener progress) {
         Objects.requireNonNull(file, "file");
-        Native.ensureLoaded();
         Path abs = file.toAbsolutePath();
-        long[] info = new long[SNAPSHOT_INFO_LONGS];
-        byte[] strings = Native.snapshotVerify(utf8(abs), Math.min(8, Runtime.getRuntime().availableProcessors()),
+        long[] info = new long[Wire.INFO_SLOTS];
+        byte[] strings = SnapshotNative.verify(utf8(abs), Math.min(8, Runtime.getRuntime().availableProcessors()),
                 SnapshotProgress.Relay.of(progress), info);
         return snapshotInfo(abs, strings, info);
     }
@@ -161,7 +156,7 @@ public final class Store implements AutoCloseable {
     public void checkpoint(Path dir) {
         Objects.requireNonNull(dir, "dir");
         byte[] target = utf8(dir.toAbsolutePath());
-        handle.run(h -> Native.storeCheckpoint(h, target));
+        handle.run(h -> SnapshotNative.checkpoint(h, target));
     }
 
     /** The store this thread is exporting, if any (its progress listener runs on this thread). */
@@ -181,13 +176,12 @@ public final class Store implements AutoCloseable {
         handle.close();
     }
 
-    /** file bytes, frames, records, queues, entries, objects, keys, values, payload bytes, format version, compression, created at. */
-    static final int SNAPSHOT_INFO_LONGS = 12;
-
     static SnapshotInfo snapshotInfo(Path file, byte[] packedStrings, long[] v) {
         List<String> s = Wire.strings(packedStrings);
-        return new SnapshotInfo(file, (int) v[9], SnapshotInfo.Content.valueOf(s.get(0)), Compression.values()[(int) v[10]], s.get(1),
-                Instant.ofEpochMilli(v[11]), s.get(2), java.util.Arrays.copyOf(v, 9));
+        // The counts are the slots before the format version, in SnapshotInfo's order.
+        return new SnapshotInfo(file, (int) v[Wire.INFO_FORMAT_VERSION], SnapshotInfo.Content.valueOf(s.get(0)),
+                Compression.values()[(int) v[Wire.INFO_COMPRESSION]], s.get(1), Instant.ofEpochMilli(v[Wire.INFO_CREATED_AT_MILLIS]), s.get(2),
+                java.util.Arrays.copyOf(v, Wire.INFO_FORMAT_VERSION));
     }
 
     static byte[] utf8(Path p) {

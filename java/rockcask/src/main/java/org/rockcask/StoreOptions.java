@@ -162,11 +162,26 @@ public final class StoreOptions {
         return o;
     }
 
-    /** The per-queue codecs for the native side: i32 count, then per queue i32 length, UTF-8 name, i32 code. */
-    byte[] packedQueueCompression() {
+    /**
+     * These options as the native side reads them: the {@code STORE_} slots of {@link Wire} as
+     * big-endian longs, then the per-queue codecs (i32 count, then per queue i32 length, UTF-8
+     * name, i32 code).
+     */
+    byte[] record() {
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+        long[] slots = new long[Wire.STORE_SLOTS];
+        slots[Wire.STORE_SYNC_ON_COMMIT] = syncOnCommit ? 1 : 0;
+        slots[Wire.STORE_BLOCK_CACHE_BYTES] = blockCacheBytes;
+        slots[Wire.STORE_WRITE_BUFFER_BYTES] = writeBufferBytes;
+        slots[Wire.STORE_CREATE_IF_MISSING] = createIfMissing ? 1 : 0;
+        slots[Wire.STORE_READ_ONLY] = readOnly ? 1 : 0;
+        slots[Wire.STORE_COMPRESSION] = compression.code;
+        slots[Wire.STORE_COMPRESSION_THRESHOLD] = compressionThreshold;
         try {
+            for (long slot : slots) {
+                out.writeLong(slot);
+            }
             out.writeInt(queueCompression.size());
             for (Map.Entry<String, Compression> e : queueCompression.entrySet()) {
                 byte[] name = e.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8);

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import org.rockcask.internal.NativeResource;
+import org.rockcask.internal.TransactionNative;
 
 /**
  * A unit of work on a {@link Store}: polls, enqueues, puts and deletes all take effect at
@@ -56,7 +57,7 @@ public final class Transaction implements AutoCloseable {
     private NameBytes lastName;
 
     Transaction(long handle, Store store) {
-        this.handle = new NativeResource("Transaction", handle, Native::txFree);
+        this.handle = new NativeResource("Transaction", handle, TransactionNative::free);
         this.store = store;
     }
 
@@ -69,7 +70,7 @@ public final class Transaction implements AutoCloseable {
             UUID id = Ids.next();
             if (payload.length > PendingOps.DIRECT_PAYLOAD_BYTES) {
                 flush(h);
-                Native.txEnqueueNew(h, name, id.getMostSignificantBits(), id.getLeastSignificantBits(), payload);
+                TransactionNative.enqueueNew(h, name, id.getMostSignificantBits(), id.getLeastSignificantBits(), payload);
             } else if (!pending.enqueueNew(name, id, payload)) {
                 flush(h);
                 pending.enqueueNew(name, id, payload);
@@ -95,7 +96,7 @@ public final class Transaction implements AutoCloseable {
                 return;
             }
             flush(h);
-            Native.txEnqueueId(h, name, id.getMostSignificantBits(), id.getLeastSignificantBits());
+            TransactionNative.enqueueId(h, name, id.getMostSignificantBits(), id.getLeastSignificantBits());
         });
     }
 
@@ -122,7 +123,7 @@ public final class Transaction implements AutoCloseable {
         return handle.call(h -> {
             checkOpen();
             flush(h);
-            return delivered(h, Native.txPoll(h, name, max));
+            return delivered(h, TransactionNative.poll(h, name, max));
         });
     }
 
@@ -132,7 +133,7 @@ public final class Transaction implements AutoCloseable {
             return Wire.messages(packed);
         } catch (OutOfMemoryError e) {
             pending.clear();
-            Native.txRollback(h);
+            TransactionNative.rollback(h);
             finished = "rolled back";
             throw e;
         }
@@ -147,7 +148,7 @@ public final class Transaction implements AutoCloseable {
         return handle.call(h -> {
             checkOpen();
             flush(h);
-            return Wire.messages(Native.txPeek(h, name, max));
+            return Wire.messages(TransactionNative.peek(h, name, max));
         });
     }
 
@@ -167,7 +168,7 @@ public final class Transaction implements AutoCloseable {
         return handle.call(h -> {
             checkOpen();
             flush(h);
-            List<Message> one = delivered(h, Native.txTake(h, name, millis));
+            List<Message> one = delivered(h, TransactionNative.take(h, name, millis));
             return one.isEmpty() ? null : one.get(0);
         });
     }
@@ -185,7 +186,7 @@ public final class Transaction implements AutoCloseable {
             checkWritable();
             if (payload.length > PendingOps.DIRECT_PAYLOAD_BYTES) {
                 flush(h);
-                Native.txPut(h, id.getMostSignificantBits(), id.getLeastSignificantBits(), payload);
+                TransactionNative.put(h, id.getMostSignificantBits(), id.getLeastSignificantBits(), payload);
             } else {
                 if (!pending.put(id, payload)) {
                     flush(h);
@@ -202,7 +203,7 @@ public final class Transaction implements AutoCloseable {
         return handle.call(h -> {
             checkOpen();
             flush(h);
-            return Native.txGet(h, id.getMostSignificantBits(), id.getLeastSignificantBits());
+            return TransactionNative.get(h, id.getMostSignificantBits(), id.getLeastSignificantBits());
         });
     }
 
@@ -212,7 +213,7 @@ public final class Transaction implements AutoCloseable {
         return handle.call(h -> {
             checkWritable();
             flush(h);
-            return Native.txDelete(h, id.getMostSignificantBits(), id.getLeastSignificantBits());
+            return TransactionNative.delete(h, id.getMostSignificantBits(), id.getLeastSignificantBits());
         });
     }
 
@@ -241,7 +242,7 @@ public final class Transaction implements AutoCloseable {
             checkWritable();
             flush(h);
             try {
-                Native.txCommit(h);
+                TransactionNative.commit(h);
             } catch (RuntimeException e) {
                 finished = "ended by a failed commit";
                 throw e;
@@ -255,7 +256,7 @@ public final class Transaction implements AutoCloseable {
         handle.run(h -> {
             pending.clear();
             lastPendingPut = null;
-            Native.txRollback(h);
+            TransactionNative.rollback(h);
             if (finished == null) {
                 finished = "rolled back";
             }
@@ -303,7 +304,7 @@ public final class Transaction implements AutoCloseable {
             return;
         }
         try {
-            Native.txApply(h, pending.buffer(), pending.size());
+            TransactionNative.apply(h, pending.buffer(), pending.size());
         } catch (RuntimeException e) {
             finished = "rolled back";
             throw e;

@@ -12,13 +12,62 @@ import java.util.UUID;
 final class Wire {
     private Wire() {}
 
-    /** Limits the native store enforces too (rust/core: keys.rs, options.rs; a test in rust/jni/src/wire.rs compares them). */
+    /** Limits the native store enforces too (rust/core: keys.rs, options.rs; checked by the library as it registers StoreNative). */
     static final int MAX_QUEUE_NAME_BYTES = 1024;
     static final int MAX_PAYLOAD_BYTES = 1 << 30;
     static final int MAX_WORKERS = 64;
     static final long MIN_WRITE_BUFFER_BYTES = 1L << 20;
     static final long MAX_WRITE_BUFFER_BYTES = 64L << 30;
     static final long MAX_BLOCK_CACHE_BYTES = 1L << 40;
+
+    // Slots of the records crossing JNI (rust/jni/src/contract.rs defines them; the library
+    // checks these values when the native classes register).
+
+    /** {@link StoreOptions#record()}: longs at these indices, then the per-queue codecs. */
+    static final int STORE_SYNC_ON_COMMIT = 0;
+    static final int STORE_BLOCK_CACHE_BYTES = 1;
+    static final int STORE_WRITE_BUFFER_BYTES = 2;
+    static final int STORE_CREATE_IF_MISSING = 3;
+    static final int STORE_READ_ONLY = 4;
+    static final int STORE_COMPRESSION = 5;
+    static final int STORE_COMPRESSION_THRESHOLD = 6;
+    static final int STORE_SLOTS = 7;
+
+    /** {@link Store#stats()}. */
+    static final int STATS_QUEUES = 0;
+    static final int STATS_QUEUED_ITEMS = 1;
+    static final int STATS_OBJECTS_ESTIMATE = 2;
+    static final int STATS_DISK_BYTES = 3;
+    static final int STATS_MEMTABLE_BYTES = 4;
+    static final int STATS_BLOCK_CACHE_BYTES = 5;
+    static final int STATS_TABLE_READER_BYTES = 6;
+    static final int STATS_PAYLOAD_BYTES = 7;
+    static final int STATS_STORED_PAYLOAD_BYTES = 8;
+    static final int STATS_SLOTS = 9;
+
+    /** {@link ExportOptions#record()}. */
+    static final int EXPORT_WORKERS = 0;
+    static final int EXPORT_COMPRESSION = 1;
+    static final int EXPORT_FRAME_BYTES = 2;
+    static final int EXPORT_FIXED_TIME = 3;
+    static final int EXPORT_CREATED_AT_MILLIS = 4;
+    static final int EXPORT_OVERWRITE = 5;
+    static final int EXPORT_SLOTS = 6;
+
+    /** The numbers of a {@link SnapshotInfo}. */
+    static final int INFO_FILE_BYTES = 0;
+    static final int INFO_FRAMES = 1;
+    static final int INFO_RECORDS = 2;
+    static final int INFO_QUEUES = 3;
+    static final int INFO_ENTRIES = 4;
+    static final int INFO_OBJECTS = 5;
+    static final int INFO_KEYS = 6;
+    static final int INFO_VALUES = 7;
+    static final int INFO_PAYLOAD_BYTES = 8;
+    static final int INFO_FORMAT_VERSION = 9;
+    static final int INFO_COMPRESSION = 10;
+    static final int INFO_CREATED_AT_MILLIS = 11;
+    static final int INFO_SLOTS = 12;
 
     static int checkWorkers(int workers) {
         if (workers < 1 || workers > MAX_WORKERS) {

@@ -1,5 +1,6 @@
 package org.rockcask;
 
+import org.rockcask.internal.TransactionNative;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
@@ -117,9 +118,9 @@ public class BufferedOperationsTest {
             assertEquals(1, tx.poll("q", 5).size()); // claimed by this transaction
             ByteBuffer bad = ByteBuffer.allocateDirect(1).put((byte) 9);
             tx.withHandle(h -> {
-                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Native.txApply(h, bad, 1));
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TransactionNative.apply(h, bad, 1));
                 assertTrue(e.getMessage(), e.getMessage().contains("transaction rolled back") && e.getMessage().contains("unknown pending operation 9"));
-                assertThrows(IllegalArgumentException.class, () -> Native.txApply(h, bad, 2)); // beyond the buffer's capacity
+                assertThrows(IllegalArgumentException.class, () -> TransactionNative.apply(h, bad, 2)); // beyond the buffer's capacity
             });
         }
         assertEquals("the claimed item went back", 1, store.queueSize("q"));

@@ -99,6 +99,42 @@ public final class NativeLibrary {
     /** The version the native library was built as (its crate version). */
     private static native String nativeVersion();
 
+    /**
+     * Registers the native methods the library declares for {@code nativeClass} (and checks the
+     * constants that class's calls depend on); returns their names, one per line.
+     */
+    private static native String registerNatives(Class<?> nativeClass);
+
+    /**
+     * Loads the library and binds the native methods of {@code nativeClass} from its table in
+     * the library; called by each such class when it initializes. A declaration that differs
+     * from the table (name, parameter or result types), a native method the table lacks, or a
+     * constant that differs, fails here with an {@link UnsatisfiedLinkError} saying which, so a
+     * jar and a library that disagree never make a call.
+     */
+    public static void register(Class<?> nativeClass) {
+        load();
+        String registered;
+        try {
+            registered = registerNatives(nativeClass);
+        } catch (RuntimeException e) {
+            UnsatisfiedLinkError error = new UnsatisfiedLinkError("cannot bind the native methods of " + nativeClass.getName() + ": " + e.getMessage());
+            error.initCause(e);
+            throw error;
+        }
+        java.util.Set<String> bound = new java.util.HashSet<>(java.util.Arrays.asList(registered.split("\n")));
+        java.util.List<String> unbound = new java.util.ArrayList<>();
+        for (java.lang.reflect.Method m : nativeClass.getDeclaredMethods()) {
+            if (java.lang.reflect.Modifier.isNative(m.getModifiers()) && !bound.contains(m.getName())) {
+                unbound.add(m.getName());
+            }
+        }
+        if (!unbound.isEmpty()) {
+            throw new UnsatisfiedLinkError(nativeClass.getName() + " declares native methods the library does not have: " + String.join(", ", unbound)
+                    + " (the library has: " + String.join(", ", bound) + ")");
+        }
+    }
+
     private static void checkVersion(String from) {
         String expected = javaVersion();
         String found = nativeVersion();

@@ -1,0 +1,45 @@
+package org.rockcask.internal;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The native calls of a transaction (declared in {@code rust/jni/src/transaction.rs},
+ * registered when this class initializes). The caller serializes the calls of one transaction;
+ * a call that finds it busy fails with {@link IllegalStateException}.
+ */
+public final class TransactionNative {
+    static {
+        NativeLibrary.register(TransactionNative.class);
+    }
+
+    private TransactionNative() {}
+
+    /** Frees the transaction; an open one rolls back. */
+    public static native void free(long tx);
+
+    /** Applies the first {@code length} bytes of operations buffered in the direct buffer {@code pending}. */
+    public static native void apply(long tx, ByteBuffer pending, int length);
+
+    public static native void enqueueNew(long tx, byte[] queue, long msb, long lsb, byte[] payload);
+
+    public static native void enqueueId(long tx, byte[] queue, long msb, long lsb);
+
+    /** Messages packed as {@code Wire.messages} reads them. */
+    public static native byte[] poll(long tx, byte[] queue, int max);
+
+    public static native byte[] peek(long tx, byte[] queue, int max);
+
+    /** Zero or one message, packed. */
+    public static native byte[] take(long tx, byte[] queue, long timeoutMillis);
+
+    public static native void put(long tx, long msb, long lsb, byte[] payload);
+
+    /** The payload, or null when there is no such object. */
+    public static native byte[] get(long tx, long msb, long lsb);
+
+    public static native boolean delete(long tx, long msb, long lsb);
+
+    public static native void commit(long tx);
+
+    public static native void rollback(long tx);
+}

@@ -1,0 +1,270 @@
+//! How each Rust type in a `native_class!` table crosses JNI: its JNI descriptor, the raw type
+//! the JVM passes, and the checked conversion to the value the Rust function receives (or, for
+//! results, back). Conversions that can fail name the parameter.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use jni::objects::{JByteArray, JByteBuffer, JLongArray, JString};
+use jni::sys::jlong;
+use jni::Env;
+
+use crate::contract::{Record, Slots};
+use crate::error::{BridgeError, BridgeResult};
+use crate::handle::{borrow, into_handle, Tagged};
+
+/// A parameter type of a native method.
+pub trait Arg {
+    /// What the JVM passes.
+    type Raw<'local>;
+    /// What the Rust function receives.
+    type Value<'local>;
+    const DESCRIPTOR: &'static str;
+    fn from_java<'local>(env: &mut Env<'local>, raw: Self::Raw<'local>, name: &'static str) -> BridgeResult<Self::Value<'local>>;
+}
+
+/// A result type of a native method.
+pub trait Ret {
+    /// What the Rust function returns.
+    type Value<'local>;
+    /// What the JVM receives; its default is what a call that threw returns.
+    type Raw<'local>: Default;
+    const DESCRIPTOR: &'static str;
+    fn into_java<'local>(value: Self::Value<'local>, env: &mut Env<'local>) -> BridgeResult<Self::Raw<'local>>;
+}
+
+/// Primitives cross unchanged.
+macro_rules! primitive {
+    ($($ty:ty => $d:literal),*) => {$(
+        impl Arg for $ty {
+            type Raw<'local> = $ty;
+            type Value<'local> = $ty;
+            const DESCRIPTOR: &'static str = $d;
+            fn from_java<'local>(_env: &mut Env<'local>, raw: $ty, _name: &'static str) -> BridgeResult<$ty> {
+                Ok(raw)
+            }
+        }
+
+        impl Ret for $ty {
+            type Value<'local> = $ty;
+            type Raw<'local> = $ty;
+            const DESCRIPTOR: &'static str = $d;
+            fn into_java<'local>(value: $ty, _env: &mut Env<'local>) -> BridgeResult<$ty> {
+                Ok(value)
+            }
+        }
+    )*};
+}
+primitive!(bool => "Z", i32 => "I", i64 => "J", f64 => "D");
+
+impl Ret for () {
+    type Value<'local> = ();
+    type Raw<'local> = ();
+    const DESCRIPTOR: &'static str = "V";
+    fn into_java<'local>(_value: (), _env: &mut Env<'local>) -> BridgeResult<()> {
+        Ok(())
+    }
+}
+
+/// A handle (`long`) from Java arrives as a reference to its object, its type tag checked.
+impl<T: Tagged + 'static> Arg for &T {
+    type Raw<'local> = jlong;
+    type Value<'local> = &'local T;
+    const DESCRIPTOR: &'static str = "J";
+    fn from_java<'local>(_env: &mut Env<'local>, raw: jlong, _name: &'static str) -> BridgeResult<&'local T> {
+        borrow::<T>(raw)
+    }
+}
+
+/// A new native object handed to Java as a handle (which Java frees exactly once).
+pub struct NewHandle<T>(pub T);
+
+impl<T: Tagged> Ret for NewHandle<T> {
+    type Value<'local> = NewHandle<T>;
+    type Raw<'local> = jlong;
+    const DESCRIPTOR: &'static str = "J";
+    fn into_java<'local>(value: NewHandle<T>, _env: &mut Env<'local>) -> BridgeResult<jlong> {
+        Ok(into_handle(value.0))
+    }
+}
+
+/// A `byte[]` that must not be null, copied.
+impl Arg for Vec<u8> {
+    type Raw<'local> = JByteArray<'local>;
+    type Value<'local> = Vec<u8>;
+    const DESCRIPTOR: &'static str = "[B";
+    fn from_java<'local>(env: &mut Env<'local>, raw: JByteArray<'local>, name: &'static str) -> BridgeResult<Vec<u8>> {
+        if raw.is_null() {
+            return Err(BridgeError::Null(name));
+        }
+        Ok(env.convert_byte_array(&raw)?)
+    }
+}
+
+impl Ret for Vec<u8> {
+    type Value<'local> = Vec<u8>;
+    type Raw<'local> = JByteArray<'local>;
+    const DESCRIPTOR: &'static str = "[B";
+    fn into_java<'local>(value: Vec<u8>, env: &mut Env<'local>) -> BridgeResult<JByteArray<'local>> {
+        Ok(env.byte_array_from_slice(&value)?)
+    }
+}
+
+/// Absent is `null`.
+impl Ret for Option<Vec<u8>> {
+    type Value<'local> = Option<Vec<u8>>;
+    type Raw<'local> = JByteArray<'local>;
+    const DESCRIPTOR: &'static str = "[B";
+    fn into_java<'local>(value: Option<Vec<u8>>, env: &mut Env<'local>) -> BridgeResult<JByteArray<'local>> {
+        match value {
+            Some(v) => Vec::<u8>::into_java(v, env),
+            None => Ok(JByteArray::default()),
+        }
+    }
+}
+
+/// A `byte[]` left in the JVM (possibly null), for functions that copy regions of it.
+impl Arg for JByteArray<'_> {
+    type Raw<'local> = JByteArray<'local>;
+    type Value<'local> = JByteArray<'local>;
+    const DESCRIPTOR: &'static str = "[B";
+    fn from_java<'local>(_env: &mut Env<'local>, raw: JByteArray<'local>, _name: &'static str) -> BridgeResult<JByteArray<'local>> {
+        Ok(raw)
+    }
+}
+
+/// A `byte[]` the function makes itself (so that it can act when the JVM cannot make one).
+pub enum JavaByteArray {}
+
+impl Ret for JavaByteArray {
+    type Value<'local> = JByteArray<'local>;
+    type Raw<'local> = JByteArray<'local>;
+    const DESCRIPTOR: &'static str = "[B";
+    fn into_java<'local>(value: JByteArray<'local>, _env: &mut Env<'local>) -> BridgeResult<JByteArray<'local>> {
+        Ok(value)
+    }
+}
+
+/// A direct `ByteBuffer`, possibly null; `wire::direct_buffer` reads it.
+impl Arg for JByteBuffer<'_> {
+    type Raw<'local> = JByteBuffer<'local>;
+    type Value<'local> = JByteBuffer<'local>;
+    const DESCRIPTOR: &'static str = "Ljava/nio/ByteBuffer;";
+    fn from_java<'local>(_env: &mut Env<'local>, raw: JByteBuffer<'local>, _name: &'static str) -> BridgeResult<JByteBuffer<'local>> {
+        Ok(raw)
+    }
+}
+
+/// A `long[]` the function fills, possibly null.
+impl Arg for JLongArray<'_> {
+    type Raw<'local> = JLongArray<'local>;
+    type Value<'local> = JLongArray<'local>;
+    const DESCRIPTOR: &'static str = "[J";
+    fn from_java<'local>(_env: &mut Env<'local>, raw: JLongArray<'local>, _name: &'static str) -> BridgeResult<JLongArray<'local>> {
+        Ok(raw)
+    }
+}
+
+/// A path, passed as its UTF-8 bytes (Java's `String.getBytes(UTF_8)`, so no modified UTF-8).
+impl Arg for PathBuf {
+    type Raw<'local> = JByteArray<'local>;
+    type Value<'local> = PathBuf;
+    const DESCRIPTOR: &'static str = "[B";
+    fn from_java<'local>(env: &mut Env<'local>, raw: JByteArray<'local>, name: &'static str) -> BridgeResult<PathBuf> {
+        let bytes = Vec::<u8>::from_java(env, raw, name)?;
+        String::from_utf8(bytes).map(PathBuf::from).map_err(|_| BridgeError::InvalidArgument(format!("{name} is not valid UTF-8")))
+    }
+}
+
+/// A Java `String` that must not be null.
+impl Arg for String {
+    type Raw<'local> = JString<'local>;
+    type Value<'local> = String;
+    const DESCRIPTOR: &'static str = "Ljava/lang/String;";
+    fn from_java<'local>(env: &mut Env<'local>, raw: JString<'local>, name: &'static str) -> BridgeResult<String> {
+        if raw.is_null() {
+            return Err(BridgeError::Null(name));
+        }
+        Ok(raw.try_to_string(env)?)
+    }
+}
+
+impl Ret for String {
+    type Value<'local> = String;
+    type Raw<'local> = JString<'local>;
+    const DESCRIPTOR: &'static str = "Ljava/lang/String;";
+    fn into_java<'local>(value: String, env: &mut Env<'local>) -> BridgeResult<JString<'local>> {
+        Ok(JString::from_str(env, value)?)
+    }
+}
+
+/// A count from an `int` that must not be negative.
+#[derive(Clone, Copy, Debug)]
+pub struct Count(pub usize);
+
+impl Arg for Count {
+    type Raw<'local> = i32;
+    type Value<'local> = Count;
+    const DESCRIPTOR: &'static str = "I";
+    fn from_java<'local>(_env: &mut Env<'local>, raw: i32, name: &'static str) -> BridgeResult<Count> {
+        usize::try_from(raw).map(Count).map_err(|_| BridgeError::InvalidArgument(format!("{name} must not be negative, got {raw}")))
+    }
+}
+
+/// A duration from a `long` of milliseconds that must not be negative.
+impl Arg for Duration {
+    type Raw<'local> = i64;
+    type Value<'local> = Duration;
+    const DESCRIPTOR: &'static str = "J";
+    fn from_java<'local>(_env: &mut Env<'local>, raw: i64, name: &'static str) -> BridgeResult<Duration> {
+        u64::try_from(raw).map(Duration::from_millis).map_err(|_| BridgeError::InvalidArgument(format!("{name} must not be negative, got {raw} ms")))
+    }
+}
+
+/// A `long[]` record with the slots of `S`.
+impl<S: Slots> Arg for Record<S> {
+    type Raw<'local> = JLongArray<'local>;
+    type Value<'local> = Record<S>;
+    const DESCRIPTOR: &'static str = "[J";
+    fn from_java<'local>(env: &mut Env<'local>, raw: JLongArray<'local>, name: &'static str) -> BridgeResult<Record<S>> {
+        if raw.is_null() {
+            return Err(BridgeError::Null(name));
+        }
+        let mut values = vec![0i64; raw.len(env)?];
+        raw.get_region(env, 0, &mut values)?;
+        Record::new(values)
+    }
+}
+
+/// A record going out as a new `long[]`.
+pub struct RecordOut(pub Vec<i64>);
+
+impl Ret for RecordOut {
+    type Value<'local> = RecordOut;
+    type Raw<'local> = JLongArray<'local>;
+    const DESCRIPTOR: &'static str = "[J";
+    fn into_java<'local>(value: RecordOut, env: &mut Env<'local>) -> BridgeResult<JLongArray<'local>> {
+        let array = env.new_long_array(value.0.len())?;
+        array.set_region(env, 0, &value.0)?;
+        Ok(array)
+    }
+}
+
+/// Declares a Java object parameter of one class (`JObject` itself has no descriptor) (a listener, a comparator), possibly null:
+/// `java_object!(Relay, "Lorg/rockcask/SnapshotProgress$Relay;")`.
+macro_rules! java_object {
+    ($(#[$meta:meta])* $name:ident, $descriptor:literal) => {
+        $(#[$meta])*
+        pub struct $name<'local>(pub ::jni::objects::JObject<'local>);
+
+        impl $crate::args::Arg for $name<'_> {
+            type Raw<'local> = ::jni::objects::JObject<'local>;
+            type Value<'local> = $name<'local>;
+            const DESCRIPTOR: &'static str = $descriptor;
+            fn from_java<'local>(_env: &mut ::jni::Env<'local>, raw: ::jni::objects::JObject<'local>, _name: &'static str) -> $crate::error::BridgeResult<$name<'local>> {
+                Ok($name(raw))
+            }
+        }
+    };
+}
+pub(crate) use java_object;

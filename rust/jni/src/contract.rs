@@ -1,0 +1,219 @@
+//! The numbers Java and Rust must agree on, defined here (or in `rockcask-core`) once.
+//!
+//! Java repeats some of them as `static final` constants, where it checks arguments before a
+//! call or reads a slot of an array the native side filled. Each group below names the Java
+//! class holding them; `check` reads every one through JNI when the native class that depends
+//! on them registers, so a constant that drifts fails the class's initialization with the
+//! name, the Java value and the native one, before any call uses it.
+//!
+//! Slot orders (`slots!`) are the layouts of `long[]` records crossing JNI: options going in,
+//! statistics coming out. Each slot's Java constant is its index.
+
+use jni::objects::JClass;
+use jni::signature::{FieldSignature, RuntimeFieldSignature};
+use jni::strings::JNIString;
+use jni::Env;
+
+use crate::error::{BridgeError, BridgeResult};
+
+/// Constants of one Java class and their native values.
+pub struct JavaConstants {
+    /// Binary name with slashes.
+    pub class: &'static str,
+    pub values: &'static [JavaConstant],
+}
+
+pub struct JavaConstant {
+    pub name: &'static str,
+    pub value: i64,
+    /// `'I'` for an `int` field, `'J'` for a `long`.
+    pub kind: char,
+}
+
+impl JavaConstant {
+    pub const fn int(name: &'static str, value: i64) -> Self {
+        JavaConstant { name, value, kind: 'I' }
+    }
+
+    pub const fn long(name: &'static str, value: i64) -> Self {
+        JavaConstant { name, value, kind: 'J' }
+    }
+}
+
+/// Compares every constant of `group` with the Java field of that name.
+pub fn check(env: &mut Env<'_>, group: &JavaConstants) -> BridgeResult<()> {
+    let class: JClass<'_> = env.find_class(JNIString::from(group.class))?;
+    for c in group.values {
+        let sig = RuntimeFieldSignature::from_str(c.kind.to_string())?;
+        let java = env.get_static_field(&class, JNIString::from(c.name), FieldSignature::from(&sig)).map_err(|e| {
+            BridgeError::InvalidArgument(format!("{} has no static {} field {} ({e})", group.class, if c.kind == 'I' { "int" } else { "long" }, c.name))
+        })?;
+        let java = if c.kind == 'I' { java.i().map(i64::from)? } else { java.j()? };
+        if java != c.value {
+            return Err(BridgeError::InvalidArgument(format!(
+                "{}.{} is {java} in Java but {} in the native library: the jar and the library disagree",
+                group.class, c.name, c.value
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Declares the slots of a `long[]` record: an enum with one variant per slot, its length, and
+/// the Java constants (`PREFIX_SLOT_NAME = index`, `PREFIX_SLOTS = length`) of `class` that
+/// must match.
+macro_rules! slots {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident in $class:literal as $prefix:literal { $($slot:ident = $java:literal),* $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(usize)]
+        $vis enum $name { $($slot),* }
+
+        impl $name {
+            pub const JAVA: $crate::contract::JavaConstants = $crate::contract::JavaConstants {
+                class: $class,
+                values: &[
+                    $($crate::contract::JavaConstant::int(concat!($prefix, $java), $name::$slot as i64),)*
+                    $crate::contract::JavaConstant::int(concat!($prefix, "SLOTS"), <$name as $crate::contract::Slots>::LEN as i64),
+                ],
+            };
+        }
+
+        impl $crate::contract::Slots for $name {
+            const ALL: &'static [Self] = &[$($name::$slot),*];
+            const WHAT: &'static str = stringify!($name);
+            fn index(self) -> usize {
+                self as usize
+            }
+        }
+    };
+}
+
+/// The Java class holding the slot orders and limits of `org.rockcask`.
+pub const WIRE: &str = "org/rockcask/Wire";
+
+slots! {
+    /// `StoreOptions` as `Store.open` and `Store.importSnapshot` pass it.
+    pub enum StoreSlot in "org/rockcask/Wire" as "STORE_" {
+        SyncOnCommit = "SYNC_ON_COMMIT",
+        BlockCacheBytes = "BLOCK_CACHE_BYTES",
+        WriteBufferBytes = "WRITE_BUFFER_BYTES",
+        CreateIfMissing = "CREATE_IF_MISSING",
+        ReadOnly = "READ_ONLY",
+        Compression = "COMPRESSION",
+        CompressionThreshold = "COMPRESSION_THRESHOLD",
+    }
+}
+
+slots! {
+    /// `StoreStats`, as `Store.stats` reads it.
+    pub enum StatsSlot in "org/rockcask/Wire" as "STATS_" {
+        Queues = "QUEUES",
+        QueuedItems = "QUEUED_ITEMS",
+        ObjectsEstimate = "OBJECTS_ESTIMATE",
+        DiskBytes = "DISK_BYTES",
+        MemtableBytes = "MEMTABLE_BYTES",
+        BlockCacheBytes = "BLOCK_CACHE_BYTES",
+        TableReaderBytes = "TABLE_READER_BYTES",
+        PayloadBytes = "PAYLOAD_BYTES",
+        StoredPayloadBytes = "STORED_PAYLOAD_BYTES",
+    }
+}
+
+slots! {
+    /// `ExportOptions`, as exports of stores and databases pass it.
+    pub enum ExportSlot in "org/rockcask/Wire" as "EXPORT_" {
+        Workers = "WORKERS",
+        Compression = "COMPRESSION",
+        FrameBytes = "FRAME_BYTES",
+        FixedTime = "FIXED_TIME",
+        CreatedAtMillis = "CREATED_AT_MILLIS",
+        Overwrite = "OVERWRITE",
+    }
+}
+
+slots! {
+    /// `SnapshotInfo`'s numbers, as every snapshot call fills them in.
+    pub enum InfoSlot in "org/rockcask/Wire" as "INFO_" {
+        FileBytes = "FILE_BYTES",
+        Frames = "FRAMES",
+        Records = "RECORDS",
+        Queues = "QUEUES",
+        Entries = "ENTRIES",
+        Objects = "OBJECTS",
+        Keys = "KEYS",
+        Values = "VALUES",
+        PayloadBytes = "PAYLOAD_BYTES",
+        FormatVersion = "FORMAT_VERSION",
+        Compression = "COMPRESSION",
+        CreatedAtMillis = "CREATED_AT_MILLIS",
+    }
+}
+
+/// Limits Java checks before a call, so that its exceptions name the Java argument.
+pub const STORE_LIMITS: JavaConstants = {
+    use rockcask_core::keys::MAX_QUEUE_NAME_BYTES;
+    use rockcask_core::options::{MAX_BLOCK_CACHE_BYTES, MAX_PAYLOAD_BYTES, MAX_WORKERS, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
+    JavaConstants {
+        class: WIRE,
+        values: &[
+            JavaConstant::int("MAX_QUEUE_NAME_BYTES", MAX_QUEUE_NAME_BYTES as i64),
+            JavaConstant::int("MAX_PAYLOAD_BYTES", MAX_PAYLOAD_BYTES as i64),
+            JavaConstant::int("MAX_WORKERS", MAX_WORKERS as i64),
+            JavaConstant::long("MIN_WRITE_BUFFER_BYTES", MIN_WRITE_BUFFER_BYTES as i64),
+            JavaConstant::long("MAX_WRITE_BUFFER_BYTES", MAX_WRITE_BUFFER_BYTES as i64),
+            JavaConstant::long("MAX_BLOCK_CACHE_BYTES", MAX_BLOCK_CACHE_BYTES as i64),
+        ],
+    }
+};
+
+/// The slots of a record, declared with `slots!`.
+pub trait Slots: Copy + 'static {
+    /// Every slot, in index order.
+    const ALL: &'static [Self];
+    const LEN: usize = Self::ALL.len();
+    /// The record's name in errors.
+    const WHAT: &'static str;
+    fn index(self) -> usize;
+}
+
+/// A `long[]` record from Java, checked to have exactly the slots of `S`.
+pub struct Record<S> {
+    values: Vec<i64>,
+    slots: std::marker::PhantomData<S>,
+}
+
+impl<S: Slots> Record<S> {
+    pub fn new(values: Vec<i64>) -> BridgeResult<Self> {
+        if values.len() != S::LEN {
+            return Err(BridgeError::InvalidArgument(format!("a {} record has {} slots, not {}", S::WHAT, S::LEN, values.len())));
+        }
+        Ok(Record { values, slots: std::marker::PhantomData })
+    }
+
+    pub fn get(&self, slot: S) -> i64 {
+        self.values[slot.index()]
+    }
+
+    pub fn flag(&self, slot: S) -> bool {
+        self.get(slot) != 0
+    }
+}
+
+/// Copies a record into the `long[]` Java passed for it, which must have its length.
+pub fn fill(env: &mut Env<'_>, array: &jni::objects::JLongArray<'_>, what: &'static str, values: &[i64]) -> BridgeResult<()> {
+    if array.is_null() {
+        return Err(BridgeError::Null(what));
+    }
+    let len = array.len(env)?;
+    if len != values.len() {
+        return Err(BridgeError::InvalidArgument(format!("the {what} array holds {len} values, not {}", values.len())));
+    }
+    Ok(array.set_region(env, 0, values)?)
+}
+
+/// A record going out: `value` gives each slot's value (write it as an exhaustive `match`, so
+/// that a new slot cannot be forgotten).
+pub fn record_out<S: Slots>(value: impl Fn(S) -> i64) -> Vec<i64> {
+    S::ALL.iter().map(|&s| value(s)).collect()
+}
