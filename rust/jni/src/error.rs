@@ -1,12 +1,22 @@
-//! Mapping of every failure to one Java exception class.
+//! Mapping of every failure to one Java exception, built on the native side from its fields.
 //!
-//! RockCask's own failures become `org.rockcask.RockCaskException`, whose message starts with a
-//! status code ("Locked: ...", "IOError: ...") that the Java class exposes as `status()`.
+//! RockCask's own failures become `org.rockcask.RockCaskException` with a status (a RocksDB
+//! status or one of RockCask's own), which its message starts with ("Locked: ...",
+//! "IOError: ...") and `status()` returns. Each exception class gets the fields it exposes
+//! (status, offset, frame, message type, error code) as constructor arguments, so nothing is
+//! encoded into a message only to be parsed back in Java.
+
+use std::sync::OnceLock;
 
 use jni::errors::ErrorPolicy;
+use jni::ids::JMethodID;
+use jni::objects::{JClass, JObject, JThrowable};
+use jni::refs::Global;
+use jni::signature::MethodSignature;
 use jni::strings::JNIString;
-use jni::Env;
-use rockcask_core::Error as CoreError;
+use jni::sys::jvalue;
+use jni::{jni_sig, jni_str, Env, JValue};
+use rockcask_core::{Error as CoreError, RocksStatus};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BridgeError {
@@ -41,23 +51,87 @@ const NULL_POINTER: &str = "java/lang/NullPointerException";
 const ROCKCASK: &str = "org/rockcask/RockCaskException";
 /// Caught by the drop-in's classes, which turn it into an error code and a failure value.
 const CASKET: &str = "tokyocabinet/CasketException";
-/// Thrown for input that is not a valid message; the message carries "type:offset:detail".
+/// Thrown for input that is not a valid message.
 const CODEC: &str = "org/rockcask/codec/CodecException";
-/// Thrown for a damaged or unreadable snapshot; the message carries "offset:frame:BadSnapshot: detail".
+/// Thrown for a damaged or unreadable snapshot (status BadSnapshot).
 const SNAPSHOT: &str = "org/rockcask/SnapshotException";
 
-/// A rolled-back transaction's error is thrown as its cause's class and (for a
-/// `RockCaskException`) status, with a message that says once that the transaction is gone,
-/// what was being done (`doing`, if anything) and the cause without its status:
-/// "IOError: transaction rolled back: applying buffered operations failed: store at ...".
-fn rolled_back(cause: (&'static str, String), doing: Option<&str>) -> (&'static str, String) {
-    let (class, message) = cause;
-    let (status, detail) = match message.split_once(": ") {
-        Some((status, detail)) if class == ROCKCASK => (format!("{status}: "), detail),
-        _ => (String::new(), message.as_str()),
+/// Declares `JavaStatus` with a variant per status, named as the Java enum's constant, and
+/// its conversion from RocksDB's status codes (an exhaustive match: a status RocksDB adds does
+/// not compile until it is listed here, and so checked against the Java enum).
+macro_rules! java_statuses {
+    (rocks: $($rocks:ident),+; own: $($own:ident),+ $(,)?) => {
+        /// A constant of `org.rockcask.RockCaskException.Status`: RocksDB's status codes and
+        /// the statuses of RockCask's own failures.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        enum JavaStatus { $($rocks,)+ $($own,)+ }
+
+        impl JavaStatus {
+            /// Every status this layer throws; each must be a constant of the Java enum.
+            #[cfg(test)]
+            const ALL: &'static [JavaStatus] = &[$(JavaStatus::$rocks,)+ $(JavaStatus::$own,)+];
+
+            /// The name of the Java enum constant.
+            fn name(self) -> &'static str {
+                match self { $(JavaStatus::$rocks => stringify!($rocks),)+ $(JavaStatus::$own => stringify!($own),)+ }
+            }
+        }
+
+        impl From<&RocksStatus> for JavaStatus {
+            fn from(status: &RocksStatus) -> JavaStatus {
+                match status { $(RocksStatus::$rocks => JavaStatus::$rocks,)+ }
+            }
+        }
     };
+}
+
+java_statuses! {
+    rocks: NotFound, Corruption, NotSupported, InvalidArgument, IOError, MergeInProgress, Incomplete, ShutdownInProgress,
+        TimedOut, Aborted, Busy, Expired, TryAgain, CompactionTooLarge, ColumnFamilyDropped, Unknown;
+    own: Locked, NotAStore, ReadOnly, NoSuchObject, Internal, TargetExists,
+}
+
+/// A Java exception as the arguments of the constructor that builds it. The last field of
+/// each is the text that says what failed and where.
+#[derive(Debug, PartialEq)]
+enum JavaException {
+    /// A `java.lang` exception, built from its message.
+    Plain { class: &'static str, message: String },
+    /// `RockCaskException(Status, detail)`, whose message is "Status: detail".
+    Store { status: JavaStatus, detail: String },
+    /// `SnapshotException(offset, frame, detail)`: status BadSnapshot, frame -1 for none.
+    Snapshot { offset: u64, frame: Option<u64>, detail: String },
+    /// `CodecException(messageType, offset, detail)`.
+    Codec { message_type: &'static str, offset: usize, detail: String },
+    /// `CasketException(code, detail)`.
+    Casket { code: i32, detail: String },
+}
+
+impl JavaException {
+    fn store(status: JavaStatus, e: &CoreError) -> JavaException {
+        JavaException::Store { status, detail: e.to_string() }
+    }
+
+    fn text_mut(&mut self) -> &mut String {
+        match self {
+            JavaException::Plain { message, .. } => message,
+            JavaException::Store { detail, .. }
+            | JavaException::Snapshot { detail, .. }
+            | JavaException::Codec { detail, .. }
+            | JavaException::Casket { detail, .. } => detail,
+        }
+    }
+}
+
+/// A rolled-back transaction's error is thrown as its cause's exception (class, status and
+/// other fields), with a text that says once that the transaction is gone, what was being
+/// done (`doing`, if anything) and the cause:
+/// "IOError: transaction rolled back: applying buffered operations failed: store at ...".
+fn rolled_back(mut cause: JavaException, doing: Option<&str>) -> JavaException {
+    let text = cause.text_mut();
     let doing = doing.map(|d| format!("{d}: ")).unwrap_or_default();
-    (class, format!("{status}transaction rolled back: {doing}{detail}"))
+    *text = format!("transaction rolled back: {doing}{text}");
+    cause
 }
 
 /// Whether an error already says that its transaction was rolled back.
@@ -65,60 +139,150 @@ fn says_rolled_back(e: &BridgeError) -> bool {
     matches!(e, BridgeError::RolledBack(_) | BridgeError::Core(CoreError::RolledBack(_)))
 }
 
-fn core_class_and_message(e: &CoreError) -> (&'static str, String) {
+fn core_exception(e: &CoreError) -> JavaException {
     match e {
-        CoreError::Closed(_) | CoreError::TransactionFinished(_) => (ILLEGAL_STATE, e.to_string()),
-        CoreError::InvalidArgument(_) => (ILLEGAL_ARGUMENT, e.to_string()),
-        CoreError::NoSuchObject(_) => (ROCKCASK, format!("NoSuchObject: {e}")),
-        CoreError::ReadOnly(_) => (ROCKCASK, format!("ReadOnly: {e}")),
-        CoreError::Locked { .. } => (ROCKCASK, format!("Locked: {e}")),
-        CoreError::NotAStore { .. } => (ROCKCASK, format!("NotAStore: {e}")),
-        CoreError::Corrupt(_) => (ROCKCASK, format!("Corruption: {e}")),
-        CoreError::Internal(_) => (ROCKCASK, format!("Internal: {e}")),
-        CoreError::RolledBack(cause) if matches!(**cause, CoreError::RolledBack(_)) => core_class_and_message(cause),
-        CoreError::RolledBack(cause) => rolled_back(core_class_and_message(cause), None),
-        CoreError::Snapshot { offset, frame, .. } => {
-            (SNAPSHOT, format!("{offset}:{}:BadSnapshot: {e}", frame.map_or(-1, |f| f as i64)))
-        }
-        CoreError::TargetExists { .. } => (ROCKCASK, format!("TargetExists: {e}")),
-        CoreError::Io { .. } => (ROCKCASK, format!("IOError: {e}")),
-        // Display already starts with the RocksDB status name.
-        CoreError::Rocks { .. } => (ROCKCASK, e.to_string()),
+        CoreError::Closed(_) | CoreError::TransactionFinished(_) => JavaException::Plain { class: ILLEGAL_STATE, message: e.to_string() },
+        CoreError::InvalidArgument(_) => JavaException::Plain { class: ILLEGAL_ARGUMENT, message: e.to_string() },
+        CoreError::NoSuchObject(_) => JavaException::store(JavaStatus::NoSuchObject, e),
+        CoreError::ReadOnly(_) => JavaException::store(JavaStatus::ReadOnly, e),
+        CoreError::Locked { .. } => JavaException::store(JavaStatus::Locked, e),
+        CoreError::NotAStore { .. } => JavaException::store(JavaStatus::NotAStore, e),
+        CoreError::Corrupt(_) => JavaException::store(JavaStatus::Corruption, e),
+        CoreError::Internal(_) => JavaException::store(JavaStatus::Internal, e),
+        CoreError::RolledBack(cause) if matches!(**cause, CoreError::RolledBack(_)) => core_exception(cause),
+        CoreError::RolledBack(cause) => rolled_back(core_exception(cause), None),
+        CoreError::Snapshot { offset, frame, .. } => JavaException::Snapshot { offset: *offset, frame: *frame, detail: e.to_string() },
+        CoreError::TargetExists { .. } => JavaException::store(JavaStatus::TargetExists, e),
+        CoreError::Io { .. } => JavaException::store(JavaStatus::IOError, e),
+        // The status is a field of its own, not the start of the text as in Display.
+        CoreError::Rocks { status, context, message } => JavaException::Store { status: status.into(), detail: format!("{context}: {message}") },
     }
 }
 
 impl BridgeError {
-    fn java_class_and_message(&self) -> (&'static str, String) {
+    fn java_exception(&self) -> JavaException {
         match self {
-            // The cause decides the class; the message says the transaction is gone.
-            BridgeError::RolledBack(cause) if says_rolled_back(cause) => cause.java_class_and_message(),
-            BridgeError::RolledBack(cause) => rolled_back(cause.java_class_and_message(), Some("applying buffered operations failed")),
-            BridgeError::Core(e) => core_class_and_message(e),
-            BridgeError::Casket(e) => (CASKET, format!("{}:{}", e.code as i32, e.detail)),
-            BridgeError::Codec(e) => (CODEC, format!("{}:{}:{}", e.message, e.offset, e.detail)),
-            BridgeError::Jni(e) => (ROCKCASK, format!("Internal: {e}")),
-            BridgeError::Null(_) => (NULL_POINTER, self.to_string()),
-            BridgeError::BadHandle(_) => (ILLEGAL_STATE, self.to_string()),
-            BridgeError::InvalidArgument(_) => (ILLEGAL_ARGUMENT, self.to_string()),
+            // The cause decides the exception; the text says the transaction is gone.
+            BridgeError::RolledBack(cause) if says_rolled_back(cause) => cause.java_exception(),
+            BridgeError::RolledBack(cause) => rolled_back(cause.java_exception(), Some("applying buffered operations failed")),
+            BridgeError::Core(e) => core_exception(e),
+            BridgeError::Casket(e) => JavaException::Casket { code: e.code as i32, detail: e.detail.clone() },
+            BridgeError::Codec(e) => JavaException::Codec { message_type: e.message, offset: e.offset, detail: e.detail.clone() },
+            BridgeError::Jni(e) => JavaException::Store { status: JavaStatus::Internal, detail: e.to_string() },
+            BridgeError::Null(_) => JavaException::Plain { class: NULL_POINTER, message: self.to_string() },
+            BridgeError::BadHandle(_) => JavaException::Plain { class: ILLEGAL_STATE, message: self.to_string() },
+            BridgeError::InvalidArgument(_) => JavaException::Plain { class: ILLEGAL_ARGUMENT, message: self.to_string() },
         }
     }
 }
 
-fn throw(env: &mut Env<'_>, class: &str, message: String) {
-    // FindClass, called from a native method, resolves through the loader of the class that
-    // declared it: the exception class is the one this copy of the library serves, also when
-    // the thread's context class loader (which a lookup by name tries first) holds another copy
-    // of RockCask (another class loader in the same JVM), whose class the caller would not catch.
-    // If finding or throwing fails there is nothing better to do (and no JNI call may be made
-    // with that exception pending): the JVM has an exception pending (OutOfMemoryError,
-    // NoClassDefFoundError) that describes the failure.
-    if let Ok(found) = env.find_class(JNIString::from(class)) {
-        let _ = env.throw_new(&found, JNIString::from(message));
+/// `cell`'s value, computed by `init` the first time it succeeds. Each class loader that loads
+/// RockCask loads its own copy of this library, so a value cached here belongs to the classes
+/// of one class loader.
+fn cached<T>(cell: &OnceLock<T>, init: impl FnOnce() -> jni::errors::Result<T>) -> jni::errors::Result<&T> {
+    if let Some(found) = cell.get() {
+        return Ok(found);
+    }
+    let found = init()?;
+    Ok(cell.get_or_init(|| found))
+}
+
+// FindClass, called from a native method, resolves through the loader of the class that
+// declared it: the exception class is the one this copy of the library serves, also when the
+// thread's context class loader (which a lookup by name tries first) holds another copy of
+// RockCask (another class loader in the same JVM), whose class the caller would not catch.
+fn find_class(env: &mut Env<'_>, name: &str) -> jni::errors::Result<Global<JClass<'static>>> {
+    let class = env.find_class(JNIString::from(name))?;
+    env.new_global_ref(class)
+}
+
+/// An exception class and the constructor that takes its fields, both looked up once.
+struct Constructor {
+    class: &'static str,
+    signature: MethodSignature<'static, 'static>,
+    found: OnceLock<(Global<JClass<'static>>, JMethodID)>,
+}
+
+impl Constructor {
+    const fn new(class: &'static str, signature: MethodSignature<'static, 'static>) -> Constructor {
+        Constructor { class, signature, found: OnceLock::new() }
+    }
+
+    /// # Safety
+    ///
+    /// `args` must match the constructor's signature in number and types.
+    unsafe fn new_object<'local>(&self, env: &mut Env<'local>, args: &[JValue<'_>]) -> jni::errors::Result<JObject<'local>> {
+        let (class, id) = cached(&self.found, || {
+            let class = find_class(env, self.class)?;
+            let id = env.get_method_id(&class, jni_str!("<init>"), &self.signature)?;
+            Ok((class, id))
+        })?;
+        let args: Vec<jvalue> = args.iter().map(JValue::as_jni).collect();
+        // SAFETY: `id` is a constructor of `class` with `self.signature`, which the caller's
+        // `args` match.
+        unsafe { env.new_object_unchecked(class, *id, &args) }
     }
 }
 
-/// Throws the mapped exception for errors and `RockCaskException("Internal: ...")` for panics;
-/// an exception already pending (from a failed JNI call) is left to propagate.
+static STORE_EXCEPTION: Constructor =
+    Constructor::new(ROCKCASK, jni_sig!("(Lorg/rockcask/RockCaskException$Status;Ljava/lang/String;)V"));
+static SNAPSHOT_EXCEPTION: Constructor = Constructor::new(SNAPSHOT, jni_sig!("(JJLjava/lang/String;)V"));
+static CODEC_EXCEPTION: Constructor = Constructor::new(CODEC, jni_sig!("(Ljava/lang/String;JLjava/lang/String;)V"));
+static CASKET_EXCEPTION: Constructor = Constructor::new(CASKET, jni_sig!("(ILjava/lang/String;)V"));
+static STATUS_CLASS: OnceLock<Global<JClass<'static>>> = OnceLock::new();
+
+/// The constant of `RockCaskException.Status` named as `status`. A name the Java enum lacks
+/// fails the lookup with NoSuchFieldError (and the unit tests check that none is lacking).
+fn status_constant<'local>(env: &mut Env<'local>, status: JavaStatus) -> jni::errors::Result<JObject<'local>> {
+    let class = cached(&STATUS_CLASS, || find_class(env, "org/rockcask/RockCaskException$Status"))?;
+    env.get_static_field(class, JNIString::from(status.name()), jni_sig!("Lorg/rockcask/RockCaskException$Status;"))?.l()
+}
+
+fn new_throwable<'local>(env: &mut Env<'local>, exception: &JavaException) -> jni::errors::Result<JObject<'local>> {
+    let long = |n: u64| JValue::Long(i64::try_from(n).unwrap_or(i64::MAX));
+    // SAFETY (each unsafe call): the arguments are those of the constructor's signature, in order.
+    match exception {
+        JavaException::Plain { class, message } => {
+            let class = env.find_class(JNIString::from(*class))?;
+            let message = env.new_string(message)?;
+            env.new_object(&class, jni_sig!("(Ljava/lang/String;)V"), &[JValue::Object(&message)])
+        }
+        JavaException::Store { status, detail } => {
+            let status = status_constant(env, *status)?;
+            let detail = env.new_string(detail)?;
+            unsafe { STORE_EXCEPTION.new_object(env, &[JValue::Object(&status), JValue::Object(&detail)]) }
+        }
+        JavaException::Snapshot { offset, frame, detail } => {
+            let detail = env.new_string(detail)?;
+            let frame = frame.map_or(JValue::Long(-1), long);
+            unsafe { SNAPSHOT_EXCEPTION.new_object(env, &[long(*offset), frame, JValue::Object(&detail)]) }
+        }
+        JavaException::Codec { message_type, offset, detail } => {
+            let message_type = env.new_string(message_type)?;
+            let detail = env.new_string(detail)?;
+            let offset = long(*offset as u64);
+            unsafe { CODEC_EXCEPTION.new_object(env, &[JValue::Object(&message_type), offset, JValue::Object(&detail)]) }
+        }
+        JavaException::Casket { code, detail } => {
+            let detail = env.new_string(detail)?;
+            unsafe { CASKET_EXCEPTION.new_object(env, &[JValue::Int(*code), JValue::Object(&detail)]) }
+        }
+    }
+}
+
+fn throw(env: &mut Env<'_>, exception: JavaException) {
+    // If building or throwing fails there is nothing better to do (and no JNI call may be made
+    // with that exception pending): the JVM has an exception pending (OutOfMemoryError,
+    // NoClassDefFoundError, NoSuchMethodError) that describes the failure.
+    if let Ok(object) = new_throwable(env, &exception) {
+        // SAFETY: every class built above is a Throwable, and `object` is a local reference
+        // owned by no other wrapper.
+        let _ = env.throw(unsafe { JThrowable::from_raw(env, object.into_raw()) });
+    }
+}
+
+/// Throws the mapped exception for errors and `RockCaskException` with status Internal for
+/// panics; an exception already pending (from a failed JNI call) is left to propagate.
 pub struct ThrowMapped;
 
 impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowMapped {
@@ -130,8 +294,7 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowMapped {
         err: BridgeError,
     ) -> jni::errors::Result<T> {
         if !env.exception_check() {
-            let (class, message) = err.java_class_and_message();
-            throw(env, class, message);
+            throw(env, err.java_exception());
         }
         Ok(T::default())
     }
@@ -148,20 +311,30 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowMapped {
         // Dropping a payload can itself panic; leak it instead (it is tiny and this is a bug path).
         std::mem::forget(payload);
         if !env.exception_check() {
-            throw(env, ROCKCASK, format!("Internal: RockCask native panic: {what}"));
+            throw(env, JavaException::Store { status: JavaStatus::Internal, detail: format!("RockCask native panic: {what}") });
         }
         Ok(T::default())
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
 
-    use rockcask_core::RocksStatus;
-
     use super::*;
+
+    /// The class and `getMessage()` of the exception, as its Java constructor composes them.
+    fn class_and_message(e: &JavaException) -> (&'static str, String) {
+        match e {
+            JavaException::Plain { class, message } => (class, message.clone()),
+            JavaException::Store { status, detail } => (ROCKCASK, format!("{}: {detail}", status.name())),
+            JavaException::Snapshot { detail, .. } => (SNAPSHOT, format!("BadSnapshot: {detail}")),
+            JavaException::Codec { message_type, offset, detail } => {
+                (CODEC, format!("not a valid {message_type} message: {detail} at byte {offset}"))
+            }
+            JavaException::Casket { code, detail } => (CASKET, format!("{code}:{detail}")),
+        }
+    }
 
     fn refused_after_full_disk() -> CoreError {
         CoreError::Rocks {
@@ -172,9 +345,16 @@ mod tests {
     }
 
     #[test]
+    fn a_rocksdb_failure_is_thrown_with_its_status_and_says_what_display_says() {
+        let e = refused_after_full_disk();
+        assert!(matches!(core_exception(&e), JavaException::Store { status: JavaStatus::IOError, .. }));
+        assert_eq!(class_and_message(&core_exception(&e)), (ROCKCASK, e.to_string()));
+    }
+
+    #[test]
     fn buffered_operations_refused_by_a_failed_store_keep_the_causes_status_and_say_everything_once() {
         let e = BridgeError::RolledBack(Box::new(BridgeError::Core(refused_after_full_disk())));
-        let (class, message) = e.java_class_and_message();
+        let (class, message) = class_and_message(&e.java_exception());
         assert_eq!(class, ROCKCASK);
         assert_eq!(
             message,
@@ -187,14 +367,37 @@ mod tests {
     fn a_rolled_back_transaction_is_reported_once_with_its_causes_class_and_status() {
         let poll = CoreError::RolledBack(Box::new(CoreError::Corrupt("queue 'q' entry 7 is missing".into())));
         assert_eq!(
-            core_class_and_message(&poll),
+            class_and_message(&core_exception(&poll)),
             (ROCKCASK, "Corruption: transaction rolled back: corrupt store data at queue 'q' entry 7 is missing".to_string())
         );
         let nested = BridgeError::RolledBack(Box::new(BridgeError::Core(poll)));
-        assert_eq!(nested.java_class_and_message(), core_class_and_message(&CoreError::RolledBack(Box::new(CoreError::Corrupt("queue 'q' entry 7 is missing".into())))));
+        assert_eq!(nested.java_exception(), core_exception(&CoreError::RolledBack(Box::new(CoreError::Corrupt("queue 'q' entry 7 is missing".into())))));
         let read_only = BridgeError::RolledBack(Box::new(BridgeError::Core(CoreError::ReadOnly(PathBuf::from("/data/s")))));
-        assert_eq!(read_only.java_class_and_message().1, "ReadOnly: transaction rolled back: applying buffered operations failed: store at /data/s is open read-only");
+        assert_eq!(class_and_message(&read_only.java_exception()).1, "ReadOnly: transaction rolled back: applying buffered operations failed: store at /data/s is open read-only");
         let bad = BridgeError::RolledBack(Box::new(BridgeError::InvalidArgument("payload too large".into())));
-        assert_eq!(bad.java_class_and_message(), (ILLEGAL_ARGUMENT, "transaction rolled back: applying buffered operations failed: payload too large".to_string()));
+        assert_eq!(class_and_message(&bad.java_exception()), (ILLEGAL_ARGUMENT, "transaction rolled back: applying buffered operations failed: payload too large".to_string()));
+    }
+
+    /// The constants of `enum Status` in RockCaskException.java.
+    fn java_statuses() -> Vec<String> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../java/rockcask/src/main/java/org/rockcask/RockCaskException.java");
+        let source = std::fs::read_to_string(path).unwrap();
+        let mut body = source.split_once("enum Status {").expect("RockCaskException.java declares no enum Status").1.to_string();
+        // Javadoc between the constants may hold braces and commas.
+        while let Some(start) = body.find("/*") {
+            let end = start + body[start..].find("*/").expect("unterminated comment in enum Status") + 2;
+            body.replace_range(start..end, "");
+        }
+        let end = body.find(['}', ';']).expect("enum Status has no end");
+        body[..end].split(',').map(|name| name.trim().to_string()).filter(|name| !name.is_empty()).collect()
+    }
+
+    #[test]
+    fn every_status_thrown_is_a_constant_of_the_java_enum() {
+        let java = java_statuses();
+        assert!(java.iter().any(|name| name == "BadSnapshot"), "cannot read enum Status: {java:?}");
+        for status in JavaStatus::ALL {
+            assert!(java.iter().any(|name| name == status.name()), "RockCaskException.Status has no {}", status.name());
+        }
     }
 }

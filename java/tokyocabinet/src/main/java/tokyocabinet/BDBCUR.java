@@ -38,7 +38,7 @@ public class BDBCUR {
     private byte[] position(long db) {
         byte[] p = pos;
         if (p == null) {
-            throw new CasketException(BDB.ENOREC + ":the cursor is not on a record");
+            throw new CasketException(BDB.ENOREC, "the cursor is not on a record");
         }
         return p;
     }

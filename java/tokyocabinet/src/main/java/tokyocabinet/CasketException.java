@@ -1,9 +1,10 @@
 package tokyocabinet;
 
 /**
- * A failed native call, carrying a Tokyo Cabinet error code. Thrown by the native side with the
- * message "code:detail" and always caught inside this package, where it becomes the value of
- * {@code ecode()} and a failure return value. No stack trace: it is control flow, not a bug.
+ * A failed native call, carrying a Tokyo Cabinet error code and what failed (the message is
+ * "code:detail"). Thrown by the native side and by this package's classes, and always caught
+ * inside this package, where it becomes the value of {@code ecode()} and a failure return value.
+ * No stack trace: it is control flow, not a bug.
  */
 final class CasketException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -12,17 +13,9 @@ final class CasketException extends RuntimeException {
     /** What failed and where (the message after the code). */
     final String detail;
 
-    CasketException(String message) {
-        super(message, null, false, false);
-        int colon = message == null ? -1 : message.indexOf(':');
-        int parsed;
-        try {
-            parsed = colon > 0 ? Integer.parseInt(message.substring(0, colon)) : BDB.EMISC;
-        } catch (NumberFormatException e) {
-            parsed = BDB.EMISC;
-            colon = -1;
-        }
-        this.code = parsed;
-        this.detail = message == null ? null : message.substring(colon + 1);
+    CasketException(int code, String detail) {
+        super(code + ":" + detail, null, false, false);
+        this.code = code;
+        this.detail = detail;
     }
 }

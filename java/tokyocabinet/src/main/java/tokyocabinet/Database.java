@@ -91,7 +91,7 @@ final class Database {
             } catch (CasketException e) {
                 closeError = e;
             } catch (RockCaskException e) {
-                closeError = new CasketException(BDB.EMISC + ":" + e.getMessage());
+                closeError = new CasketException(BDB.EMISC, e.getMessage());
             }
         }
     }
@@ -419,7 +419,7 @@ final class Database {
         return call(db -> {
             byte[] pos = iterPos;
             if (pos == null) {
-                throw new CasketException(BDB.ENOREC + ":no record found");
+                throw new CasketException(BDB.ENOREC, "no record found");
             }
             List<byte[]> keyAndNext = CasketNative.unpack(CasketNative.curKeyNext(db, pos));
             iterPos = keyAndNext.get(1);

@@ -31,10 +31,19 @@ public class RockCaskException extends RuntimeException {
 
     private final Status status;
 
-    /** Thrown by the native layer with a message of the form {@code "Status: detail"}. */
+    /**
+     * An exception whose message has the form {@code "Status: detail"}, the status named by
+     * one of {@link Status}'s constants; any other message gives status {@code Unknown}.
+     */
     public RockCaskException(String message) {
         super(message);
         this.status = parse(message);
+    }
+
+    /** Built by the native layer: the message is {@code "Status: detail"}. */
+    RockCaskException(Status status, String detail) {
+        super(status.name() + ": " + detail);
+        this.status = status;
     }
 
     private static Status parse(String message) {

@@ -14,23 +14,11 @@ public final class SnapshotException extends RockCaskException {
     private final long offset;
     private final long frame;
 
-    /** Thrown by the native layer with the message "offset:frame:BadSnapshot: detail" (frame -1 for none). */
-    SnapshotException(String raw) {
-        this(raw == null ? new String[0] : raw.split(":", 3));
-    }
-
-    private SnapshotException(String[] parts) {
-        super(parts.length == 3 ? parts[2] : "BadSnapshot: " + String.join(":", parts));
-        this.offset = parts.length == 3 ? parse(parts[0]) : -1;
-        this.frame = parts.length == 3 ? parse(parts[1]) : -1;
-    }
-
-    private static long parse(String s) {
-        try {
-            return Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
+    /** Built by the native layer: the message is {@code "BadSnapshot: detail"}; frame -1 for none. */
+    SnapshotException(long offset, long frame, String detail) {
+        super(Status.BadSnapshot, detail);
+        this.offset = offset;
+        this.frame = frame;
     }
 
     /**

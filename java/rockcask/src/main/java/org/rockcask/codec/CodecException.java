@@ -10,12 +10,8 @@ public final class CodecException extends IllegalArgumentException {
     private final String messageType;
     private final long offset;
 
-    /** Thrown by the native codec with the message "type:offset:detail". */
-    CodecException(String raw) {
-        this(field(raw, 0), parseOffset(field(raw, 1)), field(raw, 2));
-    }
-
-    private CodecException(String messageType, long offset, String detail) {
+    /** Built by the native codec. */
+    CodecException(String messageType, long offset, String detail) {
         super("not a valid " + messageType + " message: " + detail + " at byte " + offset);
         this.messageType = messageType;
         this.offset = offset;
@@ -29,18 +25,5 @@ public final class CodecException extends IllegalArgumentException {
     /** Byte offset in the input where it stopped making sense. */
     public long offset() {
         return offset;
-    }
-
-    private static String field(String raw, int index) {
-        String[] parts = raw == null ? new String[0] : raw.split(":", 3);
-        return index < parts.length ? parts[index] : "?";
-    }
-
-    private static long parseOffset(String s) {
-        try {
-            return Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
     }
 }
