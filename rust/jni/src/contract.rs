@@ -9,7 +9,7 @@
 //! Slot orders (`slots!`) are the layouts of `long[]` records crossing JNI: options going in,
 //! statistics coming out. Each slot's Java constant is its index.
 
-use jni::objects::JClass;
+use jni::objects::{JClass, JClassLoader, JString};
 use jni::signature::{FieldSignature, RuntimeFieldSignature};
 use jni::strings::JNIString;
 use jni::Env;
@@ -40,12 +40,16 @@ impl JavaConstant {
     }
 }
 
-/// Compares every constant of `group` with the Java field of that name.
-pub fn check(env: &mut Env<'_>, group: &JavaConstants) -> BridgeResult<()> {
-    let class: JClass<'_> = env.find_class(JNIString::from(group.class))?;
+/// Compares every constant of `group` with the Java field of that name, in the class of that
+/// name that `loader` (the registering class's loader) sees.
+pub fn check(env: &mut Env<'_>, loader: &JClassLoader<'_>, group: &JavaConstants) -> BridgeResult<()> {
+    let name = JString::from_str(env, group.class.replace('/', "."))?;
+    let class = JClass::for_name_with_loader(env, &name, false, loader)?;
     for c in group.values {
         let sig = RuntimeFieldSignature::from_str(c.kind.to_string())?;
         let java = env.get_static_field(&class, JNIString::from(c.name), FieldSignature::from(&sig)).map_err(|e| {
+            // The NoSuchFieldError says less than this.
+            env.exception_clear();
             BridgeError::InvalidArgument(format!("{} has no static {} field {} ({e})", group.class, if c.kind == 'I' { "int" } else { "long" }, c.name))
         })?;
         let java = if c.kind == 'I' { java.i().map(i64::from)? } else { java.j()? };

@@ -99,8 +99,9 @@ fn register(env: &mut Env<'_>, class: &JClass<'_>) -> BridgeResult<String> {
     let name = class.get_name(env)?.try_to_string(env)?;
     let slashed = name.replace('.', "/");
     let table = table_for(&slashed).ok_or_else(|| BridgeError::InvalidArgument(format!("no native methods are declared for class {name}")))?;
+    let loader = class.get_class_loader(env)?;
     for constants in table.constants {
-        contract::check(env, constants)?;
+        contract::check(env, &loader, constants)?;
     }
     let names: Vec<(JNIString, JNIString)> = table.methods.iter().map(|m| (JNIString::from(m.name), JNIString::from(m.descriptor()))).collect();
     let methods: Vec<NativeMethod<'_>> = table

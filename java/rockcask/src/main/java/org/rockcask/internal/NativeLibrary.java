@@ -117,7 +117,7 @@ public final class NativeLibrary {
         String registered;
         try {
             registered = registerNatives(nativeClass);
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             UnsatisfiedLinkError error = new UnsatisfiedLinkError("cannot bind the native methods of " + nativeClass.getName() + ": " + e.getMessage());
             error.initCause(e);
             throw error;
