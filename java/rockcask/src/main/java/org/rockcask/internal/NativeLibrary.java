@@ -23,8 +23,8 @@ import java.util.Properties;
 public final class NativeLibrary {
     /** System property naming a native library file to load instead of the packed one. */
     public static final String PATH_PROPERTY = "rockcask.library.path";
-    /** The platforms this jar carries a library for (the build packs it at {@link #packedResource}). */
-    private static final String[] PACKED_PLATFORMS = {"linux-x86_64"};
+    /** Where the build packed the library: {@code platforms} (comma-separated) and the library's {@code file} name. */
+    private static final String PACKING_RESOURCE = "/org/rockcask/native-library.properties";
     private static boolean loaded;
 
     private NativeLibrary() {}
@@ -60,12 +60,16 @@ public final class NativeLibrary {
 
     /** The platforms this jar carries a library for. */
     public static java.util.List<String> packedPlatforms() {
-        return java.util.Arrays.asList(PACKED_PLATFORMS.clone());
+        return java.util.Arrays.asList(packing("platforms").split(","));
     }
 
     /** The jar resource holding the library for {@code platform}. */
     public static String packedResource(String platform) {
-        return "/native/" + platform + "/" + System.mapLibraryName("rockcask");
+        return "/native/" + platform + "/" + packing("file");
+    }
+
+    private static String packing(String key) {
+        return resourceProperties(PACKING_RESOURCE).getProperty(key, "");
     }
 
     private static String loadPacked() {
@@ -75,7 +79,7 @@ public final class NativeLibrary {
             if (in == null) {
                 throw new UnsatisfiedLinkError("RockCask has no native library for platform " + platform
                         + " (os.name=" + System.getProperty("os.name") + ", os.arch=" + System.getProperty("os.arch")
-                        + "); this jar carries " + String.join(", ", PACKED_PLATFORMS)
+                        + "); this jar carries " + String.join(", ", packedPlatforms())
                         + ". Build one and point -D" + PATH_PROPERTY + " at it.");
             }
             Path tmp = FileSystems.getDefault().supportedFileAttributeViews().contains("posix")
@@ -146,15 +150,20 @@ public final class NativeLibrary {
 
     /** The version this jar was built as (written into the jar by the build). */
     public static String javaVersion() {
+        return resourceProperties("/org/rockcask/rockcask-version.properties").getProperty("version", "?");
+    }
+
+    /** A properties file the build writes into the jar. */
+    private static Properties resourceProperties(String resource) {
         Properties p = new Properties();
-        try (InputStream in = NativeLibrary.class.getResourceAsStream("/org/rockcask/rockcask-version.properties")) {
+        try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new UnsatisfiedLinkError("rockcask-version.properties is missing from the RockCask jar");
+                throw new UnsatisfiedLinkError(resource + " is missing from the RockCask jar");
             }
             p.load(in);
         } catch (IOException e) {
-            throw new UnsatisfiedLinkError("cannot read rockcask-version.properties: " + e);
+            throw new UnsatisfiedLinkError("cannot read " + resource + ": " + e);
         }
-        return p.getProperty("version", "?");
+        return p;
     }
 }
