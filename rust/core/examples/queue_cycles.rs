@@ -1,0 +1,50 @@
+//! Queue cycles inside Rust, without JNI: a queue held at `depth` entries while each synced
+//! transaction polls `batch` items and enqueues `batch` new 64-byte ones. Shows what a cycle
+//! costs in the core alone, split into the poll, the enqueues and the commit.
+//!
+//! `cargo run --release -p rockcask-core --example queue_cycles -- [transactions] [batch] [depth]`
+
+use std::time::{Duration, Instant};
+
+use rockcask_core::{Store, StoreOptions};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let transactions: usize = args.get(1).map_or(20_000, |s| s.parse().expect("transactions"));
+    let batch: usize = args.get(2).map_or(100, |s| s.parse().expect("batch"));
+    let depth: usize = args.get(3).map_or(1_000, |s| s.parse().expect("depth"));
+    let root = tempfile::tempdir().expect("temp dir");
+    let store = Store::open(root.path().join("store"), StoreOptions::default()).expect("open");
+    let payload = [7u8; 64];
+    let mut tx = store.begin().expect("begin");
+    for _ in 0..depth {
+        tx.enqueue("q", &payload).expect("enqueue");
+    }
+    tx.commit().expect("commit");
+    let (mut poll, mut enqueue, mut commit) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let started = Instant::now();
+    for _ in 0..transactions {
+        let mut tx = store.begin().expect("begin");
+        let t0 = Instant::now();
+        let polled = tx.poll("q", batch).expect("poll");
+        assert_eq!(polled.len(), batch);
+        assert!(polled.iter().all(|m| m.payload.as_deref() == Some(&payload[..])));
+        let t1 = Instant::now();
+        for _ in 0..batch {
+            tx.enqueue("q", &payload).expect("enqueue");
+        }
+        let t2 = Instant::now();
+        tx.commit().expect("commit");
+        let t3 = Instant::now();
+        poll += t1 - t0;
+        enqueue += t2 - t1;
+        commit += t3 - t2;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let per_tx = |d: Duration| d.as_secs_f64() * 1e6 / transactions as f64;
+    println!("{transactions} transactions of {batch} polls + {batch} enqueues (64 B), depth {depth}, synced commits");
+    println!("cycles/s {:.0}  transactions/s {:.0}", (transactions * batch) as f64 / elapsed, transactions as f64 / elapsed);
+    println!("per transaction: poll {:.1} us, enqueues {:.1} us, commit {:.1} us", per_tx(poll), per_tx(enqueue), per_tx(commit));
+    assert_eq!(store.queue_size("q").expect("size"), depth as u64);
+    store.close().expect("close");
+}
