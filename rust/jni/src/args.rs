@@ -268,3 +268,29 @@ macro_rules! java_object {
     };
 }
 pub(crate) use java_object;
+
+/// A `byte[]` that may be null (`None`), copied.
+impl Arg for Option<Vec<u8>> {
+    type Raw<'local> = JByteArray<'local>;
+    type Value<'local> = Option<Vec<u8>>;
+    const DESCRIPTOR: &'static str = "[B";
+    fn from_java<'local>(env: &mut Env<'local>, raw: JByteArray<'local>, name: &'static str) -> BridgeResult<Option<Vec<u8>>> {
+        if raw.is_null() {
+            return Ok(None);
+        }
+        Vec::<u8>::from_java(env, raw, name).map(Some)
+    }
+}
+
+/// A Java `String` that may be null (`None`).
+impl Arg for Option<String> {
+    type Raw<'local> = JString<'local>;
+    type Value<'local> = Option<String>;
+    const DESCRIPTOR: &'static str = "Ljava/lang/String;";
+    fn from_java<'local>(env: &mut Env<'local>, raw: JString<'local>, name: &'static str) -> BridgeResult<Option<String>> {
+        if raw.is_null() {
+            return Ok(None);
+        }
+        String::from_java(env, raw, name).map(Some)
+    }
+}
