@@ -269,28 +269,20 @@ macro_rules! java_object {
 }
 pub(crate) use java_object;
 
-/// A `byte[]` that may be null (`None`), copied.
-impl Arg for Option<Vec<u8>> {
-    type Raw<'local> = JByteArray<'local>;
-    type Value<'local> = Option<Vec<u8>>;
-    const DESCRIPTOR: &'static str = "[B";
-    fn from_java<'local>(env: &mut Env<'local>, raw: JByteArray<'local>, name: &'static str) -> BridgeResult<Option<Vec<u8>>> {
-        if raw.is_null() {
-            return Ok(None);
+/// A parameter that may be null (`None`); otherwise converted as its non-null type.
+macro_rules! nullable {
+    ($($ty:ty => $raw:ident),*) => {$(
+        impl Arg for Option<$ty> {
+            type Raw<'local> = $raw<'local>;
+            type Value<'local> = Option<$ty>;
+            const DESCRIPTOR: &'static str = <$ty as Arg>::DESCRIPTOR;
+            fn from_java<'local>(env: &mut Env<'local>, raw: $raw<'local>, name: &'static str) -> BridgeResult<Option<$ty>> {
+                if raw.is_null() {
+                    return Ok(None);
+                }
+                <$ty as Arg>::from_java(env, raw, name).map(Some)
+            }
         }
-        Vec::<u8>::from_java(env, raw, name).map(Some)
-    }
+    )*};
 }
-
-/// A Java `String` that may be null (`None`).
-impl Arg for Option<String> {
-    type Raw<'local> = JString<'local>;
-    type Value<'local> = Option<String>;
-    const DESCRIPTOR: &'static str = "Ljava/lang/String;";
-    fn from_java<'local>(env: &mut Env<'local>, raw: JString<'local>, name: &'static str) -> BridgeResult<Option<String>> {
-        if raw.is_null() {
-            return Ok(None);
-        }
-        String::from_java(env, raw, name).map(Some)
-    }
-}
+nullable!(Vec<u8> => JByteArray, String => JString);

@@ -380,3 +380,38 @@ pub const CALLED_A_DATABASE: i64 = 1 << 32;
 /// The comparator upcall's result flags.
 pub const CASKET_COMPARATOR: JavaConstants =
     JavaConstants { class: "tokyocabinet/internal/CasketComparator", values: &[JavaConstant::long("CALLED_A_DATABASE", CALLED_A_DATABASE)] };
+
+#[cfg(test)]
+mod casket_tests {
+    use std::collections::HashSet;
+
+    use rockcask_core::casket::{Compression, CursorPut, PutMode};
+
+    use super::*;
+
+    fn check_table<T>(codes: &Codes<T>) {
+        assert_eq!(codes.java.values.len(), codes.variants.len(), "{}", codes.what);
+        let distinct: HashSet<i64> = codes.java.values.iter().map(|c| c.value).collect();
+        assert_eq!(distinct.len(), codes.variants.len(), "{} has a code twice", codes.what);
+    }
+
+    #[test]
+    fn every_code_table_gives_each_code_one_variant() {
+        check_table(&PUT_MODES);
+        check_table(&CURSOR_PUT_MODES);
+        check_table(&KEY_ORDERS);
+        check_table(&CASKET_COMPRESSION);
+    }
+
+    #[test]
+    fn codes_decode_to_their_variants_and_an_unknown_one_is_refused_naming_the_parameter_and_value() {
+        assert_eq!(PUT_MODES.decode(3, "mode").unwrap(), PutMode::Dup);
+        assert_eq!(CURSOR_PUT_MODES.decode(1, "mode").unwrap(), CursorPut::Before);
+        assert_eq!(CASKET_COMPRESSION.decode(2, "compression").unwrap(), Compression::Zstd);
+        assert_eq!(KEY_ORDERS.decode(1, "cmpfunc").unwrap().id(), "decimal");
+        match CURSOR_PUT_MODES.decode(7, "mode") {
+            Err(BridgeError::InvalidArgument(m)) => assert_eq!(m, "mode: unknown cursor put mode 7"),
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+    }
+}
