@@ -141,13 +141,13 @@ fn compare_method(env: &mut Env<'_>) -> BridgeResult<JMethodID> {
 }
 
 /// A Java `BDBCMP` as a key order, called through the drop-in's `Database.Comparison` wrapper
-/// (`comparator`, a `CasketComparator`), which refuses calls into a database from inside `compare` and says so in
-/// its result: the comparator's answer is used, and the casket call that made the comparison
+/// (`comparator`, a `CasketComparator`), which refuses calls into a database from inside
+/// `compare` and says so in its result: the comparator's answer is used, and the casket call that made the comparison
 /// fails before it writes (`report_comparison_failure`). RocksDB may compare from its own
 /// threads, which are attached to the JVM for the call. Like the original binding, a
 /// comparator that throws counts as "equal" (the exception is cleared).
 fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> BridgeResult<KeyOrder> {
-    let compare = compare_method(env)?;
+    let compare_checked = compare_method(env)?;
     let vm = env.get_java_vm()?;
     let target: Global<JObject<'static>> = env.new_global_ref(comparator)?;
     let compare_in_java = move |a: &[u8], b: &[u8]| -> Ordering {
@@ -156,9 +156,9 @@ fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> Brid
             let ja = env.byte_array_from_slice(a)?;
             let jb = env.byte_array_from_slice(b)?;
             let args = [JValue::Object(&ja).as_jni(), JValue::Object(&jb).as_jni()];
-            // SAFETY: `compare` is `CasketComparator.compareChecked([B[B)J`; `target` is a
+            // SAFETY: `compare_checked` is `CasketComparator.compareChecked([B[B)J`; `target` is a
             // non-null CasketComparator (its descriptor says so; `open` checked it is not null).
-            match unsafe { env.call_method_unchecked(&target, compare, ReturnType::Primitive(Primitive::Long), &args) } {
+            match unsafe { env.call_method_unchecked(&target, compare_checked, ReturnType::Primitive(Primitive::Long), &args) } {
                 Ok(v) => v.j().map(Some),
                 // Cleared here, inside the call's local frame. Left pending, jni-rs catches it
                 // after the frame and renders its name, message and stack trace on every
