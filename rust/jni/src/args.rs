@@ -268,3 +268,21 @@ macro_rules! java_object {
     };
 }
 pub(crate) use java_object;
+
+/// A parameter that may be null (`None`); otherwise converted as its non-null type.
+macro_rules! nullable {
+    ($($ty:ty => $raw:ident),*) => {$(
+        impl Arg for Option<$ty> {
+            type Raw<'local> = $raw<'local>;
+            type Value<'local> = Option<$ty>;
+            const DESCRIPTOR: &'static str = <$ty as Arg>::DESCRIPTOR;
+            fn from_java<'local>(env: &mut Env<'local>, raw: $raw<'local>, name: &'static str) -> BridgeResult<Option<$ty>> {
+                if raw.is_null() {
+                    return Ok(None);
+                }
+                <$ty as Arg>::from_java(env, raw, name).map(Some)
+            }
+        }
+    )*};
+}
+nullable!(Vec<u8> => JByteArray, String => JString);

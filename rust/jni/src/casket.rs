@@ -1,24 +1,78 @@
-//! `tokyocabinet.CasketNative` entry points: the Tokyo Cabinet drop-in's native side.
+//! `tokyocabinet.internal.CasketNative`: the Tokyo Cabinet drop-in's native side.
 //!
-//! Every failure of the casket is thrown as `tokyocabinet.CasketException` with the message
-//! "<ecode>:<detail>"; the Java classes catch it, record the code for `ecode()` and return the
-//! original binding's failure value. Lists cross as one packed byte[] (`pack_list`).
+//! Every failure of the casket is thrown as `tokyocabinet.CasketException(code, detail)`; the
+//! Java classes catch it, record the code for `ecode()` and return the original binding's
+//! failure value. Lists cross as one packed byte[] (`pack_list`). The codes and bits Java
+//! passes (open modes, put modes, orders, compression) and the error codes are defined in
+//! `contract.rs` and checked against their Java constants when `CasketNative` registers.
 
 use std::cmp::Ordering;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use jni::objects::{Global, JByteArray, JClass, JObject, JString};
-use jni::sys::{jboolean, jdouble, jint, jlong};
-use jni::{jni_sig, jni_str, Env, EnvUnowned, JValue};
+use jni::objects::{Global, JByteArray, JMethodID, JObject};
+use jni::signature::{Primitive, ReturnType};
+use jni::strings::JNIString;
+use jni::{Env, JValue};
 use rockcask_core::casket::{
-    appended_len, report_comparison_failure, Casket, CasketOptions, Compression, CursorPut, ExternalCompare, KeyOrder, Kind,
-    LockMode, PutMode, Range, MAX_VALUE_LEN,
+    appended_len, report_comparison_failure, Casket, CasketOptions, CursorPut, ExternalCompare, KeyOrder, Kind, LockMode, PutMode, Range,
+    MAX_VALUE_LEN,
 };
 
-use crate::error::{BridgeError, BridgeResult, ThrowMapped};
-use crate::handle::{borrow, free_handle, into_handle, Tagged};
+use crate::args::{java_object, Arg, NewHandle};
+use crate::contract::{self, omode, CasketSlot, Record, CALLED_A_DATABASE};
+use crate::error::{BridgeError, BridgeResult};
+use crate::handle::{free_handle, Tagged};
+use crate::native_table::native_class;
 use crate::wire;
+
+native_class! {
+    pub const NATIVES = "tokyocabinet/internal/CasketNative", constants [
+        CasketSlot::JAVA,
+        contract::CASKET_OPEN_MODES,
+        contract::PUT_MODES.java,
+        contract::CURSOR_PUT_MODES.java,
+        contract::KEY_ORDERS.java,
+        contract::CASKET_COMPRESSION.java,
+        contract::CASKET_ERROR_CODES,
+        contract::CASKET_LIMITS,
+        contract::CASKET_COMPARATOR,
+    ] {
+        fn open(path: String, options: Record<CasketSlot>, comparator: Comparator, comparator_name: Option<String>) -> NewHandle<CasketHandle> = open;
+        fn maxValueSize() -> i32 = max_value_size;
+        fn close(db: &CasketHandle) -> () = close;
+        fn free(db: i64) -> () = free;
+        fn put(db: &CasketHandle, key: Vec<u8>, value: JByteArray, mode: PutMode) -> () = put;
+        fn out(db: &CasketHandle, key: Vec<u8>, all: bool) -> () = out;
+        fn get(db: &CasketHandle, key: Vec<u8>) -> Vec<u8> = get;
+        fn getlist(db: &CasketHandle, key: Vec<u8>) -> Vec<u8> = getlist;
+        fn vnum(db: &CasketHandle, key: Vec<u8>) -> i32 = vnum;
+        fn vsiz(db: &CasketHandle, key: Vec<u8>) -> i32 = vsiz;
+        fn range(db: &CasketHandle, bkey: Option<Vec<u8>>, binc: bool, ekey: Option<Vec<u8>>, einc: bool, max: i32) -> Vec<u8> = range;
+        fn fwmkeys(db: &CasketHandle, prefix: Vec<u8>, max: i32) -> Vec<u8> = fwmkeys;
+        fn addint(db: &CasketHandle, key: Vec<u8>, num: i32) -> i32 = addint;
+        fn adddouble(db: &CasketHandle, key: Vec<u8>, num: f64) -> f64 = adddouble;
+        fn sync(db: &CasketHandle) -> () = sync;
+        fn optimize(db: &CasketHandle) -> () = optimize;
+        fn vanish(db: &CasketHandle) -> () = vanish;
+        fn copy(db: &CasketHandle, path: String) -> () = copy;
+        fn tranbegin(db: &CasketHandle) -> () = tranbegin;
+        fn trancommit(db: &CasketHandle) -> () = trancommit;
+        fn tranabort(db: &CasketHandle) -> () = tranabort;
+        fn rnum(db: &CasketHandle) -> i64 = rnum;
+        fn fsiz(db: &CasketHandle) -> i64 = fsiz;
+        fn curFirst(db: &CasketHandle) -> Vec<u8> = cur_first;
+        fn curLast(db: &CasketHandle) -> Vec<u8> = cur_last;
+        fn curJump(db: &CasketHandle, key: Vec<u8>) -> Vec<u8> = cur_jump;
+        fn curNext(db: &CasketHandle, position: Vec<u8>) -> Vec<u8> = cur_next;
+        fn curPrev(db: &CasketHandle, position: Vec<u8>) -> Vec<u8> = cur_prev;
+        fn curKey(db: &CasketHandle, position: Vec<u8>) -> Vec<u8> = cur_key;
+        fn curVal(db: &CasketHandle, position: Vec<u8>) -> Vec<u8> = cur_val;
+        fn curPut(db: &CasketHandle, position: Vec<u8>, value: Vec<u8>, mode: CursorPut) -> Vec<u8> = cur_put;
+        fn curOut(db: &CasketHandle, position: Vec<u8>) -> Vec<u8> = cur_out;
+        fn curKeyNext(db: &CasketHandle, position: Vec<u8>) -> Vec<u8> = cur_key_next;
+    }
+}
 
 pub struct CasketHandle(Casket);
 
@@ -27,35 +81,31 @@ impl Tagged for CasketHandle {
     const NAME: &'static str = "database";
 }
 
-// Open modes of the original binding.
-const OWRITER: jint = 2;
-const OCREAT: jint = 4;
-const OTRUNC: jint = 8;
-const ONOLCK: jint = 16;
-const OLCKNB: jint = 32;
-const OTSYNC: jint = 64;
+java_object!(
+    /// The comparator of a casket opened with a `BDBCMP` (`CasketComparator`), or null for a
+    /// built-in order.
+    Comparator,
+    "Ltokyocabinet/internal/CasketComparator;"
+);
 
-fn casket<'a>(handle: jlong) -> BridgeResult<&'a Casket> {
-    Ok(&borrow::<CasketHandle>(handle)?.0)
+/// A code from Java decoded by its `Codes` table.
+macro_rules! code_arg {
+    ($($ty:ty = $codes:expr),* $(,)?) => {$(
+        impl Arg for $ty {
+            type Raw<'local> = i32;
+            type Value<'local> = $ty;
+            const DESCRIPTOR: &'static str = "I";
+            fn from_java<'local>(_env: &mut Env<'local>, raw: i32, name: &'static str) -> BridgeResult<$ty> {
+                $codes.decode(raw.into(), name)
+            }
+        }
+    )*};
 }
+code_arg!(PutMode = contract::PUT_MODES, CursorPut = contract::CURSOR_PUT_MODES);
 
-fn key(env: &Env<'_>, array: &JByteArray<'_>) -> BridgeResult<Vec<u8>> {
-    wire::bytes(env, array, "key")
-}
-
-fn optional(env: &Env<'_>, array: &JByteArray<'_>) -> BridgeResult<Option<Vec<u8>>> {
-    if array.is_null() {
-        Ok(None)
-    } else {
-        Ok(Some(env.convert_byte_array(array)?))
-    }
-}
-
-fn bytes_out<'local>(env: &mut Env<'local>, bytes: &[u8]) -> BridgeResult<JByteArray<'local>> {
-    Ok(env.byte_array_from_slice(bytes)?)
-}
-
-/// i32 count, then per item i32 length (-1: absent) and bytes. Read by `CasketNative.unpack`.
+/// The packed list layout, defined here: an i32 count, then per item an i32 length (-1: absent)
+/// and the bytes, all big-endian. Read by `CasketNative.unpack` (in
+/// `java/tokyocabinet/src/main/java/tokyocabinet/internal/CasketNative.java`).
 fn pack_list<'i>(items: impl IntoIterator<Item = Option<&'i [u8]>>) -> Vec<u8> {
     let mut out = vec![0; 4];
     let mut n = 0i32;
@@ -73,21 +123,31 @@ fn pack_list<'i>(items: impl IntoIterator<Item = Option<&'i [u8]>>) -> Vec<u8> {
     out
 }
 
-fn packed<'local>(env: &mut Env<'local>, items: &[Vec<u8>]) -> BridgeResult<JByteArray<'local>> {
-    bytes_out(env, &pack_list(items.iter().map(|v| Some(v.as_slice()))))
+fn packed(items: &[Vec<u8>]) -> Vec<u8> {
+    pack_list(items.iter().map(|v| Some(v.as_slice())))
 }
 
-/// Set by `Database.Comparison.compareChecked` above the comparator's result (its low 32 bits) when the
-/// comparator called a database of the drop-in (which refused the call) while comparing.
-const CALLED_A_DATABASE: i64 = 1 << 32;
+/// `CasketComparator.compareChecked`, looked up on first use. Each class loader has its own copy
+/// of this library, so one id per process is one per `CasketComparator` interface.
+static COMPARE: OnceLock<JMethodID> = OnceLock::new();
+
+fn compare_method(env: &mut Env<'_>) -> BridgeResult<JMethodID> {
+    if let Some(id) = COMPARE.get() {
+        return Ok(*id);
+    }
+    let class = env.find_class(JNIString::from("tokyocabinet/internal/CasketComparator"))?;
+    let id = env.get_method_id(&class, JNIString::from("compareChecked"), jni::jni_sig!((a: [jbyte], b: [jbyte]) -> jlong))?;
+    Ok(*COMPARE.get_or_init(|| id))
+}
 
 /// A Java `BDBCMP` as a key order, called through the drop-in's `Database.Comparison` wrapper
-/// (`comparator`), which refuses calls into a database from inside `compare` and says so in
-/// its result: the comparator's answer is used, and the casket call that made the comparison
+/// (`comparator`, a `CasketComparator`), which refuses calls into a database from inside
+/// `compare` and says so in its result: the comparator's answer is used, and the casket call that made the comparison
 /// fails before it writes (`report_comparison_failure`). RocksDB may compare from its own
 /// threads, which are attached to the JVM for the call. Like the original binding, a
 /// comparator that throws counts as "equal" (the exception is cleared).
 fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> BridgeResult<KeyOrder> {
+    let compare_checked = compare_method(env)?;
     let vm = env.get_java_vm()?;
     let target: Global<JObject<'static>> = env.new_global_ref(comparator)?;
     let compare_in_java = move |a: &[u8], b: &[u8]| -> Ordering {
@@ -95,8 +155,10 @@ fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> Brid
         let result = vm.attach_current_thread(|env: &mut Env<'_>| -> jni::errors::Result<Option<i64>> {
             let ja = env.byte_array_from_slice(a)?;
             let jb = env.byte_array_from_slice(b)?;
-            let args = [JValue::Object(&ja), JValue::Object(&jb)];
-            match env.call_method(&target, jni_str!("compareChecked"), jni_sig!((a: [jbyte], b: [jbyte]) -> jlong), &args) {
+            let args = [JValue::Object(&ja).as_jni(), JValue::Object(&jb).as_jni()];
+            // SAFETY: `compare_checked` is `CasketComparator.compareChecked([B[B)J`; `target` is a
+            // non-null CasketComparator (its descriptor says so; `open` checked it is not null).
+            match unsafe { env.call_method_unchecked(&target, compare_checked, ReturnType::Primitive(Primitive::Long), &args) } {
                 Ok(v) => v.j().map(Some),
                 // Cleared here, inside the call's local frame. Left pending, jni-rs catches it
                 // after the frame and renders its name, message and stack trace on every
@@ -148,310 +210,183 @@ fn attach_as_daemon(vm: &jni::JavaVM) {
     }
 }
 
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_tokyocabinet_CasketNative_open<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    path: JString<'local>,
-    omode: jint,
-    hash: jboolean,
-    builtin_order: jint,
-    comparator: JObject<'local>,
-    comparator_name: JString<'local>,
-    cache_bytes: jlong,
-    write_buffer_bytes: jlong,
-    compression: jint,
-) -> jlong {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jlong> {
-        if path.is_null() {
-            return Err(BridgeError::Null("path"));
-        }
-        let path: String = path.try_to_string(env)?;
-        let mut o = CasketOptions::new(if hash { Kind::Hash } else { Kind::Btree }, omode & OWRITER != 0);
-        o.create = omode & OCREAT != 0;
-        o.truncate = omode & OTRUNC != 0;
-        o.sync_transactions = omode & OTSYNC != 0;
-        o.lock = if omode & ONOLCK != 0 {
-            LockMode::None
-        } else if omode & OLCKNB != 0 {
-            LockMode::NonBlocking
-        } else {
-            LockMode::Blocking
-        };
-        o.order = if !comparator.is_null() {
-            if comparator_name.is_null() {
-                return Err(BridgeError::Null("comparator name"));
-            }
-            let name = comparator_name.try_to_string(env)?;
-            java_order(env, &comparator, name)?
-        } else {
-            match builtin_order {
-                0 => KeyOrder::Lexical,
-                1 => KeyOrder::Decimal,
-                2 => KeyOrder::Int32,
-                3 => KeyOrder::Int64,
-                other => return Err(BridgeError::InvalidArgument(format!("unknown comparison function {other}"))),
-            }
-        };
-        o.cache_bytes = usize::try_from(cache_bytes).unwrap_or(0);
-        o.write_buffer_bytes = usize::try_from(write_buffer_bytes).unwrap_or(64 << 20).max(1 << 20);
-        o.compression = match compression {
-            1 => Compression::Lz4,
-            2 => Compression::Zstd,
-            _ => Compression::None,
-        };
-        Ok(into_handle(CasketHandle(Casket::open(Path::new(&path), o)?)))
-    })
-    .resolve::<ThrowMapped>()
-}
-
-/// Entry points taking only the handle. `read` ones return what they read through
-/// `Casket::call`, so a caller's comparator that fails fails them.
-macro_rules! handle_call {
-    (read $name:ident, $ret:ty, |$env:ident, $c:ident| $body:expr) => {
-        #[unsafe(no_mangle)]
-        pub extern "system" fn $name<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) -> $ret {
-            #[allow(unused_variables)]
-            env.with_env(|$env: &mut Env<'local>| -> BridgeResult<$ret> { casket(handle)?.call(|$c| -> BridgeResult<$ret> { Ok($body) }) })
-                .resolve::<ThrowMapped>()
-        }
+fn open(env: &mut Env<'_>, path: String, options: Record<CasketSlot>, comparator: Comparator<'_>, comparator_name: Option<String>) -> BridgeResult<NewHandle<CasketHandle>> {
+    let mode = options.get(CasketSlot::Omode);
+    let kind = if options.flag(CasketSlot::Hash) { Kind::Hash } else { Kind::Btree };
+    let mut o = CasketOptions::new(kind, mode & omode::OWRITER != 0);
+    o.create = mode & omode::OCREAT != 0;
+    o.truncate = mode & omode::OTRUNC != 0;
+    o.sync_transactions = mode & omode::OTSYNC != 0;
+    o.lock = if mode & omode::ONOLCK != 0 {
+        LockMode::None
+    } else if mode & omode::OLCKNB != 0 {
+        LockMode::NonBlocking
+    } else {
+        LockMode::Blocking
     };
-    ($name:ident, $ret:ty, |$env:ident, $c:ident| $body:expr) => {
-        #[unsafe(no_mangle)]
-        pub extern "system" fn $name<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) -> $ret {
-            #[allow(unused_variables)]
-            env.with_env(|$env: &mut Env<'local>| -> BridgeResult<$ret> {
-                let $c = casket(handle)?;
-                Ok($body)
-            })
-            .resolve::<ThrowMapped>()
-        }
+    o.order = if !comparator.0.is_null() {
+        let name = comparator_name.ok_or(BridgeError::Null("comparator name"))?;
+        java_order(env, &comparator.0, name)?
+    } else {
+        contract::KEY_ORDERS.decode(options.get(CasketSlot::Cmpfunc), "cmpfunc")?
     };
+    o.cache_bytes = usize::try_from(options.get(CasketSlot::CacheBytes)).unwrap_or(0);
+    o.write_buffer_bytes = usize::try_from(options.get(CasketSlot::WriteBufferBytes)).unwrap_or(64 << 20).max(1 << 20);
+    o.compression = contract::CASKET_COMPRESSION.decode(options.get(CasketSlot::Compression), "compression")?;
+    Ok(NewHandle(CasketHandle(Casket::open(Path::new(&path), o)?)))
 }
-
-handle_call!(Java_tokyocabinet_CasketNative_close, (), |env, c| c.close()?);
-handle_call!(Java_tokyocabinet_CasketNative_sync, (), |env, c| c.sync()?);
-handle_call!(Java_tokyocabinet_CasketNative_optimize, (), |env, c| c.optimize()?);
-handle_call!(read Java_tokyocabinet_CasketNative_vanish, (), |env, c| c.vanish()?);
-handle_call!(Java_tokyocabinet_CasketNative_tranbegin, (), |env, c| c.tranbegin()?);
-handle_call!(Java_tokyocabinet_CasketNative_trancommit, (), |env, c| c.trancommit()?);
-handle_call!(Java_tokyocabinet_CasketNative_tranabort, (), |env, c| c.tranabort()?);
-handle_call!(Java_tokyocabinet_CasketNative_rnum, jlong, |env, c| c.rnum()? as jlong);
-handle_call!(Java_tokyocabinet_CasketNative_fsiz, jlong, |env, c| c.fsiz()? as jlong);
 
 /// The largest value a casket holds, for the Java side's copy of the figure.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_tokyocabinet_CasketNative_maxValueSize<'local>(_env: EnvUnowned<'local>, _class: JClass<'local>) -> jint {
-    const { assert!(MAX_VALUE_LEN <= jint::MAX as usize) };
-    MAX_VALUE_LEN as jint
+fn max_value_size(_env: &mut Env<'_>) -> BridgeResult<i32> {
+    Ok(MAX_VALUE_LEN as i32)
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_tokyocabinet_CasketNative_free<'local>(mut env: EnvUnowned<'local>, _class: JClass<'local>, handle: jlong) {
-    env.with_env(|_env: &mut Env<'local>| -> BridgeResult<()> { free_handle::<CasketHandle>(handle) }).resolve::<ThrowMapped>()
+fn close(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<()> {
+    Ok(db.0.close()?)
+}
+
+fn free(_env: &mut Env<'_>, db: i64) -> BridgeResult<()> {
+    free_handle::<CasketHandle>(db)
 }
 
 /// Values of at least this many bytes are checked against the limit before they are copied.
 const LARGE_VALUE: usize = 64 << 20;
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_tokyocabinet_CasketNative_put<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    k: JByteArray<'local>,
-    v: JByteArray<'local>,
-    mode: jint,
-) {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        let mode = match mode {
-            0 => PutMode::Over,
-            1 => PutMode::Keep,
-            2 => PutMode::Cat,
-            3 => PutMode::Dup,
-            other => return Err(BridgeError::InvalidArgument(format!("unknown put mode {other}"))),
-        };
-        let c = casket(handle)?;
-        let k = key(env, &k)?;
-        if !v.is_null() {
-            // A value (or an append) that cannot fit is refused before a large array is copied;
-            // the casket checks again, under its lock, once the value is here.
-            let len = v.len(env)?;
-            if len >= LARGE_VALUE {
-                let current = if mode == PutMode::Cat { c.call(|c| c.vsiz(&k)).unwrap_or(0) } else { 0 };
-                appended_len(current, len)?;
-            }
+/// `value` stays in the JVM until it is known to fit.
+fn put<'local>(env: &mut Env<'local>, db: &CasketHandle, key: Vec<u8>, value: JByteArray<'local>, mode: PutMode) -> BridgeResult<()> {
+    let c = &db.0;
+    if !value.is_null() {
+        // A value (or an append) that cannot fit is refused before a large array is copied;
+        // the casket checks again, under its lock, once the value is here.
+        let len = value.len(env)?;
+        if len >= LARGE_VALUE {
+            let current = if mode == PutMode::Cat { c.call(|c| c.vsiz(&key)).unwrap_or(0) } else { 0 };
+            appended_len(current, len)?;
         }
-        let v = wire::bytes(env, &v, "value")?;
-        c.call(|c| Ok(c.put(&k, &v, mode)?))
-    })
-    .resolve::<ThrowMapped>()
+    }
+    let value = wire::bytes(env, &value, "value")?;
+    c.call(|c| Ok(c.put(&key, &value, mode)?))
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_tokyocabinet_CasketNative_out<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    k: JByteArray<'local>,
-    all: jboolean,
-) {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        let k = key(env, &k)?;
-        casket(handle)?.call(|c| if all { c.out_list(&k) } else { c.out(&k) })?;
-        Ok(())
-    })
-    .resolve::<ThrowMapped>()
+fn out(_env: &mut Env<'_>, db: &CasketHandle, key: Vec<u8>, all: bool) -> BridgeResult<()> {
+    db.0.call(|c| if all { c.out_list(&key) } else { c.out(&key) })?;
+    Ok(())
 }
 
-/// Entry points taking the handle and one byte[] (a key or a cursor position); all read records,
-/// so they run through `Casket::call`.
-macro_rules! bytes_call {
-    ($name:ident, $ret:ty, |$env:ident, $c:ident, $k:ident| $body:expr) => {
-        #[unsafe(no_mangle)]
-        pub extern "system" fn $name<'local>(
-            mut env: EnvUnowned<'local>,
-            _class: JClass<'local>,
-            handle: jlong,
-            arg: JByteArray<'local>,
-        ) -> $ret {
-            env.with_env(|$env: &mut Env<'local>| -> BridgeResult<$ret> {
-                let $k = key($env, &arg)?;
-                casket(handle)?.call(|$c| -> BridgeResult<$ret> { Ok($body) })
-            })
-            .resolve::<ThrowMapped>()
-        }
-    };
+/// The operations below that read records run through `Casket::call`, so a caller's comparator
+/// that fails fails them.
+fn get(_env: &mut Env<'_>, db: &CasketHandle, key: Vec<u8>) -> BridgeResult<Vec<u8>> {
+    Ok(db.0.call(|c| c.get(&key))?)
 }
 
-bytes_call!(Java_tokyocabinet_CasketNative_get, JByteArray<'local>, |env, c, k| bytes_out(env, &c.get(&k)?)?);
-bytes_call!(Java_tokyocabinet_CasketNative_getlist, JByteArray<'local>, |env, c, k| packed(env, &c.get_list(&k)?)?);
-bytes_call!(Java_tokyocabinet_CasketNative_vnum, jint, |env, c, k| c.vnum(&k)?.min(jint::MAX as usize) as jint);
-bytes_call!(Java_tokyocabinet_CasketNative_vsiz, jint, |env, c, k| c.vsiz(&k)?.min(jint::MAX as usize) as jint);
-bytes_call!(Java_tokyocabinet_CasketNative_curJump, JByteArray<'local>, |env, c, k| bytes_out(env, &c.cursor_jump(&k)?)?);
-bytes_call!(Java_tokyocabinet_CasketNative_curNext, JByteArray<'local>, |env, c, k| bytes_out(env, &c.cursor_next(&k)?)?);
-bytes_call!(Java_tokyocabinet_CasketNative_curPrev, JByteArray<'local>, |env, c, k| bytes_out(env, &c.cursor_prev(&k)?)?);
-bytes_call!(Java_tokyocabinet_CasketNative_curKey, JByteArray<'local>, |env, c, k| bytes_out(env, &c.cursor_key(&k)?)?);
-bytes_call!(Java_tokyocabinet_CasketNative_curVal, JByteArray<'local>, |env, c, k| bytes_out(env, &c.cursor_value(&k)?)?);
-// Removes the entry at the cursor; packed [next position or absent].
-bytes_call!(Java_tokyocabinet_CasketNative_curOut, JByteArray<'local>, |env, c, k| {
-    let next = c.cursor_out(&k)?;
-    bytes_out(env, &pack_list([next.as_deref()]))?
-});
-// One step of iteration: packed [key, next position or absent].
-bytes_call!(Java_tokyocabinet_CasketNative_curKeyNext, JByteArray<'local>, |env, c, k| {
-    let (key, _value, next) = c.cursor_key_value_next(&k)?;
-    bytes_out(env, &pack_list([Some(key.as_slice()), next.as_deref()]))?
-});
-
-handle_call!(read Java_tokyocabinet_CasketNative_curFirst, JByteArray<'local>, |env, c| bytes_out(env, &c.cursor_first()?)?);
-handle_call!(read Java_tokyocabinet_CasketNative_curLast, JByteArray<'local>, |env, c| bytes_out(env, &c.cursor_last()?)?);
-
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_tokyocabinet_CasketNative_addint<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    k: JByteArray<'local>,
-    num: jint,
-) -> jint {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jint> {
-        let k = key(env, &k)?;
-        casket(handle)?.call(|c| Ok(c.add_int(&k, num)?))
-    })
-        .resolve::<ThrowMapped>()
+fn getlist(_env: &mut Env<'_>, db: &CasketHandle, key: Vec<u8>) -> BridgeResult<Vec<u8>> {
+    Ok(packed(&db.0.call(|c| c.get_list(&key))?))
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_tokyocabinet_CasketNative_adddouble<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    k: JByteArray<'local>,
-    num: jdouble,
-) -> jdouble {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jdouble> {
-        let k = key(env, &k)?;
-        casket(handle)?.call(|c| Ok(c.add_double(&k, num)?))
-    })
-        .resolve::<ThrowMapped>()
+fn vnum(_env: &mut Env<'_>, db: &CasketHandle, key: Vec<u8>) -> BridgeResult<i32> {
+    Ok(db.0.call(|c| c.vnum(&key))?.min(i32::MAX as usize) as i32)
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_tokyocabinet_CasketNative_range<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    begin: JByteArray<'local>,
-    begin_inclusive: jboolean,
-    end: JByteArray<'local>,
-    end_inclusive: jboolean,
-    max: jint,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let (b, e) = (optional(env, &begin)?, optional(env, &end)?);
-        let range = Range { begin: b.as_deref(), begin_inclusive, end: e.as_deref(), end_inclusive, max: max.into() };
-        let keys = casket(handle)?.call(|c| c.range(&range))?;
-        packed(env, &keys)
-    })
-    .resolve::<ThrowMapped>()
+fn vsiz(_env: &mut Env<'_>, db: &CasketHandle, key: Vec<u8>) -> BridgeResult<i32> {
+    Ok(db.0.call(|c| c.vsiz(&key))?.min(i32::MAX as usize) as i32)
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_tokyocabinet_CasketNative_fwmkeys<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    prefix: JByteArray<'local>,
-    max: jint,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let prefix = key(env, &prefix)?;
-        let keys = casket(handle)?.call(|c| c.fwmkeys(&prefix, max.into()))?;
-        packed(env, &keys)
-    })
-    .resolve::<ThrowMapped>()
+fn range(_env: &mut Env<'_>, db: &CasketHandle, bkey: Option<Vec<u8>>, binc: bool, ekey: Option<Vec<u8>>, einc: bool, max: i32) -> BridgeResult<Vec<u8>> {
+    let range = Range { begin: bkey.as_deref(), begin_inclusive: binc, end: ekey.as_deref(), end_inclusive: einc, max: max.into() };
+    Ok(packed(&db.0.call(|c| c.range(&range))?))
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_tokyocabinet_CasketNative_copy<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    dest: JString<'local>,
-) {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<()> {
-        if dest.is_null() {
-            return Err(BridgeError::Null("path"));
-        }
-        let dest: String = dest.try_to_string(env)?;
-        Ok(casket(handle)?.copy(Path::new(&dest))?)
-    })
-    .resolve::<ThrowMapped>()
+fn fwmkeys(_env: &mut Env<'_>, db: &CasketHandle, prefix: Vec<u8>, max: i32) -> BridgeResult<Vec<u8>> {
+    Ok(packed(&db.0.call(|c| c.fwmkeys(&prefix, max.into()))?))
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_tokyocabinet_CasketNative_curPut<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    pos: JByteArray<'local>,
-    value: JByteArray<'local>,
-    mode: jint,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let mode = match mode {
-            0 => CursorPut::Current,
-            1 => CursorPut::Before,
-            2 => CursorPut::After,
-            other => return Err(BridgeError::InvalidArgument(format!("unknown cursor put mode {other}"))),
-        };
-        let (pos, value) = (wire::bytes(env, &pos, "position")?, wire::bytes(env, &value, "value")?);
-        let pos = casket(handle)?.call(|c| c.cursor_put(&pos, &value, mode))?;
-        bytes_out(env, &pos)
-    })
-    .resolve::<ThrowMapped>()
+fn addint(_env: &mut Env<'_>, db: &CasketHandle, key: Vec<u8>, num: i32) -> BridgeResult<i32> {
+    Ok(db.0.call(|c| c.add_int(&key, num))?)
+}
+
+fn adddouble(_env: &mut Env<'_>, db: &CasketHandle, key: Vec<u8>, num: f64) -> BridgeResult<f64> {
+    Ok(db.0.call(|c| c.add_double(&key, num))?)
+}
+
+fn sync(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<()> {
+    Ok(db.0.sync()?)
+}
+
+fn optimize(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<()> {
+    Ok(db.0.optimize()?)
+}
+
+fn vanish(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<()> {
+    Ok(db.0.call(|c| c.vanish())?)
+}
+
+fn copy(_env: &mut Env<'_>, db: &CasketHandle, path: String) -> BridgeResult<()> {
+    Ok(db.0.copy(Path::new(&path))?)
+}
+
+fn tranbegin(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<()> {
+    Ok(db.0.tranbegin()?)
+}
+
+fn trancommit(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<()> {
+    Ok(db.0.trancommit()?)
+}
+
+fn tranabort(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<()> {
+    Ok(db.0.tranabort()?)
+}
+
+fn rnum(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<i64> {
+    Ok(db.0.rnum()? as i64)
+}
+
+fn fsiz(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<i64> {
+    Ok(db.0.fsiz()? as i64)
+}
+
+fn cur_first(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<Vec<u8>> {
+    Ok(db.0.call(|c| c.cursor_first())?)
+}
+
+fn cur_last(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<Vec<u8>> {
+    Ok(db.0.call(|c| c.cursor_last())?)
+}
+
+fn cur_jump(_env: &mut Env<'_>, db: &CasketHandle, key: Vec<u8>) -> BridgeResult<Vec<u8>> {
+    Ok(db.0.call(|c| c.cursor_jump(&key))?)
+}
+
+fn cur_next(_env: &mut Env<'_>, db: &CasketHandle, position: Vec<u8>) -> BridgeResult<Vec<u8>> {
+    Ok(db.0.call(|c| c.cursor_next(&position))?)
+}
+
+fn cur_prev(_env: &mut Env<'_>, db: &CasketHandle, position: Vec<u8>) -> BridgeResult<Vec<u8>> {
+    Ok(db.0.call(|c| c.cursor_prev(&position))?)
+}
+
+fn cur_key(_env: &mut Env<'_>, db: &CasketHandle, position: Vec<u8>) -> BridgeResult<Vec<u8>> {
+    Ok(db.0.call(|c| c.cursor_key(&position))?)
+}
+
+fn cur_val(_env: &mut Env<'_>, db: &CasketHandle, position: Vec<u8>) -> BridgeResult<Vec<u8>> {
+    Ok(db.0.call(|c| c.cursor_value(&position))?)
+}
+
+/// Returns the new position.
+fn cur_put(_env: &mut Env<'_>, db: &CasketHandle, position: Vec<u8>, value: Vec<u8>, mode: CursorPut) -> BridgeResult<Vec<u8>> {
+    Ok(db.0.call(|c| c.cursor_put(&position, &value, mode))?)
+}
+
+/// Removes the entry at the cursor; packed [next position or absent].
+fn cur_out(_env: &mut Env<'_>, db: &CasketHandle, position: Vec<u8>) -> BridgeResult<Vec<u8>> {
+    let next = db.0.call(|c| c.cursor_out(&position))?;
+    Ok(pack_list([next.as_deref()]))
+}
+
+/// One step of iteration: packed [key, next position or absent].
+fn cur_key_next(_env: &mut Env<'_>, db: &CasketHandle, position: Vec<u8>) -> BridgeResult<Vec<u8>> {
+    let (key, _value, next) = db.0.call(|c| c.cursor_key_value_next(&position))?;
+    Ok(pack_list([Some(key.as_slice()), next.as_deref()]))
 }
 
 #[cfg(test)]
@@ -462,4 +397,3 @@ mod tests {
         assert_eq!(p, [0, 0, 0, 2, 0, 0, 0, 2, b'a', b'b', 0xff, 0xff, 0xff, 0xff]);
     }
 }
-pub const NATIVES: crate::native_table::NativeClass = crate::native_table::NativeClass { class: "TODO/casket", methods: &[], constants: &[] };

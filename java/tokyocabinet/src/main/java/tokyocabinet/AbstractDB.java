@@ -1,6 +1,7 @@
 package tokyocabinet;
 
 import java.util.List;
+import tokyocabinet.internal.CasketNative;
 
 /**
  * The members {@link BDB} and {@link HDB} have in common, each a delegation to their
@@ -78,7 +79,7 @@ abstract class AbstractDB {
      * key's first value: its other duplicates stay).
      */
     public boolean put(byte[] key, byte[] value) {
-        return db.put(key, value, 0);
+        return db.put(key, value, CasketNative.PUT_OVER);
     }
 
     /** {@link #put(byte[], byte[])} with String key and value. */
@@ -88,7 +89,7 @@ abstract class AbstractDB {
 
     /** Adds the record only if the key is absent; otherwise false with {@code EKEEP}. */
     public boolean putkeep(byte[] key, byte[] value) {
-        return db.put(key, value, 1);
+        return db.put(key, value, CasketNative.PUT_KEEP);
     }
 
     /** {@link #putkeep(byte[], byte[])} with String key and value. */
@@ -102,7 +103,7 @@ abstract class AbstractDB {
      * fails with {@code EINVALID} and leaves the value as it was.
      */
     public boolean putcat(byte[] key, byte[] value) {
-        return db.put(key, value, 2);
+        return db.put(key, value, CasketNative.PUT_CAT);
     }
 
     /** {@link #putcat(byte[], byte[])} with String key and value. */

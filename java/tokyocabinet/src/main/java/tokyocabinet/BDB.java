@@ -2,6 +2,7 @@ package tokyocabinet;
 
 import java.util.ArrayList;
 import java.util.List;
+import tokyocabinet.internal.CasketNative;
 
 /**
  * B+ tree database: ordered keys, each with one or more values (duplicates, kept in insertion
@@ -164,7 +165,7 @@ public class BDB extends AbstractDB implements DBM {
 
     /** Adds a value after the key's existing values. */
     public boolean putdup(byte[] key, byte[] value) {
-        return db.put(key, value, 3);
+        return db.put(key, value, CasketNative.PUT_DUP);
     }
 
     /** {@link #putdup(byte[], byte[])} with String key and value. */

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.rockcask.internal.NativeResource;
 import org.rockcask.RockCaskException;
+import tokyocabinet.internal.CasketComparator;
+import tokyocabinet.internal.CasketNative;
 
 /**
  * What {@link BDB} and {@link HDB} share: the open native casket, the settings made before
@@ -19,7 +21,7 @@ final class Database {
     /**
      * The most bytes a value may hold: the most a Java array holds on every JVM. The native
      * side refuses longer values (and appends that would make one) by the same figure
-     * ({@code CasketNative.maxValueSize()}, which the tests compare with this), so a database
+     * (checked when {@code CasketNative} registers, and by the tests), so a database
      * never holds a value {@code get} cannot return.
      */
     static final int MAX_VALUE_SIZE = Integer.MAX_VALUE - 8;
@@ -116,8 +118,8 @@ final class Database {
     BDBCMP comparator;
     long cacheBytes = 24L << 20;
     long writeBufferBytes = 64L << 20;
-    /** 0 none, 1 lz4, 2 zstd. */
-    int compression;
+    /** A {@code CasketNative.COMPRESSION_} code. */
+    int compression = CasketNative.COMPRESSION_NONE;
 
     Database(boolean hash) {
         this.hash = hash;
@@ -170,9 +172,7 @@ final class Database {
      * and the result tells the native side, which fails the call that made the comparison
      * before it writes anything.
      */
-    static final class Comparison {
-        /** Set above the comparator's result (the low 32 bits) when it called a database while comparing. */
-        private static final long CALLED_A_DATABASE = 1L << 32;
+    static final class Comparison implements CasketComparator {
         /** Per thread: comparisons running (0 or 1), and whether the running one called a database. */
         private static final ThreadLocal<int[]> RUNNING = ThreadLocal.withInitial(() -> new int[2]);
 
@@ -183,13 +183,14 @@ final class Database {
         }
 
         /**
-         * Called by the native side (by name): the comparator's result, with
+         * Called by the native side: the comparator's result, with
          * {@link #CALLED_A_DATABASE} set if it called a database. A comparator that throws
          * after calling a database counts the keys as equal and is reported the same way; one
          * that throws otherwise throws to the native side, where the keys count as equal (as in
          * the original binding).
          */
-        long compareChecked(byte[] a, byte[] b) {
+        @Override
+        public long compareChecked(byte[] a, byte[] b) {
             int[] running = RUNNING.get();
             running[0]++;
             running[1] = 0;
@@ -246,11 +247,11 @@ final class Database {
             return false;
         }
         if ((opts & (BDB.TDEFLATE | BDB.TBZIP)) != 0) {
-            compression = 2;
+            compression = CasketNative.COMPRESSION_ZSTD;
         } else if ((opts & BDB.TTCBS) != 0) {
-            compression = 1;
+            compression = CasketNative.COMPRESSION_LZ4;
         } else {
-            compression = 0;
+            compression = CasketNative.COMPRESSION_NONE;
         }
         return true;
     }
@@ -313,7 +314,14 @@ final class Database {
             try {
                 Comparison cmp = comparator == null ? null : new Comparison(comparator);
                 String cmpName = comparator == null ? null : comparator.getClass().getName();
-                long db = CasketNative.open(path, omode, hash, cmpfunc, cmp, cmpName, cacheBytes, writeBufferBytes, compression);
+                long[] options = new long[CasketNative.OPEN_SLOTS];
+                options[CasketNative.OPEN_OMODE] = omode;
+                options[CasketNative.OPEN_HASH] = hash ? 1 : 0;
+                options[CasketNative.OPEN_CMPFUNC] = cmpfunc;
+                options[CasketNative.OPEN_CACHE_BYTES] = cacheBytes;
+                options[CasketNative.OPEN_WRITE_BUFFER_BYTES] = writeBufferBytes;
+                options[CasketNative.OPEN_COMPRESSION] = compression;
+                long db = CasketNative.open(path, options, cmp, cmpName);
                 handle = new Handle(db, path);
                 iterPos = null;
                 return true;

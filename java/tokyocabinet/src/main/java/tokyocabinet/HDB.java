@@ -1,5 +1,7 @@
 package tokyocabinet;
 
+import tokyocabinet.internal.CasketNative;
+
 /**
  * Hash database: one value per key. Drop-in for the Tokyo Cabinet binding's class of the same
  * name, on the same store as {@link BDB} (a database is either kind; opening it as the other

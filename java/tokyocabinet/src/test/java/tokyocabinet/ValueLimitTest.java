@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.Test;
+import tokyocabinet.internal.CasketNative;
 
 /** The largest value: what a Java array holds, so that {@code get} can return every value. */
 public class ValueLimitTest extends CasketTestBase {
