@@ -23,9 +23,13 @@ pub enum Compression {
 }
 
 impl Compression {
+    /// Every codec.
+    pub const ALL: [Compression; 4] = [Compression::None, Compression::Lz4, Compression::Zstd, Compression::Snappy];
+
     /// The byte recorded with each value (0 is raw, so values written before compression
-    /// existed read as raw).
-    pub fn code(self) -> u8 {
+    /// existed read as raw). Java's `org.rockcask.Compression` takes these codes from
+    /// constants the JNI library checks (`rust/jni/src/contract.rs`).
+    pub const fn code(self) -> u8 {
         match self {
             Compression::None => 0,
             Compression::Lz4 => 1,
@@ -35,7 +39,7 @@ impl Compression {
     }
 
     pub fn from_code(code: u8) -> Option<Compression> {
-        [Compression::None, Compression::Lz4, Compression::Zstd, Compression::Snappy].get(code as usize).copied()
+        Compression::ALL.into_iter().find(|c| c.code() == code)
     }
 
     pub fn name(self) -> &'static str {

@@ -10,8 +10,29 @@
 //!   numbers: count values, pad
 //!   blobs:   u32 data bytes, u32 0, u32 end[count], data bytes, pad
 //! ```
+//!
+//! The numbers of this layout are defined below; Java's `org.rockcask.codec.Flat` repeats them
+//! as constants the JNI library checks (`rust/jni/src/contract.rs`).
 
 use crate::message::{Blobs, BlobsRef, Column, ColumnRef, Decoded};
+
+/// Every section starts at a multiple of this many bytes.
+pub const ALIGN: usize = 8;
+/// Bytes of each header: two u32 (names: count and data bytes; the columns: count and 0; a
+/// column: kind and count; a blobs column's data: data bytes and 0).
+pub const HEADER_BYTES: usize = 8;
+
+/// Column kinds.
+pub const KIND_INT32: u32 = 0;
+pub const KIND_INT64: u32 = 1;
+pub const KIND_FLOAT: u32 = 2;
+pub const KIND_DOUBLE: u32 = 3;
+pub const KIND_BLOBS: u32 = 4;
+
+/// Bytes that pad a section ending at `pos`.
+fn padding(pos: usize) -> usize {
+    (ALIGN - pos % ALIGN) % ALIGN
+}
 
 struct In<'a> {
     buf: &'a [u8],
@@ -29,8 +50,7 @@ impl<'a> In<'a> {
         Ok(u32::from_ne_bytes(self.take(4)?.try_into().expect("4 bytes")))
     }
     fn pad(&mut self) -> Result<(), String> {
-        let n = (8 - self.pos % 8) % 8;
-        self.take(n).map(|_| ())
+        self.take(padding(self.pos)).map(|_| ())
     }
 }
 
@@ -67,9 +87,9 @@ fn blobs_in_place<'a>(input: &mut In<'a>, count: usize, data_len: usize) -> Resu
 }
 
 /// `read` without copying: numbers and strings are viewed where Java put them. `Ok(None)` if
-/// the buffer is not 8-byte aligned (a direct buffer always is); use `read` then.
+/// the buffer is not `ALIGN`-byte aligned (a direct buffer always is); use `read` then.
 pub fn read_borrowed(buf: &[u8]) -> Result<Option<(BlobsRef<'_>, Vec<ColumnRef<'_>>)>, String> {
-    if buf.as_ptr() as usize % 8 != 0 {
+    if !(buf.as_ptr() as usize).is_multiple_of(ALIGN) {
         return Ok(None);
     }
     let mut input = In { buf, pos: 0 };
@@ -78,7 +98,7 @@ pub fn read_borrowed(buf: &[u8]) -> Result<Option<(BlobsRef<'_>, Vec<ColumnRef<'
     let Some(names) = blobs_in_place(&mut input, name_count, name_bytes)? else { return Ok(None) };
     let column_count = input.u32()? as usize;
     input.u32()?;
-    let mut columns = Vec::with_capacity(column_count.min(buf.len() / 8));
+    let mut columns = Vec::with_capacity(column_count.min(buf.len() / HEADER_BYTES));
     for _ in 0..column_count {
         let kind = input.u32()?;
         let count = input.u32()? as usize;
@@ -88,11 +108,11 @@ pub fn read_borrowed(buf: &[u8]) -> Result<Option<(BlobsRef<'_>, Vec<ColumnRef<'
             Ok(b)
         };
         let column = match kind {
-            0 => view::<i32>(numbers(4)?).map(ColumnRef::I32),
-            1 => view::<i64>(numbers(8)?).map(ColumnRef::I64),
-            2 => view::<f32>(numbers(4)?).map(ColumnRef::F32),
-            3 => view::<f64>(numbers(8)?).map(ColumnRef::F64),
-            4 => {
+            KIND_INT32 => view::<i32>(numbers(4)?).map(ColumnRef::I32),
+            KIND_INT64 => view::<i64>(numbers(8)?).map(ColumnRef::I64),
+            KIND_FLOAT => view::<f32>(numbers(4)?).map(ColumnRef::F32),
+            KIND_DOUBLE => view::<f64>(numbers(8)?).map(ColumnRef::F64),
+            KIND_BLOBS => {
                 let data_len = input.u32()? as usize;
                 input.u32()?;
                 blobs_in_place(&mut input, count, data_len)?.map(ColumnRef::Blobs)
@@ -124,8 +144,7 @@ impl Out<'_> {
         self.put(&(v as u32).to_ne_bytes())
     }
     fn pad(&mut self) -> Result<(), String> {
-        let n = (8 - self.pos % 8) % 8;
-        self.put(&[0u8; 8][..n])
+        self.put(&[0u8; ALIGN][..padding(self.pos)])
     }
     fn blobs(&mut self, b: &Blobs) -> Result<(), String> {
         for &e in &b.ends {
@@ -138,22 +157,23 @@ impl Out<'_> {
 
 /// Bytes `write` writes for `d`.
 pub fn len(d: &Decoded) -> usize {
-    let pad = |n: usize| n.div_ceil(8) * 8;
+    let pad = |n: usize| n + padding(n);
     let blobs = |b: &Blobs| pad(4 * b.len() + b.data.len());
     let columns: usize = d
         .columns
         .iter()
         .map(|c| {
-            8 + match c {
-                Column::I32(v) => pad(4 * v.len()),
-                Column::I64(v) => 8 * v.len(),
-                Column::F32(v) => pad(4 * v.len()),
-                Column::F64(v) => 8 * v.len(),
-                Column::Blobs(b) => 8 + blobs(b),
-            }
+            HEADER_BYTES
+                + match c {
+                    Column::I32(v) => pad(4 * v.len()),
+                    Column::I64(v) => pad(8 * v.len()),
+                    Column::F32(v) => pad(4 * v.len()),
+                    Column::F64(v) => pad(8 * v.len()),
+                    Column::Blobs(b) => HEADER_BYTES + blobs(b),
+                }
         })
         .sum();
-    8 + pad(4 * d.names.len() + d.names.data.len()) + 8 + columns
+    HEADER_BYTES + blobs(&d.names) + HEADER_BYTES + columns
 }
 
 /// Writes a decoded message in the flat form into `buf`; returns the bytes written.
@@ -167,27 +187,27 @@ pub fn write(d: &Decoded, buf: &mut [u8]) -> Result<usize, String> {
     for c in &d.columns {
         match c {
             Column::I32(v) => {
-                out.u32(0)?;
+                out.put(&KIND_INT32.to_ne_bytes())?;
                 out.u32(v.len())?;
                 v.iter().try_for_each(|x| out.put(&x.to_ne_bytes()))?;
             }
             Column::I64(v) => {
-                out.u32(1)?;
+                out.put(&KIND_INT64.to_ne_bytes())?;
                 out.u32(v.len())?;
                 v.iter().try_for_each(|x| out.put(&x.to_ne_bytes()))?;
             }
             Column::F32(v) => {
-                out.u32(2)?;
+                out.put(&KIND_FLOAT.to_ne_bytes())?;
                 out.u32(v.len())?;
                 v.iter().try_for_each(|x| out.put(&x.to_bits().to_ne_bytes()))?;
             }
             Column::F64(v) => {
-                out.u32(3)?;
+                out.put(&KIND_DOUBLE.to_ne_bytes())?;
                 out.u32(v.len())?;
                 v.iter().try_for_each(|x| out.put(&x.to_bits().to_ne_bytes()))?;
             }
             Column::Blobs(b) => {
-                out.u32(4)?;
+                out.put(&KIND_BLOBS.to_ne_bytes())?;
                 out.u32(b.len())?;
                 out.u32(b.data.len())?;
                 out.u32(0)?;

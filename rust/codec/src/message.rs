@@ -42,6 +42,20 @@ pub enum MessageType {
 const KINDS: [Kind; 6] = [Kind::Bytes, Kind::Integers, Kind::Longs, Kind::Floats, Kind::Doubles, Kind::Strings];
 const SHAPES: [Shape; 4] = [Shape::List, Shape::Map, Shape::Array, Shape::Frame];
 
+impl Kind {
+    /// What the kind adds to its shape's `first_code` (the declaration order).
+    pub const fn offset(self) -> u32 {
+        self as u32
+    }
+}
+
+impl Shape {
+    /// The code of the shape's first type; its kinds follow in `Kind` order.
+    pub const fn first_code(self) -> u32 {
+        self as u32 * KINDS.len() as u32
+    }
+}
+
 impl MessageType {
     /// Every message type, in a fixed order (its index is its `code`).
     pub fn all() -> Vec<MessageType> {
@@ -50,15 +64,13 @@ impl MessageType {
         all
     }
 
-    /// A small number naming the type across JNI.
-    pub fn code(self) -> u32 {
+    /// A small number naming the type across JNI: the shape's `first_code` plus the kind's
+    /// `offset`, then `TargetObject`. Java's `org.rockcask.codec.Codec` repeats them as
+    /// constants the JNI library checks (`rust/jni/src/contract.rs`).
+    pub const fn code(self) -> u32 {
         match self {
-            MessageType::Basic(s, k) => {
-                let s = SHAPES.iter().position(|&x| x == s).expect("listed") as u32;
-                let k = KINDS.iter().position(|&x| x == k).expect("listed") as u32;
-                s * 6 + k
-            }
-            MessageType::TargetObject => 24,
+            MessageType::Basic(s, k) => s.first_code() + k.offset(),
+            MessageType::TargetObject => SHAPES.len() as u32 * KINDS.len() as u32,
         }
     }
 

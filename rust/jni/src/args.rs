@@ -286,3 +286,24 @@ macro_rules! nullable {
     )*};
 }
 nullable!(Vec<u8> => JByteArray, String => JString);
+
+/// Declares the `Arg` impl of an enum that crosses JNI as an `int` code:
+/// `code_arg!(Compression, u8, from_code, "compression")` converts the `int` to `u8` and the
+/// code to the enum with `Compression::from_code`, refusing a code no variant has with an
+/// error naming the parameter and the value.
+macro_rules! code_arg {
+    ($ty:ty, $code:ty, $from_code:ident, $what:literal) => {
+        impl $crate::args::Arg for $ty {
+            type Raw<'local> = i32;
+            type Value<'local> = $ty;
+            const DESCRIPTOR: &'static str = "I";
+            fn from_java<'local>(_env: &mut ::jni::Env<'local>, raw: i32, name: &'static str) -> $crate::error::BridgeResult<$ty> {
+                <$code>::try_from(raw)
+                    .ok()
+                    .and_then(<$ty>::$from_code)
+                    .ok_or_else(|| $crate::error::BridgeError::InvalidArgument(format!(concat!("{}: unknown ", $what, " code {}"), name, raw)))
+            }
+        }
+    };
+}
+pub(crate) use code_arg;

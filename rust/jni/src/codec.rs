@@ -1,21 +1,29 @@
-//! `org.rockcask.codec.CodecNative` entry points: one call per message, the content in one
-//! direct buffer in the flat form (`rockcask_core::codec::flat`).
+//! `org.rockcask.internal.CodecNative`: one call per message, the content in one direct buffer
+//! in the flat form (`rockcask_core::codec::flat`).
 
-use jni::objects::{JByteArray, JByteBuffer, JClass};
-use jni::sys::jint;
-use jni::{Env, EnvUnowned};
+use jni::objects::{JByteArray, JByteBuffer};
+use jni::Env;
 use rockcask_core::codec::{self, flat, ColumnRef, MessageType};
-use rockcask_core::compress::{self, Policy};
+use rockcask_core::compress::{self, Compression, Policy};
 
-use crate::error::{BridgeError, BridgeResult, ThrowMapped};
+use crate::args::{code_arg, JavaByteArray};
+use crate::contract;
+use crate::error::{BridgeError, BridgeResult};
+use crate::native_table::native_class;
 use crate::wire;
 
-fn message_type(code: jint) -> BridgeResult<MessageType> {
-    u32::try_from(code)
-        .ok()
-        .and_then(MessageType::from_code)
-        .ok_or_else(|| BridgeError::InvalidArgument(format!("unknown message type code {code}")))
+native_class! {
+    pub const NATIVES = "org/rockcask/internal/CodecNative", constants [contract::MESSAGE_TYPES, contract::FLAT_LAYOUT, contract::COMPRESSION_CODES] {
+        fn encode(message_type: MessageType, input: JByteBuffer, len: i32) -> Vec<u8> = encode;
+        fn decode(message_type: MessageType, message: JByteArray, output: JByteBuffer) -> i32 = decode;
+        fn compress(codec: Compression, payload: Vec<u8>) -> Vec<u8> = compress;
+        fn decompress(stored: Vec<u8>) -> JavaByteArray = decompress;
+    }
 }
+
+// The codes are `MessageType::code` and `Compression::code`.
+code_arg!(MessageType, u32, from_code, "message type");
+code_arg!(Compression, u8, from_code, "compression");
 
 /// Messages up to this size are decoded where they are in the Java heap (no copy); the GC waits
 /// meanwhile, so larger ones are copied first.
@@ -60,103 +68,59 @@ impl Drop for InPlace {
 }
 
 /// Encodes the message whose flat content fills the first `len` bytes of `input`.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_codec_CodecNative_encode<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    type_code: jint,
-    input: JByteBuffer<'local>,
-    len: jint,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let ty = message_type(type_code)?;
-        // SAFETY: used within this call only.
-        let buf = unsafe { wire::direct_buffer(env, &input, "input buffer")? };
-        let len = usize::try_from(len).ok().filter(|&l| l <= buf.len()).ok_or_else(|| BridgeError::InvalidArgument(format!("length {len} outside the buffer")))?;
-        let invalid = |e: String| BridgeError::InvalidArgument(format!("{}: {e}", ty.name()));
-        // Viewed in place (a direct buffer is aligned); copied only if it were not.
-        let bytes = match flat::read_borrowed(&buf[..len]).map_err(invalid)? {
-            Some((names, columns)) => codec::encode(ty, names, &columns),
-            None => {
-                let (names, columns) = flat::read(&buf[..len]).map_err(invalid)?;
-                let refs: Vec<ColumnRef<'_>> = columns.iter().map(codec::Column::as_ref).collect();
-                codec::encode(ty, names.as_ref(), &refs)
-            }
+fn encode(env: &mut Env<'_>, ty: MessageType, input: JByteBuffer<'_>, len: i32) -> BridgeResult<Vec<u8>> {
+    // SAFETY: used within this call only.
+    let buf = unsafe { wire::direct_buffer(env, &input, "input buffer")? };
+    let len = usize::try_from(len).ok().filter(|&l| l <= buf.len()).ok_or_else(|| BridgeError::InvalidArgument(format!("length {len} outside the buffer")))?;
+    let invalid = |e: String| BridgeError::InvalidArgument(format!("{}: {e}", ty.name()));
+    // Viewed in place (a direct buffer is aligned); copied only if it were not.
+    match flat::read_borrowed(&buf[..len]).map_err(invalid)? {
+        Some((names, columns)) => codec::encode(ty, names, &columns),
+        None => {
+            let (names, columns) = flat::read(&buf[..len]).map_err(invalid)?;
+            let refs: Vec<ColumnRef<'_>> = columns.iter().map(codec::Column::as_ref).collect();
+            codec::encode(ty, names.as_ref(), &refs)
         }
-        .map_err(BridgeError::InvalidArgument)?;
-        Ok(env.byte_array_from_slice(&bytes)?)
-    })
-    .resolve::<ThrowMapped>()
+    }
+    .map_err(BridgeError::InvalidArgument)
 }
 
-/// Decodes `message` as `type_code` into `output` in the flat form; returns the bytes written,
-/// or, if `output` is too small, minus the bytes needed (nothing written; call again).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_codec_CodecNative_decode<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    type_code: jint,
-    message: JByteArray<'local>,
-    output: JByteBuffer<'local>,
-) -> jint {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<jint> {
-        let ty = message_type(type_code)?;
-        if message.is_null() {
-            return Err(BridgeError::Null("message"));
-        }
-        // SAFETY: used within this call only.
-        let out = unsafe { wire::direct_buffer(env, &output, "output buffer")? };
-        let len = message.len(env)?;
-        let decoded = if len <= IN_PLACE_LIMIT {
-            InPlace::new(env, &message, len)?.decode(ty)
-        } else {
-            // Large messages are copied: holding the array would keep the GC waiting.
-            codec::decode(ty, &env.convert_byte_array(&message)?)
-        }?;
-        let needed = flat::len(&decoded);
-        if needed > out.len() {
-            return jint::try_from(needed).map(|n| -n).map_err(|_| BridgeError::InvalidArgument(format!("decoded {} is too large ({needed} bytes)", ty.name())));
-        }
-        Ok(flat::write(&decoded, out).map_err(BridgeError::InvalidArgument)? as jint)
-    })
-    .resolve::<ThrowMapped>()
+/// Decodes `message` as `ty` into `output` in the flat form; returns the bytes written, or, if
+/// `output` is too small, minus the bytes needed (nothing written; call again).
+fn decode(env: &mut Env<'_>, ty: MessageType, message: JByteArray<'_>, output: JByteBuffer<'_>) -> BridgeResult<i32> {
+    if message.is_null() {
+        return Err(BridgeError::Null("message"));
+    }
+    // SAFETY: used within this call only.
+    let out = unsafe { wire::direct_buffer(env, &output, "output buffer")? };
+    let len = message.len(env)?;
+    let decoded = if len <= IN_PLACE_LIMIT {
+        InPlace::new(env, &message, len)?.decode(ty)
+    } else {
+        // Large messages are copied: holding the array would keep the GC waiting.
+        codec::decode(ty, &env.convert_byte_array(&message)?)
+    }?;
+    let needed = flat::len(&decoded);
+    if needed > out.len() {
+        return i32::try_from(needed).map(|n| -n).map_err(|_| BridgeError::InvalidArgument(format!("decoded {} is too large ({needed} bytes)", ty.name())));
+    }
+    Ok(flat::write(&decoded, out).map_err(BridgeError::InvalidArgument)? as i32)
 }
 
 /// `payload` in the stored form: a codec byte, then the body (compressed with `codec` if that
 /// makes it smaller; no threshold).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_codec_CodecNative_compress<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    codec: jint,
-    payload: JByteArray<'local>,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let codec = crate::store::codec(codec)?;
-        let payload = wire::bytes(env, &payload, "payload")?;
-        let (used, body) = Policy { codec, threshold: 0 }.compress(&payload);
-        let mut out = Vec::with_capacity(body.len() + 1);
-        out.push(used.code());
-        out.extend_from_slice(&body);
-        Ok(env.byte_array_from_slice(&out)?)
-    })
-    .resolve::<ThrowMapped>()
+fn compress(_env: &mut Env<'_>, codec: Compression, payload: Vec<u8>) -> BridgeResult<Vec<u8>> {
+    let (used, body) = Policy { codec, threshold: 0 }.compress(&payload);
+    let mut out = Vec::with_capacity(body.len() + 1);
+    out.push(used.code());
+    out.extend_from_slice(&body);
+    Ok(out)
 }
 
 /// The payload of a stored form made by `compress`.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rockcask_codec_CodecNative_decompress<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    stored: JByteArray<'local>,
-) -> JByteArray<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JByteArray<'local>> {
-        let stored = wire::bytes(env, &stored, "stored")?;
-        let (&code, body) = stored.split_first().ok_or_else(|| BridgeError::InvalidArgument("empty stored form".into()))?;
-        let codec = crate::store::codec(jint::from(code))?;
-        let payload = compress::decompress(codec, body).map_err(|e| BridgeError::InvalidArgument(format!("damaged {} data: {e}", codec.name())))?;
-        Ok(env.byte_array_from_slice(&payload)?)
-    })
-    .resolve::<ThrowMapped>()
+fn decompress<'local>(env: &mut Env<'local>, stored: Vec<u8>) -> BridgeResult<JByteArray<'local>> {
+    let (&code, body) = stored.split_first().ok_or_else(|| BridgeError::InvalidArgument("empty stored form".into()))?;
+    let codec = crate::store::codec(code)?;
+    let payload = compress::decompress(codec, body).map_err(|e| BridgeError::InvalidArgument(format!("damaged {} data: {e}", codec.name())))?;
+    Ok(env.byte_array_from_slice(&payload)?)
 }
-pub const NATIVES: crate::native_table::NativeClass = crate::native_table::NativeClass { class: "TODO/codec", methods: &[], constants: &[] };

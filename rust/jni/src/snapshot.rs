@@ -20,7 +20,7 @@ use crate::store::{codec, StoreHandle, StoreRecord};
 use crate::wire;
 
 native_class! {
-    pub const NATIVES = "org/rockcask/internal/SnapshotNative", constants [ExportSlot::JAVA, InfoSlot::JAVA] {
+    pub const NATIVES = "org/rockcask/internal/SnapshotNative", constants [ExportSlot::JAVA, InfoSlot::JAVA, contract::COMPRESSION_CODES] {
         fn exportStore(store: &StoreHandle, file: PathBuf, options: Record<ExportSlot>, progress: Relay, info: JLongArray) -> Vec<u8> = export_store;
         fn importStore(file: PathBuf, dir: PathBuf, workers: i32, store: StoreRecord, progress: Relay, info: JLongArray) -> Vec<u8> = import_store;
         fn verify(file: PathBuf, workers: i32, progress: Relay, info: JLongArray) -> Vec<u8> = verify;

@@ -16,7 +16,7 @@ use crate::transaction::TxHandle;
 use crate::wire;
 
 native_class! {
-    pub const NATIVES = "org/rockcask/internal/StoreNative", constants [contract::STORE_LIMITS, StoreSlot::JAVA, StatsSlot::JAVA] {
+    pub const NATIVES = "org/rockcask/internal/StoreNative", constants [contract::STORE_LIMITS, StoreSlot::JAVA, StatsSlot::JAVA, contract::COMPRESSION_CODES] {
         fn open(path: PathBuf, options: StoreRecord) -> NewHandle<StoreHandle> = open;
         fn close(store: &StoreHandle) -> () = close;
         fn free(store: i64) -> () = free;
@@ -35,7 +35,7 @@ impl Tagged for StoreHandle {
     const NAME: &'static str = "Store";
 }
 
-/// A `Compression` code from Java (the enum's declaration order).
+/// A `Compression` code from Java (`Compression::code`; `contract::COMPRESSION_CODES`).
 pub(crate) fn codec(code: impl Into<i64>) -> BridgeResult<Compression> {
     let code = code.into();
     u8::try_from(code).ok().and_then(Compression::from_code).ok_or_else(|| BridgeError::InvalidArgument(format!("unknown compression code {code}")))

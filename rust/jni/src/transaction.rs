@@ -13,13 +13,14 @@ use parking_lot::{Mutex, MutexGuard};
 use rockcask_core::Transaction;
 
 use crate::args::{Count, JavaByteArray};
+use crate::contract;
 use crate::error::{BridgeError, BridgeResult};
 use crate::handle::{free_handle, Tagged};
 use crate::native_table::native_class;
 use crate::wire::{self, PendingOp, PendingOps, QueueName};
 
 native_class! {
-    pub const NATIVES = "org/rockcask/internal/TransactionNative" {
+    pub const NATIVES = "org/rockcask/internal/TransactionNative", constants [contract::PENDING_OPS] {
         fn free(tx: i64) -> () = free;
         fn apply(tx: &TxHandle, pending: JByteBuffer, length: i32) -> () = apply;
         fn enqueueNew(tx: &TxHandle, queue: QueueName, msb: i64, lsb: i64, payload: JByteArray) -> () = enqueue_new;

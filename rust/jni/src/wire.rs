@@ -180,11 +180,17 @@ mod tests {
     }
 }
 
-/// Operations the Java `Transaction` buffered without crossing JNI (layout written by
-/// `org.rockcask.PendingOps`, big-endian):
-/// `1` enqueue new: u16 name length, UTF-8 name, i64 msb, i64 lsb, i32 payload length, payload;
-/// `2` put: i64 msb, i64 lsb, i32 payload length, payload;
-/// `3` enqueue existing: u16 name length, UTF-8 name, i64 msb, i64 lsb.
+/// The byte each buffered operation starts with; `org.rockcask.PendingOps` repeats them as
+/// constants the library checks (`contract::PENDING_OPS`).
+pub const OP_ENQUEUE_NEW: u8 = 1;
+pub const OP_PUT: u8 = 2;
+pub const OP_ENQUEUE_EXISTING: u8 = 3;
+
+/// Operations the Java `Transaction` buffered without crossing JNI (layout defined here,
+/// written by `org.rockcask.PendingOps`, big-endian):
+/// `OP_ENQUEUE_NEW`: u16 name length, UTF-8 name, i64 msb, i64 lsb, i32 payload length, payload;
+/// `OP_PUT`: i64 msb, i64 lsb, i32 payload length, payload;
+/// `OP_ENQUEUE_EXISTING`: u16 name length, UTF-8 name, i64 msb, i64 lsb.
 #[derive(Debug, PartialEq, Eq)]
 pub enum PendingOp<'a> {
     EnqueueNew { queue: &'a str, id: Uuid, payload: &'a [u8] },
@@ -229,16 +235,16 @@ impl<'a> PendingOps<'a> {
 
     fn next_op(&mut self) -> BridgeResult<PendingOp<'a>> {
         match self.take(1)?[0] {
-            1 => {
+            OP_ENQUEUE_NEW => {
                 let queue = self.queue()?;
                 let id = self.id()?;
                 Ok(PendingOp::EnqueueNew { queue, id, payload: self.payload()? })
             }
-            3 => {
+            OP_ENQUEUE_EXISTING => {
                 let queue = self.queue()?;
                 Ok(PendingOp::EnqueueExisting { queue, id: self.id()? })
             }
-            2 => {
+            OP_PUT => {
                 let id = self.id()?;
                 Ok(PendingOp::Put { id, payload: self.payload()? })
             }

@@ -8,11 +8,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Operations a {@link Transaction} buffers instead of crossing JNI once per item: the buffer is
  * handed to native code in one call before any other operation, at commit, and when full.
- * Layout (big-endian), read by rust/jni/src/wire.rs: {@code 1} enqueue new (u16 name length,
- * name, id, i32 length, payload), {@code 2} put (id, i32 length, payload), {@code 3} enqueue
- * existing (u16 name length, name, id).
+ * Layout (big-endian), defined and read by rust/jni/src/wire.rs ({@code PendingOps}):
+ * {@link #OP_ENQUEUE_NEW} (u16 name length, name, id, i32 length, payload), {@link #OP_PUT}
+ * (id, i32 length, payload), {@link #OP_ENQUEUE_EXISTING} (u16 name length, name, id).
  */
 final class PendingOps {
+    /** The byte each operation starts with (checked by the library as it registers TransactionNative). */
+    static final int OP_ENQUEUE_NEW = 1;
+    static final int OP_PUT = 2;
+    static final int OP_ENQUEUE_EXISTING = 3;
     /** Payloads above this go to native code directly (after a flush), keeping the buffer small. */
     static final int DIRECT_PAYLOAD_BYTES = 64 << 10;
     private static final int CAPACITY = 256 << 10;
@@ -56,7 +60,7 @@ final class PendingOps {
         if (!room(1 + 2 + queue.length + 16 + 4 + payload.length)) {
             return false;
         }
-        buffer.put((byte) 1).putShort((short) queue.length).put(queue);
+        buffer.put((byte) OP_ENQUEUE_NEW).putShort((short) queue.length).put(queue);
         putId(id);
         buffer.putInt(payload.length).put(payload);
         return true;
@@ -66,7 +70,7 @@ final class PendingOps {
         if (!room(1 + 16 + 4 + payload.length)) {
             return false;
         }
-        buffer.put((byte) 2);
+        buffer.put((byte) OP_PUT);
         putId(id);
         buffer.putInt(payload.length).put(payload);
         return true;
@@ -76,7 +80,7 @@ final class PendingOps {
         if (!room(1 + 2 + queue.length + 16)) {
             return false;
         }
-        buffer.put((byte) 3).putShort((short) queue.length).put(queue);
+        buffer.put((byte) OP_ENQUEUE_EXISTING).putShort((short) queue.length).put(queue);
         putId(id);
         return true;
     }

@@ -8,7 +8,11 @@ import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 
-/** Decoding of the packed results native calls return (layout in rust/jni/src/wire.rs). */
+/**
+ * Decoding of the packed results native calls return (layout in rust/jni/src/wire.rs), and the
+ * numbers defined on the native side that Java repeats (limits, compression codes, record
+ * slots; each group says where it is defined and when the library checks it).
+ */
 final class Wire {
     private Wire() {}
 
@@ -19,6 +23,16 @@ final class Wire {
     static final long MIN_WRITE_BUFFER_BYTES = 1L << 20;
     static final long MAX_WRITE_BUFFER_BYTES = 64L << 30;
     static final long MAX_BLOCK_CACHE_BYTES = 1L << 40;
+
+    /**
+     * The code of each {@link Compression} (rust/codec/src/compress.rs {@code Compression::code}
+     * defines them; checked by the library as it registers StoreNative, SnapshotNative and
+     * CodecNative).
+     */
+    static final int COMPRESSION_NONE = 0;
+    static final int COMPRESSION_LZ4 = 1;
+    static final int COMPRESSION_ZSTD = 2;
+    static final int COMPRESSION_SNAPPY = 3;
 
     // Slots of the records crossing JNI (rust/jni/src/contract.rs defines them; the library
     // checks these values when the native classes register).

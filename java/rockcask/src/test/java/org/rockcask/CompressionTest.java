@@ -2,7 +2,9 @@ package org.rockcask;
 
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -22,6 +24,19 @@ public class CompressionTest {
             b.append("Dummy text ");
         }
         return b.substring(0, n).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    public void eachCodecIsFoundByItsCodeAndUnknownCodesAreRefused() {
+        for (Compression c : Compression.values()) {
+            assertSame(c, Compression.ofCode(c.code()));
+        }
+        try {
+            Compression.ofCode(Compression.values().length);
+            fail("an unknown code was accepted");
+        } catch (IllegalArgumentException expected) {
+            assertTrue(expected.getMessage(), expected.getMessage().contains("unknown compression code"));
+        }
     }
 
     @Test

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.rockcask.internal.CodecNative;
 
 /**
  * Protobuf encoding and decoding, in native code, of the SEASR/Meandre BasicDataTypes messages
@@ -30,10 +31,19 @@ import java.util.Map;
 public final class Codec {
     private Codec() {}
 
+    // Message type codes: a shape's first code plus a kind's offset (MessageType::code in
+    // rust/codec/src/message.rs defines them; the library checks these values as it registers
+    // CodecNative).
     private static final int LIST = 0;
     private static final int MAP = 6;
     private static final int ARRAY = 12;
     private static final int FRAME = 18;
+    private static final int BYTES = 0;
+    private static final int INTEGERS = 1;
+    private static final int LONGS = 2;
+    private static final int FLOATS = 3;
+    private static final int DOUBLES = 4;
+    private static final int STRINGS = 5;
     private static final int TARGET_OBJECT = 24;
     private static final byte[][] NO_NAMES = new byte[0][];
 
@@ -134,22 +144,22 @@ public final class Codec {
         if (values == null) {
             throw new NullPointerException("values must not be null");
         }
-        return encode(LIST + 0, Flat.Kind.BLOBS, NO_NAMES, Collections.singletonList(values));
+        return encode(LIST + BYTES, Flat.Kind.BLOBS, NO_NAMES, Collections.singletonList(values));
     }
 
     /** Decodes a {@code Bytes} message. */
     public static byte[][] decodeBytes(byte[] message) {
-        return (byte[][]) decodeList(LIST + 0, message, false);
+        return (byte[][]) decodeList(LIST + BYTES, message, false);
     }
 
     /** Encodes a {@code BytesMap} message (keys and values in the map's iteration order). */
     public static byte[] encodeBytesMap(Map<String, byte[][]> map) {
-        return encodeMap(MAP + 0, Flat.Kind.BLOBS, map);
+        return encodeMap(MAP + BYTES, Flat.Kind.BLOBS, map);
     }
 
     /** Decodes a {@code BytesMap} message. */
     public static Map<String, byte[][]> decodeBytesMap(byte[] message) {
-        return decodeMap(MAP + 0, message, false);
+        return decodeMap(MAP + BYTES, message, false);
     }
 
     /** Encodes a {@code BytesArray} message. */
@@ -157,22 +167,22 @@ public final class Codec {
         if (values == null) {
             throw new NullPointerException("values must not be null");
         }
-        return encode(ARRAY + 0, Flat.Kind.BLOBS, NO_NAMES, Arrays.asList(values));
+        return encode(ARRAY + BYTES, Flat.Kind.BLOBS, NO_NAMES, Arrays.asList(values));
     }
 
     /** Decodes a {@code BytesArray} message. */
     public static byte[][][] decodeBytesArray(byte[] message) {
-        return decodeArray(ARRAY + 0, message, false).toArray(new byte[0][][]);
+        return decodeArray(ARRAY + BYTES, message, false).toArray(new byte[0][][]);
     }
 
     /** Encodes a {@code DenseByteDataFrame} message (each column's name and data always written). */
     public static byte[] encodeBytesFrame(DataFrame<byte[][]> frame) {
-        return encodeFrame(FRAME + 0, Flat.Kind.BLOBS, frame);
+        return encodeFrame(FRAME + BYTES, Flat.Kind.BLOBS, frame);
     }
 
     /** Decodes a {@code DenseByteDataFrame} message. */
     public static DataFrame<byte[][]> decodeBytesFrame(byte[] message) {
-        return decodeFrame(FRAME + 0, message, false);
+        return decodeFrame(FRAME + BYTES, message, false);
     }
 
     // ---- Integers ----
@@ -182,22 +192,22 @@ public final class Codec {
         if (values == null) {
             throw new NullPointerException("values must not be null");
         }
-        return encode(LIST + 1, Flat.Kind.INT32, NO_NAMES, Collections.singletonList(values));
+        return encode(LIST + INTEGERS, Flat.Kind.INT32, NO_NAMES, Collections.singletonList(values));
     }
 
     /** Decodes a {@code Integers} message. */
     public static int[] decodeIntegers(byte[] message) {
-        return (int[]) decodeList(LIST + 1, message, false);
+        return (int[]) decodeList(LIST + INTEGERS, message, false);
     }
 
     /** Encodes a {@code IntegersMap} message (keys and values in the map's iteration order). */
     public static byte[] encodeIntegersMap(Map<String, int[]> map) {
-        return encodeMap(MAP + 1, Flat.Kind.INT32, map);
+        return encodeMap(MAP + INTEGERS, Flat.Kind.INT32, map);
     }
 
     /** Decodes a {@code IntegersMap} message. */
     public static Map<String, int[]> decodeIntegersMap(byte[] message) {
-        return decodeMap(MAP + 1, message, false);
+        return decodeMap(MAP + INTEGERS, message, false);
     }
 
     /** Encodes a {@code IntegersArray} message. */
@@ -205,22 +215,22 @@ public final class Codec {
         if (values == null) {
             throw new NullPointerException("values must not be null");
         }
-        return encode(ARRAY + 1, Flat.Kind.INT32, NO_NAMES, Arrays.asList(values));
+        return encode(ARRAY + INTEGERS, Flat.Kind.INT32, NO_NAMES, Arrays.asList(values));
     }
 
     /** Decodes a {@code IntegersArray} message. */
     public static int[][] decodeIntegersArray(byte[] message) {
-        return decodeArray(ARRAY + 1, message, false).toArray(new int[0][]);
+        return decodeArray(ARRAY + INTEGERS, message, false).toArray(new int[0][]);
     }
 
     /** Encodes a {@code DenseIntegerDataFrame} message (each column's name and data always written). */
     public static byte[] encodeIntegersFrame(DataFrame<int[]> frame) {
-        return encodeFrame(FRAME + 1, Flat.Kind.INT32, frame);
+        return encodeFrame(FRAME + INTEGERS, Flat.Kind.INT32, frame);
     }
 
     /** Decodes a {@code DenseIntegerDataFrame} message. */
     public static DataFrame<int[]> decodeIntegersFrame(byte[] message) {
-        return decodeFrame(FRAME + 1, message, false);
+        return decodeFrame(FRAME + INTEGERS, message, false);
     }
 
     // ---- Longs ----
@@ -230,22 +240,22 @@ public final class Codec {
         if (values == null) {
             throw new NullPointerException("values must not be null");
         }
-        return encode(LIST + 2, Flat.Kind.INT64, NO_NAMES, Collections.singletonList(values));
+        return encode(LIST + LONGS, Flat.Kind.INT64, NO_NAMES, Collections.singletonList(values));
     }
 
     /** Decodes a {@code Longs} message. */
     public static long[] decodeLongs(byte[] message) {
-        return (long[]) decodeList(LIST + 2, message, false);
+        return (long[]) decodeList(LIST + LONGS, message, false);
     }
 
     /** Encodes a {@code LongsMap} message (keys and values in the map's iteration order). */
     public static byte[] encodeLongsMap(Map<String, long[]> map) {
-        return encodeMap(MAP + 2, Flat.Kind.INT64, map);
+        return encodeMap(MAP + LONGS, Flat.Kind.INT64, map);
     }
 
     /** Decodes a {@code LongsMap} message. */
     public static Map<String, long[]> decodeLongsMap(byte[] message) {
-        return decodeMap(MAP + 2, message, false);
+        return decodeMap(MAP + LONGS, message, false);
     }
 
     /** Encodes a {@code LongsArray} message. */
@@ -253,22 +263,22 @@ public final class Codec {
         if (values == null) {
             throw new NullPointerException("values must not be null");
         }
-        return encode(ARRAY + 2, Flat.Kind.INT64, NO_NAMES, Arrays.asList(values));
+        return encode(ARRAY + LONGS, Flat.Kind.INT64, NO_NAMES, Arrays.asList(values));
     }
 
     /** Decodes a {@code LongsArray} message. */
     public static long[][] decodeLongsArray(byte[] message) {
-        return decodeArray(ARRAY + 2, message, false).toArray(new long[0][]);
+        return decodeArray(ARRAY + LONGS, message, false).toArray(new long[0][]);
     }
 
     /** Encodes a {@code DenseLongDataFrame} message (each column's name and data always written). */
     public static byte[] encodeLongsFrame(DataFrame<long[]> frame) {
-        return encodeFrame(FRAME + 2, Flat.Kind.INT64, frame);
+        return encodeFrame(FRAME + LONGS, Flat.Kind.INT64, frame);
     }
 
     /** Decodes a {@code DenseLongDataFrame} message. */
     public static DataFrame<long[]> decodeLongsFrame(byte[] message) {
-        return decodeFrame(FRAME + 2, message, false);
+        return decodeFrame(FRAME + LONGS, message, false);
     }
 
     // ---- Floats ----
@@ -278,22 +288,22 @@ public final class Codec {
         if (values == null) {
             throw new NullPointerException("values must not be null");
         }
-        return encode(LIST + 3, Flat.Kind.FLOAT, NO_NAMES, Collections.singletonList(values));
+        return encode(LIST + FLOATS, Flat.Kind.FLOAT, NO_NAMES, Collections.singletonList(values));
     }
 
     /** Decodes a {@code Floats} message. */
     public static float[] decodeFloats(byte[] message) {
-        return (float[]) decodeList(LIST + 3, message, false);
+        return (float[]) decodeList(LIST + FLOATS, message, false);
     }
 
     /** Encodes a {@code FloatsMap} message (keys and values in the map's iteration order). */
     public static byte[] encodeFloatsMap(Map<String, float[]> map) {
-        return encodeMap(MAP + 3, Flat.Kind.FLOAT, map);
+        return encodeMap(MAP + FLOATS, Flat.Kind.FLOAT, map);
     }
 
     /** Decodes a {@code FloatsMap} message. */
     public static Map<String, float[]> decodeFloatsMap(byte[] message) {
-        return decodeMap(MAP + 3, message, false);
+        return decodeMap(MAP + FLOATS, message, false);
     }
 
     /** Encodes a {@code FloatsArray} message. */
@@ -301,22 +311,22 @@ public final class Codec {
         if (values == null) {
             throw new NullPointerException("values must not be null");
         }
-        return encode(ARRAY + 3, Flat.Kind.FLOAT, NO_NAMES, Arrays.asList(values));
+        return encode(ARRAY + FLOATS, Flat.Kind.FLOAT, NO_NAMES, Arrays.asList(values));
     }
 
     /** Decodes a {@code FloatsArray} message. */
     public static float[][] decodeFloatsArray(byte[] message) {
-        return decodeArray(ARRAY + 3, message, false).toArray(new float[0][]);
+        return decodeArray(ARRAY + FLOATS, message, false).toArray(new float[0][]);
     }
 
     /** Encodes a {@code DenseFloatDataFrame} message (each column's name and data always written). */
     public static byte[] encodeFloatsFrame(DataFrame<float[]> frame) {
-        return encodeFrame(FRAME + 3, Flat.Kind.FLOAT, frame);
+        return encodeFrame(FRAME + FLOATS, Flat.Kind.FLOAT, frame);
     }
 
     /** Decodes a {@code DenseFloatDataFrame} message. */
     public static DataFrame<float[]> decodeFloatsFrame(byte[] message) {
-        return decodeFrame(FRAME + 3, message, false);
+        return decodeFrame(FRAME + FLOATS, message, false);
     }
 
     // ---- Doubles ----
@@ -326,22 +336,22 @@ public final class Codec {
         if (values == null) {
             throw new NullPointerException("values must not be null");
         }
-        return encode(LIST + 4, Flat.Kind.DOUBLE, NO_NAMES, Collections.singletonList(values));
+        return encode(LIST + DOUBLES, Flat.Kind.DOUBLE, NO_NAMES, Collections.singletonList(values));
     }
 
     /** Decodes a {@code Doubles} message. */
     public static double[] decodeDoubles(byte[] message) {
-        return (double[]) decodeList(LIST + 4, message, false);
+        return (double[]) decodeList(LIST + DOUBLES, message, false);
     }
 
     /** Encodes a {@code DoublesMap} message (keys and values in the map's iteration order). */
     public static byte[] encodeDoublesMap(Map<String, double[]> map) {
-        return encodeMap(MAP + 4, Flat.Kind.DOUBLE, map);
+        return encodeMap(MAP + DOUBLES, Flat.Kind.DOUBLE, map);
     }
 
     /** Decodes a {@code DoublesMap} message. */
     public static Map<String, double[]> decodeDoublesMap(byte[] message) {
-        return decodeMap(MAP + 4, message, false);
+        return decodeMap(MAP + DOUBLES, message, false);
     }
 
     /** Encodes a {@code DoublesArray} message. */
@@ -349,22 +359,22 @@ public final class Codec {
         if (values == null) {
             throw new NullPointerException("values must not be null");
         }
-        return encode(ARRAY + 4, Flat.Kind.DOUBLE, NO_NAMES, Arrays.asList(values));
+        return encode(ARRAY + DOUBLES, Flat.Kind.DOUBLE, NO_NAMES, Arrays.asList(values));
     }
 
     /** Decodes a {@code DoublesArray} message. */
     public static double[][] decodeDoublesArray(byte[] message) {
-        return decodeArray(ARRAY + 4, message, false).toArray(new double[0][]);
+        return decodeArray(ARRAY + DOUBLES, message, false).toArray(new double[0][]);
     }
 
     /** Encodes a {@code DenseDoublesDataFrame} message (each column's name and data always written). */
     public static byte[] encodeDoublesFrame(DataFrame<double[]> frame) {
-        return encodeFrame(FRAME + 4, Flat.Kind.DOUBLE, frame);
+        return encodeFrame(FRAME + DOUBLES, Flat.Kind.DOUBLE, frame);
     }
 
     /** Decodes a {@code DenseDoublesDataFrame} message. */
     public static DataFrame<double[]> decodeDoublesFrame(byte[] message) {
-        return decodeFrame(FRAME + 4, message, false);
+        return decodeFrame(FRAME + DOUBLES, message, false);
     }
 
     // ---- Strings ----
@@ -374,22 +384,22 @@ public final class Codec {
         if (values == null) {
             throw new NullPointerException("values must not be null");
         }
-        return encode(LIST + 5, Flat.Kind.BLOBS, NO_NAMES, Collections.singletonList(values));
+        return encode(LIST + STRINGS, Flat.Kind.BLOBS, NO_NAMES, Collections.singletonList(values));
     }
 
     /** Decodes a {@code Strings} message. */
     public static String[] decodeStrings(byte[] message) {
-        return (String[]) decodeList(LIST + 5, message, true);
+        return (String[]) decodeList(LIST + STRINGS, message, true);
     }
 
     /** Encodes a {@code StringsMap} message (keys and values in the map's iteration order). */
     public static byte[] encodeStringsMap(Map<String, String[]> map) {
-        return encodeMap(MAP + 5, Flat.Kind.BLOBS, map);
+        return encodeMap(MAP + STRINGS, Flat.Kind.BLOBS, map);
     }
 
     /** Decodes a {@code StringsMap} message. */
     public static Map<String, String[]> decodeStringsMap(byte[] message) {
-        return decodeMap(MAP + 5, message, true);
+        return decodeMap(MAP + STRINGS, message, true);
     }
 
     /** Encodes a {@code StringsArray} message. */
@@ -397,22 +407,22 @@ public final class Codec {
         if (values == null) {
             throw new NullPointerException("values must not be null");
         }
-        return encode(ARRAY + 5, Flat.Kind.BLOBS, NO_NAMES, Arrays.asList(values));
+        return encode(ARRAY + STRINGS, Flat.Kind.BLOBS, NO_NAMES, Arrays.asList(values));
     }
 
     /** Decodes a {@code StringsArray} message. */
     public static String[][] decodeStringsArray(byte[] message) {
-        return decodeArray(ARRAY + 5, message, true).toArray(new String[0][]);
+        return decodeArray(ARRAY + STRINGS, message, true).toArray(new String[0][]);
     }
 
     /** Encodes a {@code DenseStringsDataFrame} message (each column's name and data always written). */
     public static byte[] encodeStringsFrame(DataFrame<String[]> frame) {
-        return encodeFrame(FRAME + 5, Flat.Kind.BLOBS, frame);
+        return encodeFrame(FRAME + STRINGS, Flat.Kind.BLOBS, frame);
     }
 
     /** Decodes a {@code DenseStringsDataFrame} message. */
     public static DataFrame<String[]> decodeStringsFrame(byte[] message) {
-        return decodeFrame(FRAME + 5, message, true);
+        return decodeFrame(FRAME + STRINGS, message, true);
     }
 
     // ---- compression ----
@@ -426,7 +436,7 @@ public final class Codec {
         if (payload == null || codec == null) {
             throw new NullPointerException("payload and codec must not be null");
         }
-        return CodecNative.compress(codec.ordinal(), payload);
+        return CodecNative.compress(codec.code(), payload);
     }
 
     /** The payload of a form made by {@link #compress}; IllegalArgumentException if it is damaged. */

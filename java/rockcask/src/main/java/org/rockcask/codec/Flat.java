@@ -6,16 +6,29 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.rockcask.internal.CodecNative;
 
 /**
  * A message's content in the flat form that crosses JNI in one call: one direct buffer,
  * numbers in native byte order (bulk-copied with {@code IntBuffer.put/get} and the like),
- * sections padded to 8 bytes. The layout is described in {@code rust/codec/src/flat.rs}.
+ * sections padded to {@link #ALIGN} bytes. The layout is defined in
+ * {@code rust/codec/src/flat.rs}; the library checks the numbers below as it registers
+ * {@link CodecNative}.
  */
 final class Flat {
+    /** Every section starts at a multiple of this many bytes. */
+    static final int ALIGN = 8;
+    /** Bytes of each header: two ints (count and data bytes, count and 0, kind and count, data bytes and 0). */
+    static final int HEADER_BYTES = 8;
+    static final int KIND_INT32 = 0;
+    static final int KIND_INT64 = 1;
+    static final int KIND_FLOAT = 2;
+    static final int KIND_DOUBLE = 3;
+    static final int KIND_BLOBS = 4;
+
     /** Element kinds of a column, as numbered in the flat form. */
     enum Kind {
-        INT32(0), INT64(1), FLOAT(2), DOUBLE(3), BLOBS(4);
+        INT32(KIND_INT32), INT64(KIND_INT64), FLOAT(KIND_FLOAT), DOUBLE(KIND_DOUBLE), BLOBS(KIND_BLOBS);
 
         final int code;
 
@@ -49,11 +62,11 @@ final class Flat {
     }
 
     private static long padded(long n) {
-        return (n + 7) & ~7L;
+        return (n + ALIGN - 1) / ALIGN * ALIGN;
     }
 
     private static void pad(ByteBuffer b) {
-        while (b.position() % 8 != 0) {
+        while (b.position() % ALIGN != 0) {
             b.put((byte) 0);
         }
     }
@@ -88,7 +101,7 @@ final class Flat {
             case INT64: return 8L * ((long[]) column).length;
             case FLOAT: return padded(4L * ((float[]) column).length);
             case DOUBLE: return 8L * ((double[]) column).length;
-            default: return 8 + blobsSize((byte[][]) column);
+            default: return HEADER_BYTES + blobsSize((byte[][]) column);
         }
     }
 
@@ -131,13 +144,13 @@ final class Flat {
      * {@code byte[][]} (strings as UTF-8) by {@code kinds}.
      */
     static byte[] encode(int type, byte[][] names, List<Object> columns, List<Kind> kinds) {
-        long size = 8 + blobsSize(names) + 8;
+        long size = HEADER_BYTES + blobsSize(names) + HEADER_BYTES;
         for (int i = 0; i < columns.size(); i++) {
             Object c = columns.get(i);
             if (c == null) {
                 throw new NullPointerException("column " + i + " is null");
             }
-            size += 8 + columnSize(kinds.get(i), c);
+            size += HEADER_BYTES + columnSize(kinds.get(i), c);
         }
         ByteBuffer b = buffer(size);
         b.putInt(names.length).putInt(dataSize(names));
@@ -250,40 +263,42 @@ final class Flat {
             int kind = b.getInt();
             int count = b.getInt();
             switch (kind) {
-                case 0: {
+                case KIND_INT32: {
                     int[] v = new int[count];
                     b.asIntBuffer().get(v);
                     b.position(b.position() + 4 * count);
                     columns.add(v);
                     break;
                 }
-                case 1: {
+                case KIND_INT64: {
                     long[] v = new long[count];
                     b.asLongBuffer().get(v);
                     b.position(b.position() + 8 * count);
                     columns.add(v);
                     break;
                 }
-                case 2: {
+                case KIND_FLOAT: {
                     float[] v = new float[count];
                     b.asFloatBuffer().get(v);
                     b.position(b.position() + 4 * count);
                     columns.add(v);
                     break;
                 }
-                case 3: {
+                case KIND_DOUBLE: {
                     double[] v = new double[count];
                     b.asDoubleBuffer().get(v);
                     b.position(b.position() + 8 * count);
                     columns.add(v);
                     break;
                 }
-                default: {
+                case KIND_BLOBS: {
                     int dataLen = b.getInt();
                     b.getInt();
                     columns.add(getBlobs(b, count, dataLen));
                     continue;
                 }
+                default:
+                    throw new IllegalStateException("the native codec wrote an unknown column kind " + kind);
             }
             pad(b);
         }

@@ -4,7 +4,8 @@ import java.nio.ByteBuffer;
 
 /**
  * The native calls of a transaction (declared in {@code rust/jni/src/transaction.rs},
- * registered when this class initializes). The caller serializes the calls of one transaction;
+ * registered when this class initializes, after the library has checked the operation codes
+ * of {@code org.rockcask.PendingOps}). The caller serializes the calls of one transaction;
  * a call that finds it busy fails with {@link IllegalStateException}.
  */
 public final class TransactionNative {
