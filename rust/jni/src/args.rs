@@ -123,14 +123,28 @@ impl Ret for Option<Vec<u8>> {
     }
 }
 
-/// A `byte[]` left in the JVM (possibly null), for functions that copy regions of it.
-impl Arg for JByteArray<'_> {
-    type Raw<'local> = JByteArray<'local>;
-    type Value<'local> = JByteArray<'local>;
-    const DESCRIPTOR: &'static str = "[B";
-    fn from_java<'local>(_env: &mut Env<'local>, raw: JByteArray<'local>, _name: &'static str) -> BridgeResult<JByteArray<'local>> {
-        Ok(raw)
-    }
+/// JNI references passed through as they are (possibly null), for functions that work on them
+/// in place.
+macro_rules! pass_through {
+    ($($(#[$meta:meta])* $ty:ident => $d:literal),* $(,)?) => {$(
+        $(#[$meta])*
+        impl Arg for $ty<'_> {
+            type Raw<'local> = $ty<'local>;
+            type Value<'local> = $ty<'local>;
+            const DESCRIPTOR: &'static str = $d;
+            fn from_java<'local>(_env: &mut Env<'local>, raw: $ty<'local>, _name: &'static str) -> BridgeResult<$ty<'local>> {
+                Ok(raw)
+            }
+        }
+    )*};
+}
+pass_through! {
+    /// A `byte[]` left in the JVM, for functions that copy regions of it.
+    JByteArray => "[B",
+    /// A direct `ByteBuffer`; `wire::direct_buffer` reads it.
+    JByteBuffer => "Ljava/nio/ByteBuffer;",
+    /// A `long[]` the function fills.
+    JLongArray => "[J",
 }
 
 /// A `byte[]` the function makes itself (so that it can act when the JVM cannot make one).
@@ -142,26 +156,6 @@ impl Ret for JavaByteArray {
     const DESCRIPTOR: &'static str = "[B";
     fn into_java<'local>(value: JByteArray<'local>, _env: &mut Env<'local>) -> BridgeResult<JByteArray<'local>> {
         Ok(value)
-    }
-}
-
-/// A direct `ByteBuffer`, possibly null; `wire::direct_buffer` reads it.
-impl Arg for JByteBuffer<'_> {
-    type Raw<'local> = JByteBuffer<'local>;
-    type Value<'local> = JByteBuffer<'local>;
-    const DESCRIPTOR: &'static str = "Ljava/nio/ByteBuffer;";
-    fn from_java<'local>(_env: &mut Env<'local>, raw: JByteBuffer<'local>, _name: &'static str) -> BridgeResult<JByteBuffer<'local>> {
-        Ok(raw)
-    }
-}
-
-/// A `long[]` the function fills, possibly null.
-impl Arg for JLongArray<'_> {
-    type Raw<'local> = JLongArray<'local>;
-    type Value<'local> = JLongArray<'local>;
-    const DESCRIPTOR: &'static str = "[J";
-    fn from_java<'local>(_env: &mut Env<'local>, raw: JLongArray<'local>, _name: &'static str) -> BridgeResult<JLongArray<'local>> {
-        Ok(raw)
     }
 }
 

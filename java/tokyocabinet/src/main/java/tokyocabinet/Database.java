@@ -77,14 +77,6 @@ final class Database {
             this.path = path;
         }
 
-        long enter() {
-            return acquire();
-        }
-
-        void exit() {
-            release();
-        }
-
         @Override
         protected void beforeFree(long db) {
             // Ends a running transaction (rollback) and wakes threads waiting to begin one.
@@ -274,25 +266,21 @@ final class Database {
             fail(BDB.EINVALID);
             return failure;
         }
-        long db;
-        try {
-            db = h.enter();
-        } catch (IllegalStateException closed) {
+        return h.callIfOpen(db -> {
+            try {
+                return op.run(db);
+            } catch (CasketException e) {
+                fail(e.code, e.detail);
+                return failure;
+            } catch (RockCaskException e) {
+                // An internal failure of the native layer: reported, never thrown, as the original.
+                fail(BDB.EMISC, e.getMessage());
+                return failure;
+            }
+        }, () -> {
             fail(BDB.EINVALID);
             return failure;
-        }
-        try {
-            return op.run(db);
-        } catch (CasketException e) {
-            fail(e.code, e.detail);
-            return failure;
-        } catch (RockCaskException e) {
-            // An internal failure of the native layer: reported, never thrown, as the original.
-            fail(BDB.EMISC, e.getMessage());
-            return failure;
-        } finally {
-            h.exit();
-        }
+        });
     }
 
     boolean run(VoidCall op) {

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 /**
  * Owner of one native handle: counts the calls in flight so the handle is never freed under a
@@ -55,20 +56,43 @@ public class NativeResource implements AutoCloseable {
         }
     }
 
-    /** Enter a native call; pair with {@link #release()} in a finally block. */
-    protected final long acquire() {
+    /**
+     * {@link #call}, or {@code whenClosed}'s result (without running {@code body}) when this
+     * resource is closed: for callers that report a closed resource other than by
+     * {@link IllegalStateException}.
+     */
+    public final <T> T callIfOpen(LongFunction<T> body, Supplier<T> whenClosed) {
+        if (!tryAcquire()) {
+            return whenClosed.get();
+        }
+        try {
+            return body.apply(handle);
+        } finally {
+            release();
+        }
+    }
+
+    private long acquire() {
+        if (!tryAcquire()) {
+            throw new IllegalStateException(kind + " is closed");
+        }
+        return handle;
+    }
+
+    /** Counts a call in flight, unless closing has started. */
+    private boolean tryAcquire() {
         for (;;) {
             int n = users.get();
             if (n < 0) {
-                throw new IllegalStateException(kind + " is closed");
+                return false;
             }
             if (users.compareAndSet(n, n + 1)) {
-                return handle;
+                return true;
             }
         }
     }
 
-    protected final void release() {
+    private void release() {
         users.decrementAndGet();
     }
 
