@@ -22,7 +22,7 @@ import org.rocksdb.WriteOptions;
  * column family options (entries: queue id + big-endian sequence -> object id + flag; objects:
  * 16-byte id -> flag + payload), one WriteBatch per transaction, synced.
  */
-final class RocksJavaPeer implements AutoCloseable {
+public final class RocksJavaPeer implements AutoCloseable {
     static {
         RocksDB.loadLibrary();
     }
@@ -35,18 +35,33 @@ final class RocksJavaPeer implements AutoCloseable {
     private long tail;
 
     RocksJavaPeer(Path dir) throws RocksDBException {
-        dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true).setDbWriteBufferSize(128L << 20)
-                .setMaxBackgroundJobs(2);
-        cfOptions = new ColumnFamilyOptions().setWriteBufferSize(64L << 20).setMaxWriteBufferNumber(4)
-                .setCompressionType(CompressionType.LZ4_COMPRESSION).setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION)
-                .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(new BloomFilter(10)).setCacheIndexAndFilterBlocks(true));
-        List<ColumnFamilyDescriptor> cfs = Arrays.asList(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
-                new ColumnFamilyDescriptor("entries".getBytes(), cfOptions), new ColumnFamilyDescriptor("objects".getBytes(), cfOptions));
-        db = RocksDB.open(dbOptions, dir.toString(), cfs, handles);
+        dbOptions = dbOptions();
+        cfOptions = columnFamilyOptions();
+        db = open(dir, dbOptions, cfOptions, handles);
         sync = new WriteOptions().setSync(true);
     }
 
-    static byte[] uuidBytes(java.util.UUID id) {
+    /** RockCask's database options. */
+    public static DBOptions dbOptions() {
+        return new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true).setDbWriteBufferSize(128L << 20)
+                .setMaxBackgroundJobs(2);
+    }
+
+    /** RockCask's column family options, the same for entries and objects (bloom filters of 10 bits per key). */
+    public static ColumnFamilyOptions columnFamilyOptions() {
+        return new ColumnFamilyOptions().setWriteBufferSize(64L << 20).setMaxWriteBufferNumber(4)
+                .setCompressionType(CompressionType.LZ4_COMPRESSION).setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION)
+                .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(new BloomFilter(10)).setCacheIndexAndFilterBlocks(true));
+    }
+
+    /** Opens RockCask's layout: the default column family, then "entries" and "objects", their handles in that order. */
+    public static RocksDB open(Path dir, DBOptions dbOptions, ColumnFamilyOptions cfOptions, List<ColumnFamilyHandle> handles) throws RocksDBException {
+        List<ColumnFamilyDescriptor> cfs = Arrays.asList(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
+                new ColumnFamilyDescriptor("entries".getBytes(), cfOptions), new ColumnFamilyDescriptor("objects".getBytes(), cfOptions));
+        return RocksDB.open(dbOptions, dir.toString(), cfs, handles);
+    }
+
+    public static byte[] uuidBytes(java.util.UUID id) {
         return ByteBuffer.allocate(16).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits()).array();
     }
 
