@@ -66,7 +66,7 @@ public final class PeerBenchmark {
                 System.out.println(String.format("[%d/%d] %s / %s (elapsed %.0f s)", done, pairs, workload.key, peer, (System.nanoTime() - start) / 1e9));
                 long t0 = System.nanoTime();
                 PeerResult r = runChild(root, workload, peer, scale);
-                System.out.println(String.format("        %.1f s: %s", (System.nanoTime() - t0) / 1e9, r.error != null ? r.error : r.rows));
+                System.out.println(String.format("        %.1f s: %s", (System.nanoTime() - t0) / 1e9, r.error != null ? r.error : summary(r.rows)));
                 byPeer.put(peer, r);
             }
             results.put(workload, byPeer);
@@ -82,6 +82,12 @@ public final class PeerBenchmark {
             System.out.println();
             System.out.print(PeerTable.format(workload, byPeer));
         });
+    }
+
+    private static String summary(Map<String, Double> rows) {
+        StringBuilder b = new StringBuilder();
+        rows.forEach((label, rate) -> b.append(b.length() == 0 ? "" : "; ").append(label).append(String.format(": %,.0f", rate)));
+        return b.toString();
     }
 
     private static List<String> choosePeers(String[] wanted) {
