@@ -35,10 +35,34 @@ public final class RocksJavaPeer implements AutoCloseable {
     private long tail;
 
     RocksJavaPeer(Path dir) throws RocksDBException {
-        dbOptions = dbOptions();
+        this(dir, dbOptions());
+    }
+
+    /** Opens with the given database options (closed with the peer) and RockCask's column family options. */
+    public RocksJavaPeer(Path dir, DBOptions dbOptions) throws RocksDBException {
+        this.dbOptions = dbOptions;
         cfOptions = columnFamilyOptions();
-        db = open(dir, dbOptions, cfOptions, handles);
+        List<ColumnFamilyDescriptor> cfs = Arrays.asList(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
+                new ColumnFamilyDescriptor("entries".getBytes(), cfOptions), new ColumnFamilyDescriptor("objects".getBytes(), cfOptions));
+        db = RocksDB.open(dbOptions, dir.toString(), cfs, handles);
         sync = new WriteOptions().setSync(true);
+    }
+
+    public RocksDB db() {
+        return db;
+    }
+
+    public ColumnFamilyHandle entries() {
+        return handles.get(1);
+    }
+
+    public ColumnFamilyHandle objects() {
+        return handles.get(2);
+    }
+
+    /** Write options of a synced write: the write-ahead log is synced before the write returns. */
+    public WriteOptions sync() {
+        return sync;
     }
 
     /** RockCask's database options. */
@@ -48,17 +72,10 @@ public final class RocksJavaPeer implements AutoCloseable {
     }
 
     /** RockCask's column family options, the same for entries and objects (bloom filters of 10 bits per key). */
-    public static ColumnFamilyOptions columnFamilyOptions() {
+    private static ColumnFamilyOptions columnFamilyOptions() {
         return new ColumnFamilyOptions().setWriteBufferSize(64L << 20).setMaxWriteBufferNumber(4)
                 .setCompressionType(CompressionType.LZ4_COMPRESSION).setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION)
                 .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(new BloomFilter(10)).setCacheIndexAndFilterBlocks(true));
-    }
-
-    /** Opens RockCask's layout: the default column family, then "entries" and "objects", their handles in that order. */
-    public static RocksDB open(Path dir, DBOptions dbOptions, ColumnFamilyOptions cfOptions, List<ColumnFamilyHandle> handles) throws RocksDBException {
-        List<ColumnFamilyDescriptor> cfs = Arrays.asList(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
-                new ColumnFamilyDescriptor("entries".getBytes(), cfOptions), new ColumnFamilyDescriptor("objects".getBytes(), cfOptions));
-        return RocksDB.open(dbOptions, dir.toString(), cfs, handles);
     }
 
     public static byte[] uuidBytes(java.util.UUID id) {
@@ -67,8 +84,8 @@ public final class RocksJavaPeer implements AutoCloseable {
 
     /** One transaction: for each id, the object (flag + payload) and a queue entry, then a synced write. */
     void enqueueAll(java.util.UUID[] ids, byte[][] payloads) throws RocksDBException {
-        ColumnFamilyHandle entries = handles.get(1);
-        ColumnFamilyHandle objects = handles.get(2);
+        ColumnFamilyHandle entries = entries();
+        ColumnFamilyHandle objects = objects();
         try (WriteBatch batch = new WriteBatch()) {
             for (int i = 0; i < ids.length; i++) {
                 byte[] key = uuidBytes(ids[i]);

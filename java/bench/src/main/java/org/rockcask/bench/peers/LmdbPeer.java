@@ -55,10 +55,7 @@ final class LmdbPeer implements Peer {
             int got = 0;
             for (; got < polls && head + got < tail; got++) {
                 entryKey(head + got);
-                ByteBuffer v = entries.get(txn, key);
-                byte[] copy = new byte[v.remaining()];
-                v.get(copy);
-                bytes += copy.length;
+                bytes += copy(entries.get(txn, key)).length;
                 entries.delete(txn, key);
             }
             for (byte[] p : payloads) {
@@ -77,30 +74,35 @@ final class LmdbPeer implements Peer {
     }
 
     @Override
-    public void putObjects(UUID[] ids, byte[][] payloads) {
-        for (int from = 0; from < ids.length; from += PUT_BATCH) {
+    public void putObjects(UUID[] ids, byte[][] payloads) throws Exception {
+        Batches.sum(ids.length, PUT_BATCH, (from, to) -> {
             try (Txn<ByteBuffer> txn = env.txnWrite()) {
-                for (int i = from; i < Math.min(ids.length, from + PUT_BATCH); i++) {
+                for (int i = from; i < to; i++) {
                     objects.put(txn, objectKey(ids[i]), value(payloads[i]));
                 }
                 txn.commit();
             }
-        }
+            return 0;
+        });
     }
 
     @Override
-    public long readObjects(UUID[] ids, int perTransaction) {
-        long bytes = 0;
-        for (int from = 0; from < ids.length; from += perTransaction) {
+    public long readObjects(UUID[] ids, int perTransaction) throws Exception {
+        return Batches.sum(ids.length, perTransaction, (from, to) -> {
+            long bytes = 0;
             try (Txn<ByteBuffer> txn = env.txnRead()) {
-                for (int i = from; i < Math.min(ids.length, from + perTransaction); i++) {
-                    ByteBuffer v = objects.get(txn, objectKey(ids[i]));
-                    byte[] copy = new byte[v.remaining()];
-                    v.get(copy);
-                    bytes += copy.length;
+                for (int i = from; i < to; i++) {
+                    bytes += copy(objects.get(txn, objectKey(ids[i]))).length;
                 }
             }
-        }
+            return bytes;
+        });
+    }
+
+    /** The value's bytes, out of the map (valid only inside its transaction). */
+    private static byte[] copy(ByteBuffer v) {
+        byte[] bytes = new byte[v.remaining()];
+        v.get(bytes);
         return bytes;
     }
 

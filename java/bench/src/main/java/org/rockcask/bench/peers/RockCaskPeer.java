@@ -84,29 +84,30 @@ final class RockCaskPeer implements Peer {
     }
 
     @Override
-    public void putObjects(UUID[] ids, byte[][] payloads) {
-        for (int from = 0; from < ids.length; from += PUT_BATCH) {
+    public void putObjects(UUID[] ids, byte[][] payloads) throws Exception {
+        Batches.sum(ids.length, PUT_BATCH, (from, to) -> {
             try (Transaction tx = store.begin()) {
-                for (int i = from; i < Math.min(ids.length, from + PUT_BATCH); i++) {
+                for (int i = from; i < to; i++) {
                     tx.put(ids[i], payloads[i]);
                 }
                 tx.commit();
             }
-        }
+            return 0;
+        });
     }
 
     @Override
-    public long readObjects(UUID[] ids, int perTransaction) {
-        long bytes = 0;
-        for (int from = 0; from < ids.length; from += perTransaction) {
+    public long readObjects(UUID[] ids, int perTransaction) throws Exception {
+        return Batches.sum(ids.length, perTransaction, (from, to) -> {
+            long bytes = 0;
             // A read-only transaction: closed without commit.
             try (Transaction tx = store.begin()) {
-                for (int i = from; i < Math.min(ids.length, from + perTransaction); i++) {
+                for (int i = from; i < to; i++) {
                     bytes += tx.get(ids[i]).length;
                 }
             }
-        }
-        return bytes;
+            return bytes;
+        });
     }
 
     @Override

@@ -1,13 +1,9 @@
 package org.rockcask.bench.peers;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 import org.rockcask.bench.RocksJavaPeer;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.ColumnFamilyOptions;
-import org.rocksdb.DBOptions;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksIterator;
@@ -32,13 +28,7 @@ import org.rocksdb.WriteOptions;
  * forward. Reads: a snapshot per read transaction, one get per id.
  */
 final class RocksJavaStorePeer implements Peer {
-    static {
-        RocksDB.loadLibrary();
-    }
-
-    private final DBOptions dbOptions;
-    private final ColumnFamilyOptions cfOptions;
-    private final List<ColumnFamilyHandle> handles = new ArrayList<>();
+    private final RocksJavaPeer rocks;
     private final RocksDB db;
     private final ColumnFamilyHandle entries;
     private final ColumnFamilyHandle objects;
@@ -47,12 +37,11 @@ final class RocksJavaStorePeer implements Peer {
     private long tail;
 
     RocksJavaStorePeer(Path dir) throws Exception {
-        dbOptions = RocksJavaPeer.dbOptions().setRecycleLogFileNum(4).setManualWalFlush(false);
-        cfOptions = RocksJavaPeer.columnFamilyOptions();
-        db = RocksJavaPeer.open(dir, dbOptions, cfOptions, handles);
-        entries = handles.get(1);
-        objects = handles.get(2);
-        sync = new WriteOptions().setSync(true);
+        rocks = new RocksJavaPeer(dir, RocksJavaPeer.dbOptions().setRecycleLogFileNum(4).setManualWalFlush(false));
+        db = rocks.db();
+        entries = rocks.entries();
+        objects = rocks.objects();
+        sync = rocks.sync();
     }
 
     @Override
@@ -92,40 +81,35 @@ final class RocksJavaStorePeer implements Peer {
 
     @Override
     public void putObjects(UUID[] ids, byte[][] payloads) throws Exception {
-        for (int from = 0; from < ids.length; from += PUT_BATCH) {
+        Batches.sum(ids.length, PUT_BATCH, (from, to) -> {
             try (WriteBatch batch = new WriteBatch()) {
-                for (int i = from; i < Math.min(ids.length, from + PUT_BATCH); i++) {
+                for (int i = from; i < to; i++) {
                     batch.put(objects, Keys.object(ids[i]), payloads[i]);
                 }
                 db.write(sync, batch);
             }
-        }
+            return 0;
+        });
     }
 
     @Override
     public long readObjects(UUID[] ids, int perTransaction) throws Exception {
-        long bytes = 0;
-        for (int from = 0; from < ids.length; from += perTransaction) {
+        return Batches.sum(ids.length, perTransaction, (from, to) -> {
+            long bytes = 0;
             Snapshot snapshot = db.getSnapshot();
             try (ReadOptions read = new ReadOptions().setSnapshot(snapshot)) {
-                for (int i = from; i < Math.min(ids.length, from + perTransaction); i++) {
+                for (int i = from; i < to; i++) {
                     bytes += db.get(objects, read, Keys.object(ids[i])).length;
                 }
             } finally {
                 db.releaseSnapshot(snapshot);
             }
-        }
-        return bytes;
+            return bytes;
+        });
     }
 
     @Override
     public void close() {
-        for (ColumnFamilyHandle h : handles) {
-            h.close();
-        }
-        db.close();
-        sync.close();
-        cfOptions.close();
-        dbOptions.close();
+        rocks.close();
     }
 }

@@ -91,23 +91,24 @@ final class SqlitePeer implements Peer {
     }
 
     @Override
-    public void putObjects(UUID[] ids, byte[][] payloads) throws SQLException {
-        for (int from = 0; from < ids.length; from += PUT_BATCH) {
-            for (int i = from; i < Math.min(ids.length, from + PUT_BATCH); i++) {
+    public void putObjects(UUID[] ids, byte[][] payloads) throws Exception {
+        Batches.sum(ids.length, PUT_BATCH, (from, to) -> {
+            for (int i = from; i < to; i++) {
                 insertObject.setBytes(1, Keys.object(ids[i]));
                 insertObject.setBytes(2, payloads[i]);
                 insertObject.addBatch();
             }
             insertObject.executeBatch();
             db.commit();
-        }
+            return 0;
+        });
     }
 
     @Override
-    public long readObjects(UUID[] ids, int perTransaction) throws SQLException {
-        long bytes = 0;
-        for (int from = 0; from < ids.length; from += perTransaction) {
-            for (int i = from; i < Math.min(ids.length, from + perTransaction); i++) {
+    public long readObjects(UUID[] ids, int perTransaction) throws Exception {
+        return Batches.sum(ids.length, perTransaction, (from, to) -> {
+            long bytes = 0;
+            for (int i = from; i < to; i++) {
                 selectObject.setBytes(1, Keys.object(ids[i]));
                 try (ResultSet rs = selectObject.executeQuery()) {
                     if (!rs.next()) {
@@ -118,8 +119,8 @@ final class SqlitePeer implements Peer {
             }
             // Ends the read transaction.
             db.commit();
-        }
-        return bytes;
+            return bytes;
+        });
     }
 
     @Override
