@@ -8,7 +8,7 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/rockcask/cargo-target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 GRADLE := gradle --no-daemon --console=plain
 
-.PHONY: setup build demo test bench clean
+.PHONY: setup build demo test bench bench-peers clean
 
 setup:
 	@tools/setup.sh
@@ -27,13 +27,19 @@ test: setup
 	@tools/run-tests.sh
 
 # Full benchmarks for docs/BENCHMARKS.md (N up to 10^6, native and drop-in; 10^7 queue cycles;
-# serialization; snapshots of 10^6 and 4x10^6 items).
+# serialization; snapshots of 10^6 and 4x10^6 items; the peer benchmark).
 bench: setup
 	$(GRADLE) :bench:seedExperiment1 -PbenchArgs=1000000
 	$(GRADLE) :bench:dropInSeedExperiment1 -PbenchArgs=1000000
 	$(GRADLE) :bench:queueSteadyState
 	$(GRADLE) :bench:seedExperiment2 -PbenchArgs="$(CURDIR)/docs/seed2 100"
 	cargo run --release --locked -p rockcask-core --example snapshot_bench -- $(CARGO_TARGET_DIR)/snapshot-bench
+	$(MAKE) bench-peers
+
+# RockCask beside the embedded stores a JVM flow could use instead (queue cycles, seed
+# experiment 1, random reads), each workload and store in a JVM of its own.
+bench-peers: setup
+	$(GRADLE) :bench:peerBenchmark
 
 clean:
 	$(GRADLE) clean

@@ -8,16 +8,17 @@ import java.nio.file.Paths;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 
-final class Dirs {
+/** The benchmarks' store directories, under the system property {@code rockcask.bench.dir}. */
+public final class Dirs {
     private Dirs() {}
 
-    static Path benchRoot() throws IOException {
+    public static Path benchRoot() throws IOException {
         Path root = Paths.get(System.getProperty("rockcask.bench.dir", "build/bench-stores")).toAbsolutePath();
         Files.createDirectories(root);
         return root;
     }
 
-    static void delete(Path p) throws IOException {
+    public static void delete(Path p) throws IOException {
         if (!Files.exists(p)) {
             return;
         }
@@ -36,7 +37,7 @@ final class Dirs {
         });
     }
 
-    static long size(Path p) throws IOException {
+    public static long size(Path p) throws IOException {
         try (java.util.stream.Stream<Path> s = Files.walk(p)) {
             return s.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
         }

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * as the benchmark: synced 4 KiB writes per second (the fsync floor of a commit) and sequential
  * write bandwidth (1 GiB ended by fdatasync).
  */
-final class DiskLimits {
+public final class DiskLimits {
     final double syncedWritesPerSecond;
     final double sequentialMBPerSecond;
 
@@ -23,7 +23,7 @@ final class DiskLimits {
         this.sequentialMBPerSecond = sequentialMBPerSecond;
     }
 
-    static DiskLimits measure(Path dir) throws IOException, InterruptedException {
+    public static DiskLimits measure(Path dir) throws IOException, InterruptedException {
         Files.createDirectories(dir);
         Path f = Files.createTempFile(dir, ".disk-limits", "");
         try {

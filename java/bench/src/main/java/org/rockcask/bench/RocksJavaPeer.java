@@ -22,7 +22,7 @@ import org.rocksdb.WriteOptions;
  * column family options (entries: queue id + big-endian sequence -> object id + flag; objects:
  * 16-byte id -> flag + payload), one WriteBatch per transaction, synced.
  */
-final class RocksJavaPeer implements AutoCloseable {
+public final class RocksJavaPeer implements AutoCloseable {
     static {
         RocksDB.loadLibrary();
     }
@@ -35,25 +35,57 @@ final class RocksJavaPeer implements AutoCloseable {
     private long tail;
 
     RocksJavaPeer(Path dir) throws RocksDBException {
-        dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true).setDbWriteBufferSize(128L << 20)
-                .setMaxBackgroundJobs(2);
-        cfOptions = new ColumnFamilyOptions().setWriteBufferSize(64L << 20).setMaxWriteBufferNumber(4)
-                .setCompressionType(CompressionType.LZ4_COMPRESSION).setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION)
-                .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(new BloomFilter(10)).setCacheIndexAndFilterBlocks(true));
+        this(dir, dbOptions());
+    }
+
+    /** Opens with the given database options (closed with the peer) and RockCask's column family options. */
+    public RocksJavaPeer(Path dir, DBOptions dbOptions) throws RocksDBException {
+        this.dbOptions = dbOptions;
+        cfOptions = columnFamilyOptions();
         List<ColumnFamilyDescriptor> cfs = Arrays.asList(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
                 new ColumnFamilyDescriptor("entries".getBytes(), cfOptions), new ColumnFamilyDescriptor("objects".getBytes(), cfOptions));
         db = RocksDB.open(dbOptions, dir.toString(), cfs, handles);
         sync = new WriteOptions().setSync(true);
     }
 
-    static byte[] uuidBytes(java.util.UUID id) {
+    public RocksDB db() {
+        return db;
+    }
+
+    public ColumnFamilyHandle entries() {
+        return handles.get(1);
+    }
+
+    public ColumnFamilyHandle objects() {
+        return handles.get(2);
+    }
+
+    /** Write options of a synced write: the write-ahead log is synced before the write returns. */
+    public WriteOptions sync() {
+        return sync;
+    }
+
+    /** RockCask's database options. */
+    public static DBOptions dbOptions() {
+        return new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true).setDbWriteBufferSize(128L << 20)
+                .setMaxBackgroundJobs(2);
+    }
+
+    /** RockCask's column family options, the same for entries and objects (bloom filters of 10 bits per key). */
+    private static ColumnFamilyOptions columnFamilyOptions() {
+        return new ColumnFamilyOptions().setWriteBufferSize(64L << 20).setMaxWriteBufferNumber(4)
+                .setCompressionType(CompressionType.LZ4_COMPRESSION).setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION)
+                .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(new BloomFilter(10)).setCacheIndexAndFilterBlocks(true));
+    }
+
+    public static byte[] uuidBytes(java.util.UUID id) {
         return ByteBuffer.allocate(16).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits()).array();
     }
 
     /** One transaction: for each id, the object (flag + payload) and a queue entry, then a synced write. */
     void enqueueAll(java.util.UUID[] ids, byte[][] payloads) throws RocksDBException {
-        ColumnFamilyHandle entries = handles.get(1);
-        ColumnFamilyHandle objects = handles.get(2);
+        ColumnFamilyHandle entries = entries();
+        ColumnFamilyHandle objects = objects();
         try (WriteBatch batch = new WriteBatch()) {
             for (int i = 0; i < ids.length; i++) {
                 byte[] key = uuidBytes(ids[i]);

@@ -13,6 +13,9 @@ import java.util.UUID;
  * read back and returned so that nothing is optimised away; the caller checks it.
  */
 public interface Peer extends AutoCloseable {
+    /** Objects per synced transaction in {@link #putObjects}. */
+    int PUT_BATCH = 10_000;
+
     /** Queue cycles: makes queue "q" hold {@code depth} entries of {@code payload}, committed. */
     void fillQueue(int depth, byte[] payload) throws Exception;
 

@@ -15,6 +15,11 @@ public final class Peers {
 
     static {
         // Registered by each peer's class: ALL.put("name", Dir -> new XPeer(dir));
+        ALL.put("RockCask", dir -> new RockCaskPeer(dir, false));
+        ALL.put("RockCask put+id", dir -> new RockCaskPeer(dir, true));
+        ALL.put("RocksJava", RocksJavaStorePeer::new);
+        ALL.put("LMDB", LmdbPeer::new);
+        ALL.put("SQLite", SqlitePeer::new);
     }
 
     private Peers() {}

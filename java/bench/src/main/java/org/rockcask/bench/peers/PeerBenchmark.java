@@ -1,0 +1,149 @@
+package org.rockcask.bench.peers;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.rockcask.bench.DiskLimits;
+import org.rockcask.bench.Dirs;
+
+/**
+ * The peer benchmark: every (workload, peer) pair in a child JVM of its own ({@link PeerRun}),
+ * back to back, then one table per workload ({@link PeerTable}) between the disk limits measured
+ * before and after the run.
+ *
+ * <p>Arguments, all optional: {@code quick} (1/100 of the items and transactions: a smoke run),
+ * {@code scale=X} (default 1: the full sizes), {@code workloads=queue,seed1,reads} and
+ * {@code peers=NAME,...} (names as the tables print them, case, spaces and punctuation ignored:
+ * {@code peers=rockcask,rockcaskputid,lmdb}). The children's classpath is the system property
+ * {@code rockcask.bench.classpath} (else this JVM's).
+ */
+public final class PeerBenchmark {
+    private PeerBenchmark() {}
+
+    public static void main(String[] args) throws Exception {
+        double scale = 1;
+        List<PeerWorkload> workloads = new ArrayList<>(Arrays.asList(PeerWorkload.values()));
+        List<String> peers = new ArrayList<>(Peers.all().keySet());
+        for (String arg : args) {
+            if (arg.equals("quick")) {
+                scale = 0.01;
+            } else if (arg.startsWith("scale=")) {
+                scale = Double.parseDouble(arg.substring("scale=".length()));
+            } else if (arg.startsWith("workloads=")) {
+                workloads.clear();
+                for (String w : arg.substring("workloads=".length()).split(",")) {
+                    workloads.add(PeerWorkload.byKey(w));
+                }
+            } else if (arg.startsWith("peers=")) {
+                peers = choosePeers(arg.substring("peers=".length()).split(","));
+            } else {
+                throw new IllegalArgumentException("unknown argument " + arg + " (quick, scale=X, workloads=queue,seed1,reads, peers=NAME,...)");
+            }
+        }
+
+        Path root = Dirs.benchRoot();
+        System.out.println(String.format("Peer benchmark, scale %s: java %s, %d cores, dir %s", scale, System.getProperty("java.version"),
+                Runtime.getRuntime().availableProcessors(), root));
+        String diskBefore = DiskLimits.measure(root).toString();
+        System.out.println("before: " + diskBefore);
+
+        long start = System.nanoTime();
+        int pairs = workloads.size() * peers.size();
+        int done = 0;
+        Map<PeerWorkload, Map<String, PeerResult>> results = new LinkedHashMap<>();
+        for (PeerWorkload workload : workloads) {
+            Map<String, PeerResult> byPeer = new LinkedHashMap<>();
+            for (String peer : peers) {
+                done++;
+                System.out.println(String.format("[%d/%d] %s / %s (elapsed %.0f s)", done, pairs, workload.key, peer, (System.nanoTime() - start) / 1e9));
+                long t0 = System.nanoTime();
+                PeerResult r = runChild(root, workload, peer, scale);
+                System.out.println(String.format("        %.1f s: %s", (System.nanoTime() - t0) / 1e9, r.error != null ? r.error : summary(r.rows)));
+                byPeer.put(peer, r);
+            }
+            results.put(workload, byPeer);
+        }
+        String diskAfter = DiskLimits.measure(root).toString();
+
+        System.out.println();
+        System.out.println(String.format("Peer benchmark, scale %s, %.0f s; each cell: rate (ratio to %s; above 1.00x the peer is faster)", scale,
+                (System.nanoTime() - start) / 1e9, PeerTable.BASELINE));
+        System.out.println("before: " + diskBefore);
+        System.out.println("after:  " + diskAfter);
+        results.forEach((workload, byPeer) -> {
+            System.out.println();
+            System.out.print(PeerTable.format(workload, byPeer));
+        });
+    }
+
+    private static String summary(Map<String, Double> rows) {
+        StringBuilder b = new StringBuilder();
+        rows.forEach((label, rate) -> b.append(b.length() == 0 ? "" : "; ").append(label).append(String.format(": %,.0f", rate)));
+        return b.toString();
+    }
+
+    private static List<String> choosePeers(String[] wanted) {
+        List<String> chosen = new ArrayList<>();
+        for (String w : wanted) {
+            String found = null;
+            for (String name : Peers.all().keySet()) {
+                if (normalized(name).equals(normalized(w))) {
+                    found = name;
+                }
+            }
+            if (found == null) {
+                throw new IllegalArgumentException("no peer " + w + " (" + Peers.all().keySet() + ")");
+            }
+            chosen.add(found);
+        }
+        return chosen;
+    }
+
+    private static String normalized(String name) {
+        return name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
+    }
+
+    /** Runs one pair in a child JVM; its other output is echoed, indented. */
+    private static PeerResult runChild(Path root, PeerWorkload workload, String peer, double scale) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+        cmd.add("-Xmx" + workload.heap);
+        // lmdbjava reads direct buffers' addresses through these packages.
+        cmd.addAll(Arrays.asList("--add-opens", "java.base/java.nio=ALL-UNNAMED", "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED"));
+        cmd.add("-Drockcask.bench.dir=" + root);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("rockcask.bench.classpath", System.getProperty("java.class.path")));
+        cmd.addAll(Arrays.asList(PeerRun.class.getName(), workload.key, peer, Double.toString(scale)));
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            PeerResult result = null;
+            String last = "";
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null;) {
+                    PeerResult parsed = PeerResult.parse(line);
+                    if (parsed != null) {
+                        result = parsed;
+                    } else {
+                        System.out.println("        | " + line);
+                        last = line;
+                    }
+                }
+            }
+            int exit = p.waitFor();
+            if (result == null) {
+                result = PeerResult.failed("child exited with " + exit + (last.isEmpty() ? "" : ": " + last));
+            }
+            return result;
+        } catch (Exception e) {
+            return PeerResult.failed(e);
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package org.rockcask.bench.peers;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+
+/**
+ * The three flow workloads of the peer benchmark, at a scale (1 = the full sizes, 0.01 = a smoke
+ * run with 1/100 of the items and transactions). Each returns its rows (label -> rate) and
+ * checks what it read back, throwing if a peer lost or changed anything.
+ */
+enum PeerWorkload {
+    QUEUE("queue", "Queue cycles: a queue at depth 1,000; each synced transaction polls 100 and enqueues 100 payloads of 64 bytes",
+            "items moved/s", "2g") {
+        @Override
+        Map<String, Double> run(Peer peer, double scale) throws Exception {
+            int depth = 1_000;
+            int perTransaction = 100;
+            int transactions = scaled(10_000, scale);
+            Random random = new Random(1);
+            byte[][] payloads = new byte[perTransaction][64];
+            for (byte[] p : payloads) {
+                random.nextBytes(p);
+            }
+            peer.fillQueue(depth, payloads[0]);
+            // Warm-up (JIT, the store's first flushes), not timed.
+            cycles(peer, Math.max(10, transactions / 10), payloads);
+            long t0 = System.nanoTime();
+            cycles(peer, transactions, payloads);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            check("drained bytes", peer.cycle(depth, new byte[0][]), (long) depth * 64);
+            return row(String.format("%,d transactions of %d+%d", transactions, perTransaction, perTransaction),
+                    (double) transactions * perTransaction / seconds);
+        }
+
+        private void cycles(Peer peer, int transactions, byte[][] payloads) throws Exception {
+            for (int t = 0; t < transactions; t++) {
+                check("polled bytes", peer.cycle(payloads.length, payloads), (long) payloads.length * 64);
+            }
+        }
+    },
+
+    SEED1("seed1", "Seed experiment 1: N items (each a UUID's 36-character string) enqueued in one synced transaction", "items/s", "2g") {
+        @Override
+        Map<String, Double> run(Peer peer, double scale) throws Exception {
+            seconds(peer, scaled(10_000, scale));
+            seconds(peer, scaled(10_000, scale));
+            Map<String, Double> rows = new LinkedHashMap<>();
+            for (int full : new int[] {100, 1_000, 10_000, 100_000}) {
+                int n = scaled(full, scale);
+                int reps = n <= 100 ? 30 : n <= 10_000 ? 8 : 4;
+                double total = 0;
+                for (int r = 0; r < reps; r++) {
+                    total += seconds(peer, n);
+                }
+                rows.put(String.format("N = %,d (%d reps)", n, reps), n / (total / reps));
+            }
+            return rows;
+        }
+
+        /** Seconds of one transaction of {@code n} items; the queue is drained (untimed) and checked afterwards. */
+        private double seconds(Peer peer, int n) throws Exception {
+            byte[][] payloads = new byte[n][];
+            for (int i = 0; i < n; i++) {
+                payloads[i] = UUID.randomUUID().toString().getBytes(StandardCharsets.US_ASCII);
+            }
+            long t0 = System.nanoTime();
+            peer.enqueueAll(payloads);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            check("drained bytes", peer.cycle(n, new byte[0][]), 36L * n);
+            return seconds;
+        }
+    },
+
+    READS("reads", "Random reads: objects of 256 bytes under random UUIDs, warm, every id once in a shuffled order, 1,000 gets per read transaction, -Xmx128m",
+            "reads/s", "128m") {
+        @Override
+        Map<String, Double> run(Peer peer, double scale) throws Exception {
+            int n = scaled(1_000_000, scale);
+            int size = 256;
+            Random random = new Random(1);
+            UUID[] ids = new UUID[n];
+            for (int i = 0; i < n; i++) {
+                ids[i] = new UUID(random.nextLong(), random.nextLong());
+            }
+            // Loaded a batch at a time: the payloads of all objects would not fit in the heap.
+            for (int from = 0; from < n; from += Peer.PUT_BATCH) {
+                int count = Math.min(Peer.PUT_BATCH, n - from);
+                byte[][] payloads = new byte[count][size];
+                for (byte[] p : payloads) {
+                    random.nextBytes(p);
+                }
+                peer.putObjects(Arrays.copyOfRange(ids, from, from + count), payloads);
+            }
+            check("warm-up bytes", peer.readObjects(ids, 1_000), (long) n * size);
+            Collections.shuffle(Arrays.asList(ids), random);
+            long t0 = System.nanoTime();
+            long bytes = peer.readObjects(ids, 1_000);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            check("bytes read", bytes, (long) n * size);
+            return row(String.format("%,d objects", n), n / seconds);
+        }
+    };
+
+    final String key;
+    final String title;
+    final String unit;
+    /** The child JVM's -Xmx. */
+    final String heap;
+
+    PeerWorkload(String key, String title, String unit, String heap) {
+        this.key = key;
+        this.title = title;
+        this.unit = unit;
+        this.heap = heap;
+    }
+
+    /** Runs the workload on an open, empty peer; label -> rate, in the table's row order. */
+    abstract Map<String, Double> run(Peer peer, double scale) throws Exception;
+
+    static PeerWorkload byKey(String key) {
+        for (PeerWorkload w : values()) {
+            if (w.key.equals(key)) {
+                return w;
+            }
+        }
+        throw new IllegalArgumentException("no workload " + key + " (queue, seed1, reads)");
+    }
+
+    static int scaled(int full, double scale) {
+        return (int) Math.max(1, Math.round(full * scale));
+    }
+
+    static Map<String, Double> row(String label, double rate) {
+        Map<String, Double> rows = new LinkedHashMap<>();
+        rows.put(label, rate);
+        return rows;
+    }
+
+    static void check(String what, long got, long expected) {
+        if (got != expected) {
+            throw new IllegalStateException(what + ": " + got + ", expected " + expected);
+        }
+    }
+}

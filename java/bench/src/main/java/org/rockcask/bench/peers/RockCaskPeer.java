@@ -1,0 +1,117 @@
+package org.rockcask.bench.peers;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import org.rockcask.Message;
+import org.rockcask.Store;
+import org.rockcask.StoreOptions;
+import org.rockcask.Transaction;
+
+/**
+ * RockCask at its defaults ({@link StoreOptions#defaults()}: sync on commit, so each
+ * {@link Transaction#commit()} returns after RocksDB's write-ahead log is synced), in one of its
+ * two forms:
+ * <ul>
+ *   <li>enqueue: {@code tx.enqueue("q", bytes)}, the queue owning the object it creates, which
+ *       is deleted when its entry is consumed;</li>
+ *   <li>put+id: {@code tx.put(id, bytes)} under a random id, then {@code tx.enqueue("q", id)}, as
+ *       a flow that names its objects does; such an object lives until deleted, so a cycle
+ *       deletes each object it consumes, leaving the store as small as the other form's.</li>
+ * </ul>
+ * The queue's head is found by RockCask itself (it keeps it per queue), not by this class.
+ */
+final class RockCaskPeer implements Peer {
+    private static final String QUEUE = "q";
+
+    private final Store store;
+    private final boolean putById;
+
+    RockCaskPeer(Path dir, boolean putById) {
+        this.store = Store.open(dir, StoreOptions.defaults());
+        this.putById = putById;
+    }
+
+    @Override
+    public void fillQueue(int depth, byte[] payload) {
+        try (Transaction tx = store.begin()) {
+            for (int i = 0; i < depth; i++) {
+                append(tx, payload);
+            }
+            tx.commit();
+        }
+    }
+
+    @Override
+    public long cycle(int polls, byte[][] payloads) {
+        long bytes = 0;
+        try (Transaction tx = store.begin()) {
+            List<Message> got = tx.poll(QUEUE, polls);
+            for (Message m : got) {
+                bytes += m.payload().length;
+                if (putById) {
+                    tx.delete(m.id());
+                }
+            }
+            for (byte[] p : payloads) {
+                append(tx, p);
+            }
+            tx.commit();
+        }
+        return bytes;
+    }
+
+    @Override
+    public void enqueueAll(byte[][] payloads) {
+        try (Transaction tx = store.begin()) {
+            for (byte[] p : payloads) {
+                append(tx, p);
+            }
+            tx.commit();
+        }
+    }
+
+    private void append(Transaction tx, byte[] payload) {
+        if (putById) {
+            ThreadLocalRandom r = ThreadLocalRandom.current();
+            UUID id = new UUID(r.nextLong(), r.nextLong());
+            tx.put(id, payload);
+            tx.enqueue(QUEUE, id);
+        } else {
+            tx.enqueue(QUEUE, payload);
+        }
+    }
+
+    @Override
+    public void putObjects(UUID[] ids, byte[][] payloads) throws Exception {
+        Batches.sum(ids.length, PUT_BATCH, (from, to) -> {
+            try (Transaction tx = store.begin()) {
+                for (int i = from; i < to; i++) {
+                    tx.put(ids[i], payloads[i]);
+                }
+                tx.commit();
+            }
+            return 0;
+        });
+    }
+
+    @Override
+    public long readObjects(UUID[] ids, int perTransaction) throws Exception {
+        return Batches.sum(ids.length, perTransaction, (from, to) -> {
+            long bytes = 0;
+            // A read-only transaction: closed without commit.
+            try (Transaction tx = store.begin()) {
+                for (int i = from; i < to; i++) {
+                    bytes += tx.get(ids[i]).length;
+                }
+            }
+            return bytes;
+        });
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+}
