@@ -32,11 +32,9 @@ public final class CasketSnapshots {
         Objects.requireNonNull(databasePath, "databasePath");
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(options, "options");
-        Path abs = file.toAbsolutePath();
-        long[] info = new long[Wire.INFO_SLOTS];
-        byte[] strings = SnapshotNative.exportCasket(Store.utf8(databasePath.toAbsolutePath()), Store.utf8(abs), options.record(),
-                SnapshotProgress.Relay.of(options.progress()), info);
-        return Store.snapshotInfo(abs, strings, info);
+        byte[] database = Store.utf8(databasePath.toAbsolutePath());
+        return Store.snapshot(file, (target, info) -> SnapshotNative.exportCasket(database, target, options.record(),
+                SnapshotProgress.Relay.of(options.progress()), info));
     }
 
     /**
@@ -53,10 +51,8 @@ public final class CasketSnapshots {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(databasePath, "databasePath");
         Objects.requireNonNull(options, "options");
-        Path abs = file.toAbsolutePath();
-        long[] info = new long[Wire.INFO_SLOTS];
-        byte[] strings = SnapshotNative.importCasket(Store.utf8(abs), Store.utf8(databasePath.toAbsolutePath()), options.workers(),
-                SnapshotProgress.Relay.of(options.progress()), info);
-        return Store.snapshotInfo(abs, strings, info);
+        byte[] database = Store.utf8(databasePath.toAbsolutePath());
+        return Store.snapshot(file, (source, info) -> SnapshotNative.importCasket(source, database, options.workers(),
+                SnapshotProgress.Relay.of(options.progress()), info));
     }
 }

@@ -95,19 +95,16 @@ public final class Store implements AutoCloseable {
     public SnapshotInfo exportTo(Path file, ExportOptions options) {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(options, "options");
-        Path abs = file.toAbsolutePath();
-        long[] info = new long[Wire.INFO_SLOTS];
         long[] record = options.record();
-        byte[] strings = handle.call(h -> {
+        return snapshot(file, (target, info) -> handle.call(h -> {
             Store outer = EXPORTING.get();
             EXPORTING.set(this);
             try {
-                return SnapshotNative.exportStore(h, utf8(abs), record, SnapshotProgress.Relay.of(options.progress()), info);
+                return SnapshotNative.exportStore(h, target, record, SnapshotProgress.Relay.of(options.progress()), info);
             } finally {
                 EXPORTING.set(outer);
             }
-        });
-        return snapshotInfo(abs, strings, info);
+        }));
     }
 
     /**
@@ -125,11 +122,9 @@ public final class Store implements AutoCloseable {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(newStoreDir, "newStoreDir");
         Objects.requireNonNull(options, "options");
-        Path abs = file.toAbsolutePath();
-        long[] info = new long[Wire.INFO_SLOTS];
-        byte[] strings = SnapshotNative.importStore(utf8(abs), utf8(newStoreDir.toAbsolutePath()), options.workers(), options.store().record(),
-                SnapshotProgress.Relay.of(options.progress()), info);
-        return snapshotInfo(abs, strings, info);
+        byte[] dir = utf8(newStoreDir.toAbsolutePath());
+        return snapshot(file, (source, info) -> SnapshotNative.importStore(source, dir, options.workers(), options.store().record(),
+                SnapshotProgress.Relay.of(options.progress()), info));
     }
 
     /**
@@ -139,11 +134,8 @@ public final class Store implements AutoCloseable {
      */
     public static SnapshotInfo verifySnapshot(Path file, ProgressListener progress) {
         Objects.requireNonNull(file, "file");
-        Path abs = file.toAbsolutePath();
-        long[] info = new long[Wire.INFO_SLOTS];
-        byte[] strings = SnapshotNative.verify(utf8(abs), Math.min(8, Runtime.getRuntime().availableProcessors()),
-                SnapshotProgress.Relay.of(progress), info);
-        return snapshotInfo(abs, strings, info);
+        int workers = Math.min(8, Runtime.getRuntime().availableProcessors());
+        return snapshot(file, (source, info) -> SnapshotNative.verify(source, workers, SnapshotProgress.Relay.of(progress), info));
     }
 
     /**
@@ -176,7 +168,20 @@ public final class Store implements AutoCloseable {
         handle.close();
     }
 
-    static SnapshotInfo snapshotInfo(Path file, byte[] packedStrings, long[] v) {
+    /** A native snapshot call on a file: its path as UTF-8 and the array to fill; returns the summary's packed strings. */
+    interface SnapshotCall {
+        byte[] run(byte[] file, long[] info);
+    }
+
+    /** Runs {@code call} on {@code file} and returns the summary it fills in. */
+    static SnapshotInfo snapshot(Path file, SnapshotCall call) {
+        Path abs = file.toAbsolutePath();
+        long[] info = new long[Wire.INFO_SLOTS];
+        byte[] strings = call.run(utf8(abs), info);
+        return snapshotInfo(abs, strings, info);
+    }
+
+    private static SnapshotInfo snapshotInfo(Path file, byte[] packedStrings, long[] v) {
         List<String> s = Wire.strings(packedStrings);
         // The counts are the slots before the format version, in SnapshotInfo's order.
         return new SnapshotInfo(file, (int) v[Wire.INFO_FORMAT_VERSION], SnapshotInfo.Content.valueOf(s.get(0)),
