@@ -28,7 +28,7 @@ impl Compression {
 
     /// The byte recorded with each value (0 is raw, so values written before compression
     /// existed read as raw). Java's `org.rockcask.Compression` takes these codes from
-    /// constants the JNI library checks (`rust/jni/src/contract.rs`).
+    /// constants the JNI library checks (`rust/jni/src/contract/rockcask.rs`).
     pub const fn code(self) -> u8 {
         match self {
             Compression::None => 0,

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! The numbers of this layout are defined below; Java's `org.rockcask.codec.Flat` repeats them
-//! as constants the JNI library checks (`rust/jni/src/contract.rs`).
+//! as constants the JNI library checks (`rust/jni/src/contract/rockcask.rs`).
 
 use crate::message::{Blobs, BlobsRef, Column, ColumnRef, Decoded};
 

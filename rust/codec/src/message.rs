@@ -66,7 +66,7 @@ impl MessageType {
 
     /// A small number naming the type across JNI: the shape's `first_code` plus the kind's
     /// `offset`, then `TargetObject`. Java's `org.rockcask.codec.Codec` repeats them as
-    /// constants the JNI library checks (`rust/jni/src/contract.rs`).
+    /// constants the JNI library checks (`rust/jni/src/contract/rockcask.rs`).
     pub const fn code(self) -> u32 {
         match self {
             MessageType::Basic(s, k) => s.first_code() + k.offset(),

@@ -4,7 +4,7 @@
 //! Java classes catch it, record the code for `ecode()` and return the original binding's
 //! failure value. Lists cross as one packed byte[] (`pack_list`). The codes and bits Java
 //! passes (open modes, put modes, orders, compression) and the error codes are defined in
-//! `contract.rs` and checked against their Java constants when `CasketNative` registers.
+//! `contract/casket.rs` and checked against their Java constants when `CasketNative` registers.
 
 use std::cmp::Ordering;
 use std::path::Path;

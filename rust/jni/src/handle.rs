@@ -32,7 +32,7 @@ pub fn borrow<'a, T: Tagged>(handle: jlong) -> BridgeResult<&'a T> {
         return Err(BridgeError::BadHandle(format!("{} is closed", T::NAME)));
     }
     let ptr = handle as *const Handle<T>;
-    if (ptr as usize) % std::mem::align_of::<Handle<T>>() != 0 {
+    if !(ptr as usize).is_multiple_of(std::mem::align_of::<Handle<T>>()) {
         return Err(BridgeError::BadHandle(format!("invalid {} handle {handle:#x}", T::NAME)));
     }
     // SAFETY: see the function contract; the tag check rejects handles of other types.

@@ -34,7 +34,7 @@ final class Wire {
     static final int COMPRESSION_ZSTD = 2;
     static final int COMPRESSION_SNAPPY = 3;
 
-    // Slots of the records crossing JNI (rust/jni/src/contract.rs defines them; the library
+    // Slots of the records crossing JNI (rust/jni/src/contract/rockcask.rs defines them; the library
     // checks these values when the native classes register).
 
     /** {@link StoreOptions#record()}: longs at these indices, then the per-queue codecs. */

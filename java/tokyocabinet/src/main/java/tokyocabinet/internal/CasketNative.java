@@ -21,7 +21,7 @@ public final class CasketNative {
 
     private CasketNative() {}
 
-    // The slots of the long[] record open takes (CasketSlot in rust/jni/src/contract.rs).
+    // The slots of the long[] record open takes (CasketSlot in rust/jni/src/contract/casket.rs).
     /** The open mode: {@code BDB.O*} bits. */
     public static final int OPEN_OMODE = 0;
     /** 1 for a hash database, 0 for a B+ tree. */
