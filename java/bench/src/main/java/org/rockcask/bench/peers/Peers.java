@@ -15,6 +15,10 @@ public final class Peers {
 
     static {
         // Registered by each peer's class: ALL.put("name", Dir -> new XPeer(dir));
+        ALL.put("H2 MVStore", H2MvStorePeer::new);
+        ALL.put("Xodus", XodusPeer::new);
+        ALL.put("BDB JE", BdbJePeer::new);
+        ALL.put("MapDB", MapDbPeer::new);
     }
 
     private Peers() {}
