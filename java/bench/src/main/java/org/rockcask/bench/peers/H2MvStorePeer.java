@@ -21,8 +21,16 @@ import org.h2.mvstore.type.ByteArrayDataType;
  * the auto-commit buffer is 0 KB ({@code autoCommitBufferSize(0)}): the MVStore javadoc says
  * changes are otherwise stored whenever that much is unsaved, which would write half a
  * transaction. Without the background writer, free space is reused only as whole chunks fall
- * out of use; nothing compacts the file while the benchmark runs. Cache, page split size and
- * compression stay at their documented defaults (16 MB cache, which fits the -Xmx128m reads).
+ * out of use; nothing compacts the file while the benchmark runs.
+ *
+ * <p>Pages split above 4 KB ({@code pageSplitSize(4096)}; the javadoc gives 16 KB as the default
+ * for files and 4 KB for in-memory stores): the store copies every page a commit touches, and
+ * 10,000 objects under random ids touch most leaves of the map, so a commit writes most of the
+ * map again through one heap buffer; with 16 KB pages that buffer soon outgrows a small heap
+ * (a few hundred thousand objects overflowed 256 MB), and every random get decodes a 16 KB page.
+ * Even with 4 KB pages the buffer grows with the map: loading 10^6 objects this way may not fit
+ * -Xmx128m beside the caller's own arrays. The page cache stays at its default 16 MB;
+ * compression stays off.
  *
  * <p>The head and tail sequence numbers of queue "q" live in memory after {@link #fillQueue}:
  * a poll removes the head key ({@code remove} returns the payload consumed). Reads take a
@@ -31,6 +39,7 @@ import org.h2.mvstore.type.ByteArrayDataType;
  */
 public final class H2MvStorePeer implements Peer {
     private static final byte QUEUE_ID = 'q';
+    private static final int SPLIT_PAGES_ABOVE_BYTES = 4096;
 
     private final MVStore store;
     private final MVMap<byte[], byte[]> entries;
@@ -43,6 +52,7 @@ public final class H2MvStorePeer implements Peer {
                 .fileName(dir.resolve("peer.mv.db").toString())
                 .autoCommitDisabled()
                 .autoCommitBufferSize(0)
+                .pageSplitSize(SPLIT_PAGES_ABOVE_BYTES)
                 .open();
         entries = store.openMap("entries", byteArrayMap());
         objects = store.openMap("objects", byteArrayMap());

@@ -3,6 +3,8 @@ package org.rockcask.bench.peers;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.UUID;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
 import org.mapdb.BTreeMap;
 import org.mapdb.DB;
 import org.mapdb.DBMaker;
@@ -29,6 +31,7 @@ import org.mapdb.Serializer;
  */
 public final class MapDbPeer implements Peer {
     private static final byte QUEUE_ID = 'q';
+    private static final int OBJECTS_PER_TRANSACTION = 10_000;
 
     private final DB db;
     private final BTreeMap<byte[], byte[]> entries;
@@ -67,14 +70,19 @@ public final class MapDbPeer implements Peer {
         }
     }
 
-    @Override
-    public void fillQueue(int depth, byte[] payload) {
+    /** One transaction appending {@code count} entries at the queue's tail, the i-th holding {@code payload.apply(i)}. */
+    private void append(int count, IntFunction<byte[]> payload) {
         commitOrRollback(() -> {
-            for (int i = 0; i < depth; i++) {
-                entries.put(entryKey(tail + i), payload);
+            for (int i = 0; i < count; i++) {
+                entries.put(entryKey(tail + i), payload.apply(i));
             }
         });
-        tail += depth;
+        tail += count;
+    }
+
+    @Override
+    public void fillQueue(int depth, byte[] payload) {
+        append(depth, i -> payload);
     }
 
     @Override
@@ -99,24 +107,14 @@ public final class MapDbPeer implements Peer {
 
     @Override
     public void enqueueAll(byte[][] payloads) {
-        commitOrRollback(() -> {
-            for (int i = 0; i < payloads.length; i++) {
-                entries.put(entryKey(tail + i), payloads[i]);
-            }
-        });
-        tail += payloads.length;
+        append(payloads.length, i -> payloads[i]);
     }
 
     @Override
     public void putObjects(UUID[] ids, byte[][] payloads) {
-        for (int start = 0; start < ids.length; start += 10_000) {
-            int from = start;
-            int end = Math.min(ids.length, start + 10_000);
-            commitOrRollback(() -> {
-                for (int i = from; i < end; i++) {
-                    objects.put(objectKey(ids[i]), payloads[i]);
-                }
-            });
+        for (int start = 0; start < ids.length; start += OBJECTS_PER_TRANSACTION) {
+            IntStream batch = IntStream.range(start, Math.min(ids.length, start + OBJECTS_PER_TRANSACTION));
+            commitOrRollback(() -> batch.forEach(i -> objects.put(objectKey(ids[i]), payloads[i])));
         }
     }
 
