@@ -14,7 +14,7 @@ import org.h2.mvstore.type.ByteArrayDataType;
  * <p>Durable commit: {@code MVStore.commit()} writes every change since the last commit as one
  * chunk (a new version of all maps, so the transaction is atomic), then {@code MVStore.sync()}
  * forces the file ({@code FileChannel.force(true)}). The MVStore documentation
- * (h2database.com/html/mvstore.html, "Persistence" and "Transactions") describes commit as the
+ * (h2database.com/html/mvstore.html, "Log Structured Storage" and "Transactions") describes commit as the
  * unit that is stored and the TransactionStore as the layer for concurrent open transactions;
  * with one writer the store's own commit is the transaction, so the TransactionStore's undo log
  * is left out. Auto-commit is disabled ({@code autoCommitDisabled()}: no background writer) and
