@@ -14,12 +14,15 @@ public final class Peers {
     private static final Map<String, Factory> ALL = new LinkedHashMap<>();
 
     static {
-        // Registered by each peer's class: ALL.put("name", Dir -> new XPeer(dir));
         ALL.put("RockCask", dir -> new RockCaskPeer(dir, false));
         ALL.put("RockCask put+id", dir -> new RockCaskPeer(dir, true));
         ALL.put("RocksJava", RocksJavaStorePeer::new);
         ALL.put("LMDB", LmdbPeer::new);
         ALL.put("SQLite", SqlitePeer::new);
+        ALL.put("H2 MVStore", H2MvStorePeer::new);
+        ALL.put("Xodus", XodusPeer::new);
+        ALL.put("BDB JE", BdbJePeer::new);
+        ALL.put("MapDB", MapDbPeer::new);
     }
 
     private Peers() {}
