@@ -12,6 +12,8 @@ import java.util.UUID;
  * sequence number, the payload in the entry; objects under their 16-byte id. Every result is
  * read back and returned so that nothing is optimised away; the caller checks it.
  */
+// "try": close() may throw any exception, as the stores' own close methods do.
+@SuppressWarnings("try")
 public interface Peer extends AutoCloseable {
     /** Objects per synced transaction in {@link #putObjects}. */
     int PUT_BATCH = 10_000;

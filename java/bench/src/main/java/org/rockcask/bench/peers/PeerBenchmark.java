@@ -2,11 +2,14 @@ package org.rockcask.bench.peers;
 
 import java.io.BufferedReader;
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -65,7 +68,7 @@ public final class PeerBenchmark {
                 done++;
                 System.out.println(String.format("[%d/%d] %s / %s (elapsed %.0f s)", done, pairs, workload.key, peer, (System.nanoTime() - start) / 1e9));
                 long t0 = System.nanoTime();
-                PeerResult r = runChild(root, workload, peer, scale);
+                PeerResult r = run(root, workload, peer, scale);
                 System.out.println(String.format("        %.1f s: %s", (System.nanoTime() - t0) / 1e9, r.error != null ? r.error : summary(r.rows)));
                 byPeer.put(peer, r);
             }
@@ -111,17 +114,42 @@ public final class PeerBenchmark {
         return name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
     }
 
-    /** Runs one pair in a child JVM; its other output is echoed, indented. */
-    private static PeerResult runChild(Path root, PeerWorkload workload, String peer, double scale) {
+    /** Runs one pair: in one child JVM, or, for a workload that loads first, a loading child and then the measuring one. */
+    private static PeerResult run(Path root, PeerWorkload workload, String peer, double scale) {
+        if (!workload.loadsFirst()) {
+            return runChild(root, workload, peer, scale, workload.heap, Collections.emptyList());
+        }
+        Path dir = root.resolve("peer-" + workload.key + "-" + System.nanoTime());
+        try {
+            Files.createDirectories(dir);
+            PeerResult loaded = runChild(root, workload, peer, scale, PeerWorkload.LOAD_HEAP, Arrays.asList("load", dir.toString()));
+            if (loaded.error != null) {
+                return PeerResult.failed("loading: " + loaded.error);
+            }
+            return runChild(root, workload, peer, scale, workload.heap, Arrays.asList("run", dir.toString()));
+        } catch (Exception e) {
+            return PeerResult.failed(e);
+        } finally {
+            try {
+                Dirs.delete(dir);
+            } catch (IOException e) {
+                System.out.println("        cannot delete " + dir + ": " + e);
+            }
+        }
+    }
+
+    /** Runs one child JVM; its other output is echoed, indented. */
+    private static PeerResult runChild(Path root, PeerWorkload workload, String peer, double scale, String heap, List<String> phase) {
         List<String> cmd = new ArrayList<>();
         cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        cmd.add("-Xmx" + workload.heap);
+        cmd.add("-Xmx" + heap);
         // lmdbjava reads direct buffers' addresses through these packages.
         cmd.addAll(Arrays.asList("--add-opens", "java.base/java.nio=ALL-UNNAMED", "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED"));
         cmd.add("-Drockcask.bench.dir=" + root);
         cmd.add("-cp");
         cmd.add(System.getProperty("rockcask.bench.classpath", System.getProperty("java.class.path")));
         cmd.addAll(Arrays.asList(PeerRun.class.getName(), workload.key, peer, Double.toString(scale)));
+        cmd.addAll(phase);
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             PeerResult result = null;

@@ -10,16 +10,19 @@ import org.rockcask.bench.Dirs;
  * directory, runs the workload, prints one {@link PeerResult} line, deletes the directory.
  * Exits with 1 when the peer failed (its error is the line).
  *
- * <p>Usage: {@code PeerRun WORKLOAD PEER SCALE}.
+ * <p>Usage: {@code PeerRun WORKLOAD PEER SCALE [load|run DIR]}: with a phase, in {@code DIR}, which
+ * is kept (the loading JVM fills it, the measuring JVM reopens it; the caller deletes it).
  */
 public final class PeerRun {
     private PeerRun() {}
 
+    @SuppressWarnings("try") // Peer.close() may throw any exception, InterruptedException too
     public static void main(String[] args) throws Exception {
         PeerWorkload workload = PeerWorkload.byKey(args[0]);
         String name = args[1];
         double scale = Double.parseDouble(args[2]);
-        Path dir = Dirs.benchRoot().resolve("peer-" + workload.key + "-" + ProcessHandle.current().pid());
+        String phase = args.length > 3 ? args[3] : null;
+        Path dir = phase != null ? Path.of(args[4]) : Dirs.benchRoot().resolve("peer-" + workload.key + "-" + ProcessHandle.current().pid());
         PeerResult result;
         try {
             Peers.Factory factory = Peers.all().get(name);
@@ -28,14 +31,20 @@ public final class PeerRun {
             }
             java.nio.file.Files.createDirectories(dir);
             try (Peer peer = factory.open(dir)) {
-                Map<String, Double> rows = workload.run(peer, scale);
-                result = PeerResult.of(rows);
+                if ("load".equals(phase)) {
+                    workload.load(peer, scale);
+                    result = PeerResult.of(new java.util.LinkedHashMap<>());
+                } else {
+                    result = PeerResult.of(workload.run(peer, scale));
+                }
             }
         } catch (Throwable t) {
             t.printStackTrace();
             result = PeerResult.failed(t);
         } finally {
-            Dirs.delete(dir);
+            if (phase == null) {
+                Dirs.delete(dir);
+            }
         }
         System.out.println(result.line());
         System.exit(result.error == null ? 0 : 1);

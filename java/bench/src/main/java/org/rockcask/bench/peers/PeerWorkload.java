@@ -1,8 +1,6 @@
 package org.rockcask.bench.peers;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
@@ -76,35 +74,98 @@ enum PeerWorkload {
         }
     },
 
-    READS("reads", "Random reads: objects of 256 bytes under random UUIDs, warm, every id once in a shuffled order, 1,000 gets per read transaction, -Xmx128m",
-            "reads/s", "128m") {
+    READS("reads", "Random reads: objects of 256 bytes under random UUIDs, loaded by another JVM, warm, every id once in a shuffled order,"
+            + " 1,000 gets per read transaction, -Xmx128m", "reads/s", "128m") {
         @Override
-        Map<String, Double> run(Peer peer, double scale) throws Exception {
+        boolean loadsFirst() {
+            return true;
+        }
+
+        @Override
+        void load(Peer peer, double scale) throws Exception {
             int n = scaled(1_000_000, scale);
-            int size = 256;
-            Random random = new Random(1);
-            UUID[] ids = new UUID[n];
-            for (int i = 0; i < n; i++) {
-                ids[i] = new UUID(random.nextLong(), random.nextLong());
-            }
-            // Loaded a batch at a time: the payloads of all objects would not fit in the heap.
+            Ids ids = new Ids(n);
+            Random random = new Random(2);
+            // A batch at a time: the payloads of all objects would not fit in the heap.
             for (int from = 0; from < n; from += Peer.PUT_BATCH) {
                 int count = Math.min(Peer.PUT_BATCH, n - from);
-                byte[][] payloads = new byte[count][size];
+                byte[][] payloads = new byte[count][OBJECT_BYTES];
                 for (byte[] p : payloads) {
                     random.nextBytes(p);
                 }
-                peer.putObjects(Arrays.copyOfRange(ids, from, from + count), payloads);
+                peer.putObjects(ids.batch(from, count), payloads);
             }
-            check("warm-up bytes", peer.readObjects(ids, 1_000), (long) n * size);
-            Collections.shuffle(Arrays.asList(ids), random);
+        }
+
+        @Override
+        Map<String, Double> run(Peer peer, double scale) throws Exception {
+            int n = scaled(1_000_000, scale);
+            Ids ids = new Ids(n);
+            check("warm-up bytes", readAll(peer, ids), (long) n * OBJECT_BYTES);
+            ids.shuffle(new Random(3));
             long t0 = System.nanoTime();
-            long bytes = peer.readObjects(ids, 1_000);
+            long bytes = readAll(peer, ids);
             double seconds = (System.nanoTime() - t0) / 1e9;
-            check("bytes read", bytes, (long) n * size);
+            check("bytes read", bytes, (long) n * OBJECT_BYTES);
             return row(String.format("%,d objects", n), n / seconds);
         }
+
+        /** Every id, one read transaction per 1,000. */
+        private long readAll(Peer peer, Ids ids) throws Exception {
+            long bytes = 0;
+            for (int from = 0; from < ids.count(); from += READS_PER_TRANSACTION) {
+                int count = Math.min(READS_PER_TRANSACTION, ids.count() - from);
+                bytes += peer.readObjects(ids.batch(from, count), READS_PER_TRANSACTION);
+            }
+            return bytes;
+        }
     };
+
+    static final int OBJECT_BYTES = 256;
+    static final int READS_PER_TRANSACTION = 1_000;
+
+    /**
+     * The random reads' ids, the same in the loading and the reading JVM (one seed), held as
+     * two longs each (16 MB for 10^6) so that the reading JVM's small heap is the peer's.
+     */
+    private static final class Ids {
+        private final long[] msb;
+        private final long[] lsb;
+
+        Ids(int n) {
+            msb = new long[n];
+            lsb = new long[n];
+            Random random = new Random(1);
+            for (int i = 0; i < n; i++) {
+                msb[i] = random.nextLong();
+                lsb[i] = random.nextLong();
+            }
+        }
+
+        int count() {
+            return msb.length;
+        }
+
+        UUID[] batch(int from, int count) {
+            UUID[] out = new UUID[count];
+            for (int i = 0; i < count; i++) {
+                out[i] = new UUID(msb[from + i], lsb[from + i]);
+            }
+            return out;
+        }
+
+        void shuffle(Random random) {
+            for (int i = msb.length - 1; i > 0; i--) {
+                int j = random.nextInt(i + 1);
+                long m = msb[i];
+                long l = lsb[i];
+                msb[i] = msb[j];
+                lsb[i] = lsb[j];
+                msb[j] = m;
+                lsb[j] = l;
+            }
+        }
+    }
 
     final String key;
     final String title;
@@ -119,8 +180,19 @@ enum PeerWorkload {
         this.heap = heap;
     }
 
-    /** Runs the workload on an open, empty peer; label -> rate, in the table's row order. */
+    /** The heap of the JVM that loads the store when the workload {@link #loadsFirst()}. */
+    static final String LOAD_HEAP = "2g";
+
+    /** Runs the workload on an open peer (empty, or as {@link #load} left it); label -> rate, in the table's row order. */
     abstract Map<String, Double> run(Peer peer, double scale) throws Exception;
+
+    /** Whether the store is loaded by a JVM of its own (with {@link #LOAD_HEAP}) before the measured one opens it. */
+    boolean loadsFirst() {
+        return false;
+    }
+
+    /** Fills the store for {@link #run}, in the loading JVM. */
+    void load(Peer peer, double scale) throws Exception {}
 
     static PeerWorkload byKey(String key) {
         for (PeerWorkload w : values()) {

@@ -40,8 +40,8 @@ final class SqlitePeer implements Peer {
             s.execute("PRAGMA journal_mode=WAL");
             s.execute("PRAGMA synchronous=FULL");
             s.execute("PRAGMA cache_size=-65536");
-            s.execute("CREATE TABLE entries(queue INTEGER, seq INTEGER, payload BLOB, PRIMARY KEY(queue, seq)) WITHOUT ROWID");
-            s.execute("CREATE TABLE objects(id BLOB PRIMARY KEY, payload BLOB) WITHOUT ROWID");
+            s.execute("CREATE TABLE IF NOT EXISTS entries(queue INTEGER, seq INTEGER, payload BLOB, PRIMARY KEY(queue, seq)) WITHOUT ROWID");
+            s.execute("CREATE TABLE IF NOT EXISTS objects(id BLOB PRIMARY KEY, payload BLOB) WITHOUT ROWID");
         }
         db.setAutoCommit(false);
         insertEntry = db.prepareStatement("INSERT INTO entries(queue, seq, payload) VALUES (" + Keys.QUEUE_ID + ", ?, ?)");
