@@ -172,4 +172,51 @@ mod tests {
             }
         }
     }
+
+    /// The value of `static final int|long NAME = <expr>;` in a Java source: a literal,
+    /// `Integer.MAX_VALUE`, `a << b`, `a - b`, or another constant of the same file.
+    fn java_constant(source: &str, name: &str) -> Option<i64> {
+        // Interface fields are static final without saying so.
+        let declares = |l: &str| l.contains("static final") || l.trim_start().starts_with("int ") || l.trim_start().starts_with("long ");
+        let line = source.lines().find(|l| declares(l) && l.contains(&format!(" {name} = ")))?;
+        let expr = line.split_once(" = ")?.1.trim().trim_end_matches(';').trim();
+        let term = |t: &str| -> Option<i64> {
+            let t = t.trim().trim_end_matches('L');
+            match t {
+                "Integer.MAX_VALUE" => Some(i64::from(i32::MAX)),
+                _ => t.parse::<i64>().ok().or_else(|| java_constant(source, t.rsplit('.').next()?)),
+            }
+        };
+        if let Some((base, shift)) = expr.split_once("<<") {
+            return Some(term(base)? << term(shift)?);
+        }
+        if let Some((a, b)) = expr.split_once(" - ") {
+            return Some(term(a)? - term(b)?);
+        }
+        term(expr)
+    }
+
+    /// What the library checks at registration, checked here against the Java sources too, so
+    /// that a drift shows in the Rust tests, before any JVM runs.
+    #[test]
+    fn the_java_sides_limits_are_the_native_ones() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../java");
+        let mut checked = 0;
+        for table in TABLES {
+            for group in table.constants {
+                let file = ["rockcask", "tokyocabinet"]
+                    .iter()
+                    .map(|module| format!("{root}/{module}/src/main/java/{}.java", group.class))
+                    .find(|f| std::path::Path::new(f).exists())
+                    .unwrap_or_else(|| panic!("no Java source for {}", group.class));
+                let source = std::fs::read_to_string(&file).unwrap();
+                for c in group.values {
+                    let java = java_constant(&source, c.name).unwrap_or_else(|| panic!("{file} declares no readable constant {}", c.name));
+                    assert_eq!(java, c.value, "{}.{} differs between Java and the native library", group.class, c.name);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "only {checked} constants checked");
+    }
 }
