@@ -7,11 +7,13 @@ import java.util.Arrays;
 import java.util.List;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.Cache;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
+import org.rocksdb.LRUCache;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -28,6 +30,7 @@ public final class RocksJavaPeer implements AutoCloseable {
     }
 
     private final DBOptions dbOptions;
+    private final Cache cache;
     private final ColumnFamilyOptions cfOptions;
     private final List<ColumnFamilyHandle> handles = new ArrayList<>();
     private final RocksDB db;
@@ -41,7 +44,8 @@ public final class RocksJavaPeer implements AutoCloseable {
     /** Opens with the given database options (closed with the peer) and RockCask's column family options. */
     public RocksJavaPeer(Path dir, DBOptions dbOptions) throws RocksDBException {
         this.dbOptions = dbOptions;
-        cfOptions = columnFamilyOptions();
+        cache = new LRUCache(64L << 20);
+        cfOptions = columnFamilyOptions(cache);
         List<ColumnFamilyDescriptor> cfs = Arrays.asList(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
                 new ColumnFamilyDescriptor("entries".getBytes(), cfOptions), new ColumnFamilyDescriptor("objects".getBytes(), cfOptions));
         db = RocksDB.open(dbOptions, dir.toString(), cfs, handles);
@@ -71,11 +75,17 @@ public final class RocksJavaPeer implements AutoCloseable {
                 .setMaxBackgroundJobs(2);
     }
 
-    /** RockCask's column family options, the same for entries and objects (bloom filters of 10 bits per key). */
-    private static ColumnFamilyOptions columnFamilyOptions() {
+    /**
+     * RockCask's column family options, the same for entries and objects: bloom filters of 10
+     * bits per key, indexes and filters in a 64 MiB block cache shared by the column families
+     * (RockCask's default; without one RocksJava would use 8 MiB per table factory), those of
+     * level 0 pinned there.
+     */
+    private static ColumnFamilyOptions columnFamilyOptions(Cache cache) {
         return new ColumnFamilyOptions().setWriteBufferSize(64L << 20).setMaxWriteBufferNumber(4)
                 .setCompressionType(CompressionType.LZ4_COMPRESSION).setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION)
-                .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(new BloomFilter(10)).setCacheIndexAndFilterBlocks(true));
+                .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(new BloomFilter(10))
+                        .setCacheIndexAndFilterBlocks(true).setPinL0FilterAndIndexBlocksInCache(true));
     }
 
     public static byte[] uuidBytes(java.util.UUID id) {
@@ -110,5 +120,6 @@ public final class RocksJavaPeer implements AutoCloseable {
         sync.close();
         cfOptions.close();
         dbOptions.close();
+        cache.close();
     }
 }
