@@ -8,7 +8,7 @@
 
 use std::cmp::Ordering;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use jni::objects::{Global, JByteArray, JMethodID, JObject};
 use jni::signature::{Primitive, ReturnType};
@@ -127,17 +127,12 @@ fn packed(items: &[Vec<u8>]) -> Vec<u8> {
     pack_list(items.iter().map(|v| Some(v.as_slice())))
 }
 
-/// `CasketComparator.compareChecked`, looked up on first use. Each class loader has its own copy
-/// of this library, so one id per process is one per `CasketComparator` interface.
-static COMPARE: OnceLock<JMethodID> = OnceLock::new();
-
-fn compare_method(env: &mut Env<'_>) -> BridgeResult<JMethodID> {
-    if let Some(id) = COMPARE.get() {
-        return Ok(*id);
-    }
-    let class = env.find_class(JNIString::from("tokyocabinet/internal/CasketComparator"))?;
-    let id = env.get_method_id(&class, JNIString::from("compareChecked"), jni::jni_sig!((a: [jbyte], b: [jbyte]) -> jlong))?;
-    Ok(*COMPARE.get_or_init(|| id))
+/// `compareChecked` of the comparator's own class, looked up once per open database. Not once
+/// per process: the drop-in's classes may be loaded by several class loaders beside one copy of
+/// this library (which belongs to RockCask's loader), each with its own `CasketComparator`.
+fn compare_method(env: &mut Env<'_>, comparator: &JObject<'_>) -> BridgeResult<JMethodID> {
+    let class = env.get_object_class(comparator)?;
+    Ok(env.get_method_id(&class, JNIString::from("compareChecked"), jni::jni_sig!((a: [jbyte], b: [jbyte]) -> jlong))?)
 }
 
 /// A Java `BDBCMP` as a key order, called through the drop-in's `Database.Comparison` wrapper
@@ -147,7 +142,7 @@ fn compare_method(env: &mut Env<'_>) -> BridgeResult<JMethodID> {
 /// threads, which are attached to the JVM for the call. Like the original binding, a
 /// comparator that throws counts as "equal" (the exception is cleared).
 fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> BridgeResult<KeyOrder> {
-    let compare_checked = compare_method(env)?;
+    let compare_checked = compare_method(env, comparator)?;
     let vm = env.get_java_vm()?;
     let target: Global<JObject<'static>> = env.new_global_ref(comparator)?;
     let compare_in_java = move |a: &[u8], b: &[u8]| -> Ordering {
@@ -156,8 +151,8 @@ fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> Brid
             let ja = env.byte_array_from_slice(a)?;
             let jb = env.byte_array_from_slice(b)?;
             let args = [JValue::Object(&ja).as_jni(), JValue::Object(&jb).as_jni()];
-            // SAFETY: `compare_checked` is `CasketComparator.compareChecked([B[B)J`; `target` is a
-            // non-null CasketComparator (its descriptor says so; `open` checked it is not null).
+            // SAFETY: `compare_checked` is `compareChecked([B[B)J` of `target`'s own class, which
+            // `target` (a global reference) keeps loaded; `open` checked it is not null.
             match unsafe { env.call_method_unchecked(&target, compare_checked, ReturnType::Primitive(Primitive::Long), &args) } {
                 Ok(v) => v.j().map(Some),
                 // Cleared here, inside the call's local frame. Left pending, jni-rs catches it

@@ -48,6 +48,7 @@ pub type BridgeResult<T> = Result<T, BridgeError>;
 const ILLEGAL_STATE: &str = "java/lang/IllegalStateException";
 const ILLEGAL_ARGUMENT: &str = "java/lang/IllegalArgumentException";
 const NULL_POINTER: &str = "java/lang/NullPointerException";
+const OUT_OF_MEMORY: &str = "java/lang/OutOfMemoryError";
 const ROCKCASK: &str = "org/rockcask/RockCaskException";
 /// Caught by the drop-in's classes, which turn it into an error code and a failure value.
 const CASKET: &str = "tokyocabinet/CasketException";
@@ -168,6 +169,11 @@ impl BridgeError {
             BridgeError::Core(e) => core_exception(e),
             BridgeError::Casket(e) => JavaException::Casket { code: e.code as i32, detail: e.detail.clone() },
             BridgeError::Codec(e) => JavaException::Codec { message_type: e.message, offset: e.offset, detail: e.detail.clone() },
+            // jni-rs catches the JVM's OutOfMemoryError (and clears it) when a Java array or
+            // string cannot be had: it is thrown again as itself, which callers handle.
+            BridgeError::Jni(jni::errors::Error::JniCall(jni::errors::JniError::NoMemory)) => {
+                JavaException::Plain { class: OUT_OF_MEMORY, message: "no Java heap left for the result of a RockCask call".into() }
+            }
             BridgeError::Jni(e) => JavaException::Store { status: JavaStatus::Internal, detail: e.to_string() },
             BridgeError::Null(_) => JavaException::Plain { class: NULL_POINTER, message: self.to_string() },
             BridgeError::BadHandle(_) => JavaException::Plain { class: ILLEGAL_STATE, message: self.to_string() },
@@ -228,7 +234,6 @@ static STORE_EXCEPTION: Constructor =
     Constructor::new(ROCKCASK, jni_sig!("(Lorg/rockcask/RockCaskException$Status;Ljava/lang/String;)V"));
 static SNAPSHOT_EXCEPTION: Constructor = Constructor::new(SNAPSHOT, jni_sig!("(JJLjava/lang/String;)V"));
 static CODEC_EXCEPTION: Constructor = Constructor::new(CODEC, jni_sig!("(Ljava/lang/String;JLjava/lang/String;)V"));
-static CASKET_EXCEPTION: Constructor = Constructor::new(CASKET, jni_sig!("(ILjava/lang/String;)V"));
 static STATUS_CLASS: OnceLock<Global<JClass<'static>>> = OnceLock::new();
 
 /// The constant of `RockCaskException.Status` named as `status`. A name the Java enum lacks
@@ -265,19 +270,30 @@ fn new_throwable<'local>(env: &mut Env<'local>, exception: &JavaException) -> jn
         }
         JavaException::Casket { code, detail } => {
             let detail = env.new_string(detail)?;
-            unsafe { CASKET_EXCEPTION.new_object(env, &[JValue::Int(*code), JValue::Object(&detail)]) }
+            // Looked up on each throw, not cached: the drop-in's classes may be loaded by several
+            // class loaders beside this one copy of the library (which belongs to RockCask's);
+            // FindClass from the calling native method finds the caller's own class.
+            let class = env.find_class(JNIString::from(CASKET))?;
+            env.new_object(&class, jni_sig!("(ILjava/lang/String;)V"), &[JValue::Int(*code), JValue::Object(&detail)])
         }
     }
 }
 
 fn throw(env: &mut Env<'_>, exception: JavaException) {
-    // If building or throwing fails there is nothing better to do (and no JNI call may be made
-    // with that exception pending): the JVM has an exception pending (OutOfMemoryError,
-    // NoClassDefFoundError, NoSuchMethodError) that describes the failure.
-    if let Ok(object) = new_throwable(env, &exception) {
-        // SAFETY: every class built above is a Throwable, and `object` is a local reference
-        // owned by no other wrapper.
-        let _ = env.throw(unsafe { JThrowable::from_raw(env, object.into_raw()) });
+    // jni-rs clears the exception of a JNI call it turns into an error (an OutOfMemoryError
+    // while the message is made, a NoClassDefFoundError): then something must still be thrown,
+    // or the call would return a null or zero result as if it had succeeded. If even that
+    // fails the JVM has an exception pending that describes the failure.
+    match new_throwable(env, &exception) {
+        Ok(object) => {
+            // SAFETY: every class built above is a Throwable, and `object` is a local reference
+            // owned by no other wrapper.
+            let _ = env.throw(unsafe { JThrowable::from_raw(env, object.into_raw()) });
+        }
+        Err(_) if !env.exception_check() => {
+            let _ = env.throw_new(jni_str!("java/lang/OutOfMemoryError"), jni_str!("RockCask could not build the exception of a failed call"));
+        }
+        Err(_) => {}
     }
 }
 
