@@ -94,10 +94,7 @@ impl Arg for Vec<u8> {
     type Value<'local> = Vec<u8>;
     const DESCRIPTOR: &'static str = "[B";
     fn from_java<'local>(env: &mut Env<'local>, raw: JByteArray<'local>, name: &'static str) -> BridgeResult<Vec<u8>> {
-        if raw.is_null() {
-            return Err(BridgeError::Null(name));
-        }
-        Ok(env.convert_byte_array(&raw)?)
+        crate::wire::bytes(env, &raw, name)
     }
 }
 
@@ -281,23 +278,28 @@ macro_rules! nullable {
 }
 nullable!(Vec<u8> => JByteArray, String => JString);
 
-/// Declares the `Arg` impl of an enum that crosses JNI as an `int` code:
-/// `code_arg!(Compression, u8, from_code, "compression")` converts the `int` to `u8` and the
-/// code to the enum with `Compression::from_code`, refusing a code no variant has with an
-/// error naming the parameter and the value.
+/// The variant `from_code` finds for `code`, or an error naming the parameter (or field), what
+/// the code selects and the value: "mode: unknown put mode code 7".
+pub fn decode_code<C: TryFrom<i64>, T>(code: i64, name: &str, what: &str, from_code: impl FnOnce(C) -> Option<T>) -> BridgeResult<T> {
+    C::try_from(code)
+        .ok()
+        .and_then(from_code)
+        .ok_or_else(|| BridgeError::InvalidArgument(format!("{name}: unknown {what} code {code}")))
+}
+
+/// Declares the `Arg` impls of enums that cross JNI as an `int` code, each decoded by a
+/// `fn(code: i64, name: &str) -> BridgeResult<T>`:
+/// `code_arg!(PutMode => |code, name| contract::PUT_MODES.decode(code, name))`.
 macro_rules! code_arg {
-    ($ty:ty, $code:ty, $from_code:ident, $what:literal) => {
+    ($($ty:ty => $decode:expr),* $(,)?) => {$(
         impl $crate::args::Arg for $ty {
             type Raw<'local> = i32;
             type Value<'local> = $ty;
             const DESCRIPTOR: &'static str = "I";
             fn from_java<'local>(_env: &mut ::jni::Env<'local>, raw: i32, name: &'static str) -> $crate::error::BridgeResult<$ty> {
-                <$code>::try_from(raw)
-                    .ok()
-                    .and_then(<$ty>::$from_code)
-                    .ok_or_else(|| $crate::error::BridgeError::InvalidArgument(format!(concat!("{}: unknown ", $what, " code {}"), name, raw)))
+                ($decode)(i64::from(raw), name)
             }
         }
-    };
+    )*};
 }
 pub(crate) use code_arg;

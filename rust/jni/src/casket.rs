@@ -19,7 +19,7 @@ use rockcask_core::casket::{
     MAX_VALUE_LEN,
 };
 
-use crate::args::{java_object, Arg, NewHandle};
+use crate::args::{code_arg, java_object, NewHandle};
 use crate::contract::{self, omode, CasketSlot, Record, CALLED_A_DATABASE};
 use crate::error::{BridgeError, BridgeResult};
 use crate::handle::{free_handle, Tagged};
@@ -88,20 +88,10 @@ java_object!(
     "Ltokyocabinet/internal/CasketComparator;"
 );
 
-/// A code from Java decoded by its `Codes` table.
-macro_rules! code_arg {
-    ($($ty:ty = $codes:expr),* $(,)?) => {$(
-        impl Arg for $ty {
-            type Raw<'local> = i32;
-            type Value<'local> = $ty;
-            const DESCRIPTOR: &'static str = "I";
-            fn from_java<'local>(_env: &mut Env<'local>, raw: i32, name: &'static str) -> BridgeResult<$ty> {
-                $codes.decode(raw.into(), name)
-            }
-        }
-    )*};
+code_arg! {
+    PutMode => |code, name| contract::PUT_MODES.decode(code, name),
+    CursorPut => |code, name| contract::CURSOR_PUT_MODES.decode(code, name),
 }
-code_arg!(PutMode = contract::PUT_MODES, CursorPut = contract::CURSOR_PUT_MODES);
 
 /// The packed list layout, defined here: an i32 count, then per item an i32 length (-1: absent)
 /// and the bytes, all big-endian. Read by `CasketNative.unpack` (in

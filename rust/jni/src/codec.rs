@@ -6,7 +6,7 @@ use jni::Env;
 use rockcask_core::codec::{self, flat, ColumnRef, MessageType};
 use rockcask_core::compress::{self, Compression, Policy};
 
-use crate::args::{code_arg, JavaByteArray};
+use crate::args::{code_arg, decode_code, JavaByteArray};
 use crate::contract;
 use crate::error::{BridgeError, BridgeResult};
 use crate::native_table::native_class;
@@ -22,8 +22,10 @@ native_class! {
 }
 
 // The codes are `MessageType::code` and `Compression::code`.
-code_arg!(MessageType, u32, from_code, "message type");
-code_arg!(Compression, u8, from_code, "compression");
+code_arg! {
+    MessageType => |code, name| decode_code(code, name, "message type", MessageType::from_code),
+    Compression => crate::store::codec,
+}
 
 /// Messages up to this size are decoded where they are in the Java heap (no copy); the GC waits
 /// meanwhile, so larger ones are copied first.
@@ -120,7 +122,7 @@ fn compress(_env: &mut Env<'_>, codec: Compression, payload: Vec<u8>) -> BridgeR
 /// The payload of a stored form made by `compress`.
 fn decompress<'local>(env: &mut Env<'local>, stored: Vec<u8>) -> BridgeResult<JByteArray<'local>> {
     let (&code, body) = stored.split_first().ok_or_else(|| BridgeError::InvalidArgument("empty stored form".into()))?;
-    let codec = crate::store::codec(code)?;
+    let codec = crate::store::codec(i64::from(code), "stored form")?;
     let payload = compress::decompress(codec, body).map_err(|e| BridgeError::InvalidArgument(format!("damaged {} data: {e}", codec.name())))?;
     Ok(env.byte_array_from_slice(&payload)?)
 }

@@ -184,8 +184,8 @@ impl BridgeError {
 
 /// `cell`'s value, computed by `init` the first time it succeeds. Each class loader that loads
 /// RockCask loads its own copy of this library, so a value cached here belongs to the classes
-/// of one class loader.
-fn cached<T>(cell: &OnceLock<T>, init: impl FnOnce() -> jni::errors::Result<T>) -> jni::errors::Result<&T> {
+/// of one class loader (RockCask's: the drop-in's classes may have several, see casket.rs).
+pub(crate) fn cached<T>(cell: &OnceLock<T>, init: impl FnOnce() -> jni::errors::Result<T>) -> jni::errors::Result<&T> {
     if let Some(found) = cell.get() {
         return Ok(found);
     }

@@ -14,7 +14,7 @@ use rockcask_core::Error as CoreError;
 
 use crate::args::java_object;
 use crate::contract::{self, ExportSlot, InfoSlot, Record};
-use crate::error::{BridgeError, BridgeResult};
+use crate::error::{cached, BridgeError, BridgeResult};
 use crate::native_table::native_class;
 use crate::store::{codec, StoreHandle, StoreRecord};
 use crate::wire;
@@ -44,17 +44,16 @@ fn workers(workers: impl Into<i64>) -> BridgeResult<usize> {
         .ok_or_else(|| BridgeError::InvalidArgument(format!("workers must be 1 to {MAX_WORKERS}, got {workers}")))
 }
 
-/// `ProgressRelay.report`, looked up on first use. Each class loader has its own copy of this library,
-/// so one id per process is one per `ProgressRelay` interface.
+/// `ProgressRelay.report`, looked up on first use (`ProgressRelay` is RockCask's own class, so
+/// one id per copy of this library serves it).
 static REPORT: OnceLock<jni::objects::JMethodID> = OnceLock::new();
 
 fn report_method(env: &mut Env<'_>) -> BridgeResult<jni::objects::JMethodID> {
-    if let Some(id) = REPORT.get() {
-        return Ok(*id);
-    }
-    let class = env.find_class(JNIString::from("org/rockcask/internal/ProgressRelay"))?;
-    let id = env.get_method_id(&class, JNIString::from("report"), jni::jni_sig!((a: jlong, b: jlong, c: jlong, d: jlong, e: jboolean) -> void))?;
-    Ok(*REPORT.get_or_init(|| id))
+    let id = cached(&REPORT, || {
+        let class = env.find_class(JNIString::from("org/rockcask/internal/ProgressRelay"))?;
+        env.get_method_id(&class, JNIString::from("report"), jni::jni_sig!((a: jlong, b: jlong, c: jlong, d: jlong, e: jboolean) -> void))
+    })?;
+    Ok(*id)
 }
 
 /// Hands each progress report to the Java relay (when there is one). An exception thrown by the
@@ -85,7 +84,7 @@ fn export_options(record: &Record<ExportSlot>) -> BridgeResult<ExportOptions> {
     let frame_bytes = record.get(ExportSlot::FrameBytes);
     Ok(ExportOptions {
         workers: workers(record.get(ExportSlot::Workers))?,
-        compression: codec(record.get(ExportSlot::Compression))?,
+        compression: codec(record.get(ExportSlot::Compression), "compression")?,
         frame_bytes: usize::try_from(frame_bytes)
             .ok()
             .filter(|&b| b >= 1)

@@ -7,7 +7,7 @@ use jni::Env;
 use rockcask_core::compress::{Compression, Policy};
 use rockcask_core::{Store, StoreOptions};
 
-use crate::args::{Arg, NewHandle, RecordOut};
+use crate::args::{decode_code, Arg, NewHandle, RecordOut};
 use crate::contract::{self, Record, Slots, StatsSlot, StoreSlot};
 use crate::error::{BridgeError, BridgeResult};
 use crate::handle::{free_handle, Tagged};
@@ -36,9 +36,8 @@ impl Tagged for StoreHandle {
 }
 
 /// A `Compression` code from Java (`Compression::code`; `contract::COMPRESSION_CODES`).
-pub(crate) fn codec(code: impl Into<i64>) -> BridgeResult<Compression> {
-    let code = code.into();
-    u8::try_from(code).ok().and_then(Compression::from_code).ok_or_else(|| BridgeError::InvalidArgument(format!("unknown compression code {code}")))
+pub(crate) fn codec(code: i64, name: &str) -> BridgeResult<Compression> {
+    decode_code(code, name, "compression", Compression::from_code)
 }
 
 fn size(v: i64, what: &str) -> BridgeResult<usize> {
@@ -67,8 +66,8 @@ impl Arg for StoreRecord {
             write_buffer_bytes: size(record.get(StoreSlot::WriteBufferBytes), "write buffer bytes")?,
             create_if_missing: record.flag(StoreSlot::CreateIfMissing),
             read_only: record.flag(StoreSlot::ReadOnly),
-            compression: Policy { codec: codec(record.get(StoreSlot::Compression))?, threshold: size(threshold, "compression threshold")? },
-            queue_compression: wire::unpack_queue_codecs(queues)?.into_iter().map(|(q, c)| codec(c).map(|c| (q, c))).collect::<BridgeResult<_>>()?,
+            compression: Policy { codec: codec(record.get(StoreSlot::Compression), "compression")?, threshold: size(threshold, "compression threshold")? },
+            queue_compression: wire::unpack_queue_codecs(queues)?.into_iter().map(|(q, c)| codec(c.into(), "queue compression").map(|c| (q, c))).collect::<BridgeResult<_>>()?,
         }))
     }
 }
