@@ -2,7 +2,8 @@
 //! transaction polls `batch` items and enqueues `batch` new 64-byte ones. Shows what a cycle
 //! costs in the core alone, split into the poll, the enqueues and the commit.
 //!
-//! `cargo run --release -p rockcask-core --example queue_cycles -- [transactions] [batch] [depth]`
+//! `cargo run --release -p rockcask-core --example queue_cycles -- [transactions] [batch] [depth] [sync]`
+//! (`sync` 0 leaves commits unsynced, which separates the CPU cost from the disk's.)
 
 use std::time::{Duration, Instant};
 
@@ -13,8 +14,10 @@ fn main() {
     let transactions: usize = args.get(1).map_or(20_000, |s| s.parse().expect("transactions"));
     let batch: usize = args.get(2).map_or(100, |s| s.parse().expect("batch"));
     let depth: usize = args.get(3).map_or(1_000, |s| s.parse().expect("depth"));
+    let sync = args.get(4).map_or(true, |s| s != "0");
     let root = tempfile::tempdir().expect("temp dir");
-    let store = Store::open(root.path().join("store"), StoreOptions::default()).expect("open");
+    let options = StoreOptions { sync_on_commit: sync, ..StoreOptions::default() };
+    let store = Store::open(root.path().join("store"), options).expect("open");
     let payload = [7u8; 64];
     let mut tx = store.begin().expect("begin");
     for _ in 0..depth {
@@ -42,7 +45,7 @@ fn main() {
     }
     let elapsed = started.elapsed().as_secs_f64();
     let per_tx = |d: Duration| d.as_secs_f64() * 1e6 / transactions as f64;
-    println!("{transactions} transactions of {batch} polls + {batch} enqueues (64 B), depth {depth}, synced commits");
+    println!("{transactions} transactions of {batch} polls + {batch} enqueues (64 B), depth {depth}, {} commits", if sync { "synced" } else { "unsynced" });
     println!("cycles/s {:.0}  transactions/s {:.0}", (transactions * batch) as f64 / elapsed, transactions as f64 / elapsed);
     println!("per transaction: poll {:.1} us, enqueues {:.1} us, commit {:.1} us", per_tx(poll), per_tx(enqueue), per_tx(commit));
     assert_eq!(store.queue_size("q").expect("size"), depth as u64);

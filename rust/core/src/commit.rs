@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use uuid::Uuid;
 
 use crate::batch::BatchRep;
-use crate::buffered::{delete_object, Buffered, ObjectWrite};
+use crate::buffered::{Buffered, ObjectWrite};
 use crate::error::{Error, Result, RocksContext};
 use crate::group_commit::{CommitState, PendingObject, Prepared};
 use crate::keys::{self, Ownership, QueueId, CF_OBJECTS, CF_REFS};
@@ -64,10 +64,14 @@ impl Buffered {
     }
 
     /// New owning-entry count of every queue-owned object this transaction changed, as the
-    /// store will be once the commits prepared before it are written. Objects it deletes are
-    /// left out: their count goes with them.
-    fn decide_references(&self, db: &DbRef<'_>, serial: &CommitState) -> Result<Vec<(Uuid, i64)>> {
+    /// store will be once the commits prepared before it are written, sorted by id (so that
+    /// their writes land in key order), and whether a `refs` record holds its count then (one
+    /// does only above one; without one there is nothing to delete). Objects it deletes are
+    /// left out: their count goes with them. Counts not marked by a prepared commit are read
+    /// in one batched lookup.
+    fn decide_references(&self, db: &DbRef<'_>, serial: &CommitState) -> Result<Vec<Outcome>> {
         let mut outcomes = Vec::with_capacity(self.ref_delta.len());
+        let mut unread = Vec::new();
         for (id, delta) in self.ref_delta.iter().filter(|(_, d)| **d != 0) {
             let own_write = match self.objects.get(id) {
                 Some(ObjectWrite::Delete) => continue,
@@ -75,17 +79,35 @@ impl Buffered {
                 None => false,
             };
             let current = match serial.pending_objects.get(id).map(|(state, _)| *state) {
-                Some(PendingObject::Count(n)) => n as i64,
-                // Deleted by an earlier commit: only this transaction's own write (an object it
-                // created) can be alive with entries (`check_relied_objects` refused the rest).
-                Some(PendingObject::Deleted) => i64::from(own_write),
-                None => match db.db().get_pinned_cf(db.cf(CF_REFS), id.as_bytes()).context(|| format!("reading references of {id}"))? {
+                Some(PendingObject::Count(n)) => Some((n as i64, record_exists(n as i64))),
+                // Deleted by an earlier commit (its count with it): only this transaction's own
+                // write (an object it created) can be alive with entries (`check_relied_objects`
+                // refused the rest).
+                Some(PendingObject::Deleted) => Some((i64::from(own_write), false)),
+                None => None,
+            };
+            if current.is_none() {
+                unread.push(outcomes.len());
+            }
+            let (count, counted) = current.unwrap_or((0, false));
+            outcomes.push(Outcome { id: *id, count: count + delta, counted });
+        }
+        if !unread.is_empty() {
+            let keys = unread.iter().map(|&i| &outcomes[i].id.as_bytes()[..]).collect::<Vec<_>>();
+            let found = db.db().batched_multi_get_cf(db.cf(CF_REFS), keys, false);
+            for (&i, found) in unread.iter().zip(found) {
+                let o = &mut outcomes[i];
+                let record = found.context(|| format!("reading references of {}", o.id))?;
+                // No record: exactly one owning entry.
+                let count = match record {
                     Some(v) => keys::decode_u64(&v, "reference count")? as i64,
                     None => 1,
-                },
-            };
-            outcomes.push((*id, current + delta));
+                };
+                o.count += count;
+                o.counted = record_exists(count);
+            }
         }
+        outcomes.sort_unstable_by_key(|o| o.id);
         Ok(outcomes)
     }
 
@@ -93,7 +115,7 @@ impl Buffered {
     /// (each queue's next sequences, in commit order), deletion of consumed entries, reference
     /// counts (kept in CF_REFS only while above one; an owned object at zero is deleted) and
     /// queue layouts. Returns the entries to publish per queue once written.
-    fn reserve_and_record(&self, store: &Shared, tail_batch: &mut BatchRep, outcomes: &[(Uuid, i64)]) -> Vec<(QueueId, u64)> {
+    fn reserve_and_record(&self, store: &Shared, tail_batch: &mut BatchRep, outcomes: &[Outcome]) -> Vec<(QueueId, u64)> {
         let cf = store.cf_ids();
         let mut consuming: HashMap<QueueId, BTreeSet<u64>> = HashMap::new();
         for c in &self.claims {
@@ -135,12 +157,18 @@ impl Buffered {
             // Entries are written exactly once, which is what SingleDelete requires.
             tail_batch.single_delete(cf.entries, &keys::entry_key(c.queue, c.seq));
         }
-        for &(id, count) in outcomes {
-            match count {
-                n if n <= 0 => delete_object(tail_batch, cf, &id),
-                1 => tail_batch.delete(cf.refs, id.as_bytes()),
+        for o in outcomes {
+            match o.count {
+                n if n <= 0 => {
+                    tail_batch.delete(cf.objects, o.id.as_bytes());
+                    if o.counted {
+                        tail_batch.delete(cf.refs, o.id.as_bytes());
+                    }
+                }
+                1 if o.counted => tail_batch.delete(cf.refs, o.id.as_bytes()),
+                1 => {}
                 n => {
-                    tail_batch.put(cf.refs, id.as_bytes(), &(n as u64).to_le_bytes());
+                    tail_batch.put(cf.refs, o.id.as_bytes(), &(n as u64).to_le_bytes());
                 }
             }
         }
@@ -151,7 +179,7 @@ impl Buffered {
     }
 
     /// Tell commits prepared after this one what it does to objects before it is on disk.
-    fn mark_pending_objects(&self, serial: &mut CommitState, outcomes: &[(Uuid, i64)], ticket: u64) {
+    fn mark_pending_objects(&self, serial: &mut CommitState, outcomes: &[Outcome], ticket: u64) {
         for (id, w) in &self.objects {
             let state = match w {
                 ObjectWrite::Delete => Some(PendingObject::Deleted),
@@ -164,11 +192,24 @@ impl Buffered {
                 serial.pending_objects.insert(*id, (state, ticket));
             }
         }
-        for &(id, count) in outcomes {
-            let state = if count <= 0 { PendingObject::Deleted } else { PendingObject::Count(count as u64) };
-            serial.pending_objects.insert(id, (state, ticket));
+        for o in outcomes {
+            let state = if o.count <= 0 { PendingObject::Deleted } else { PendingObject::Count(o.count as u64) };
+            serial.pending_objects.insert(o.id, (state, ticket));
         }
     }
+}
+
+/// A queue-owned object's owning-entry count once a commit is written, and whether a `refs`
+/// record holds the count before it.
+struct Outcome {
+    id: Uuid,
+    count: i64,
+    counted: bool,
+}
+
+/// `refs` holds a count only above one (absent means exactly one).
+fn record_exists(count: i64) -> bool {
+    count > 1
 }
 
 /// Waits until the commit with `ticket` is written (writing a group of commits when no other

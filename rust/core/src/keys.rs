@@ -32,10 +32,20 @@ pub type QueueId = u32;
 /// Longest queue name accepted, in UTF-8 bytes.
 pub const MAX_QUEUE_NAME_BYTES: usize = 1024;
 
+/// Leading bytes of an entry key that name its queue.
+pub const ENTRY_KEY_QUEUE_BYTES: usize = 4;
+
+/// Exclusive upper bound of the entry keys of queue `queue` up to and including `last`.
+pub fn entry_key_after(queue: QueueId, last: u64) -> Vec<u8> {
+    let mut k = entry_key(queue, last).to_vec();
+    k.push(0);
+    k
+}
+
 pub fn entry_key(queue: QueueId, seq: u64) -> [u8; 12] {
     let mut k = [0u8; 12];
-    k[..4].copy_from_slice(&queue.to_be_bytes());
-    k[4..].copy_from_slice(&seq.to_be_bytes());
+    k[..ENTRY_KEY_QUEUE_BYTES].copy_from_slice(&queue.to_be_bytes());
+    k[ENTRY_KEY_QUEUE_BYTES..].copy_from_slice(&seq.to_be_bytes());
     k
 }
 

@@ -336,7 +336,13 @@ fn db_options(options: &StoreOptions, creating: bool) -> Options {
 }
 
 pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cache>) -> Options {
-    let mut o = Options::default();
+    let mut o = match name {
+        // A queue's entries are appended at its tail and consumed at its head, in key order.
+        CF_ENTRIES => rocks_options::with_insert_hints(keys::ENTRY_KEY_QUEUE_BYTES),
+        // New object ids are time-ordered (UUIDv7), so new objects land in key order too.
+        CF_OBJECTS => rocks_options::with_insert_hints(1),
+        _ => Options::default(),
+    };
     let mut table = rocks_options::table_options(cache);
     table.set_bloom_filter(10.0, false);
     // Indexes and filters count against the cache, so memory stays within the options (without
