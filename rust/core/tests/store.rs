@@ -710,3 +710,39 @@ fn racing_deletes_and_enqueues_by_id_never_commit_an_entry_after_its_objects_del
         assert_eq!(tx.get(*id).unwrap().is_some(), owned_with_entry.contains(id), "queue-owned {id} lives exactly while an entry points at it");
     }
 }
+
+#[test]
+fn get_many_returns_each_payload_in_order_with_the_transactions_own_writes_and_none_where_there_is_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let ids: Vec<Uuid> = (0..300).map(|_| Uuid::new_v4()).collect();
+    let mut tx = store.begin().unwrap();
+    for (i, id) in ids.iter().enumerate() {
+        tx.put(*id, format!("stored {i}").as_bytes()).unwrap();
+    }
+    tx.commit().unwrap();
+
+    let mut tx = store.begin().unwrap();
+    tx.put(ids[1], b"replaced here").unwrap();
+    tx.delete(ids[2]).unwrap();
+    let fresh = Uuid::new_v4();
+    tx.put(fresh, b"new here").unwrap();
+    let absent = Uuid::new_v4();
+    // Shuffled, with repeats, as a caller's lookups come.
+    let wanted = [ids[299], ids[1], absent, ids[2], fresh, ids[0], ids[299], ids[150]];
+    let got = tx.get_many(&wanted).unwrap();
+    let text = |p: &Option<Vec<u8>>| p.as_deref().map(|b| String::from_utf8(b.to_vec()).unwrap());
+    assert_eq!(
+        got.iter().map(text).collect::<Vec<_>>(),
+        [Some("stored 299"), Some("replaced here"), None, None, Some("new here"), Some("stored 0"), Some("stored 299"), Some("stored 150")]
+            .map(|s| s.map(String::from))
+    );
+    for (id, payload) in wanted.iter().zip(&got) {
+        assert_eq!(&tx.get(*id).unwrap(), payload, "as get of {id} returns it");
+    }
+    assert!(tx.get_many(&[]).unwrap().is_empty());
+    let all = tx.get_many(&ids).unwrap();
+    assert_eq!(all.iter().filter(|p| p.is_some()).count(), 299);
+    tx.rollback().unwrap();
+    assert!(matches!(tx.get_many(&ids[..1]), Err(Error::TransactionFinished(_))));
+}

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use jni::objects::{JByteArray, JByteBuffer, JLongArray, JString};
+use jni::objects::{JByteArray, JByteBuffer, JLongArray, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::Env;
 
@@ -153,6 +153,43 @@ impl Ret for JavaByteArray {
     const DESCRIPTOR: &'static str = "[B";
     fn into_java<'local>(value: JByteArray<'local>, _env: &mut Env<'local>) -> BridgeResult<JByteArray<'local>> {
         Ok(value)
+    }
+}
+
+/// A `byte[][]` the function makes itself, element by element.
+pub enum JavaByteArrays {}
+
+impl Ret for JavaByteArrays {
+    type Value<'local> = JObjectArray<'local, JByteArray<'local>>;
+    type Raw<'local> = JObjectArray<'local, JByteArray<'local>>;
+    const DESCRIPTOR: &'static str = "[[B";
+    fn into_java<'local>(value: Self::Value<'local>, _env: &mut Env<'local>) -> BridgeResult<Self::Raw<'local>> {
+        Ok(value)
+    }
+}
+
+/// Object ids from a `long[]` of (most, least significant bits) pairs, at most
+/// `MAX_BATCH_ITEMS` of them (checked before anything is allocated for them).
+pub struct Ids(pub Vec<uuid::Uuid>);
+
+impl Arg for Ids {
+    type Raw<'local> = JLongArray<'local>;
+    type Value<'local> = Ids;
+    const DESCRIPTOR: &'static str = "[J";
+    fn from_java<'local>(env: &mut Env<'local>, raw: JLongArray<'local>, name: &'static str) -> BridgeResult<Ids> {
+        use rockcask_core::options::MAX_BATCH_ITEMS;
+        if raw.is_null() {
+            return Err(BridgeError::Null(name));
+        }
+        let len = raw.len(env)?;
+        if len % 2 != 0 || len / 2 > MAX_BATCH_ITEMS {
+            return Err(BridgeError::InvalidArgument(format!(
+                "{name} must hold two longs per id and at most {MAX_BATCH_ITEMS} ids, got {len} longs"
+            )));
+        }
+        let mut bits = vec![0i64; len];
+        raw.get_region(env, 0, &mut bits)?;
+        Ok(Ids(bits.chunks_exact(2).map(|p| crate::wire::uuid(p[0], p[1])).collect()))
     }
 }
 

@@ -7,12 +7,12 @@
 
 use std::time::Duration;
 
-use jni::objects::{JByteArray, JByteBuffer};
+use jni::objects::{JByteArray, JByteBuffer, JObjectArray};
 use jni::Env;
 use parking_lot::{Mutex, MutexGuard};
 use rockcask_core::Transaction;
 
-use crate::args::{Count, JavaByteArray};
+use crate::args::{Count, Ids, JavaByteArray, JavaByteArrays};
 use crate::contract;
 use crate::error::{BridgeError, BridgeResult};
 use crate::handle::{free_handle, Tagged};
@@ -30,6 +30,7 @@ native_class! {
         fn take(tx: &TxHandle, queue: QueueName, timeout: Duration) -> JavaByteArray = take;
         fn put(tx: &TxHandle, msb: i64, lsb: i64, payload: JByteArray) -> () = put;
         fn get(tx: &TxHandle, msb: i64, lsb: i64) -> Option<Vec<u8>> = get;
+        fn getAll(tx: &TxHandle, ids: Ids) -> JavaByteArrays = get_all;
         fn delete(tx: &TxHandle, msb: i64, lsb: i64) -> bool = delete;
         fn commit(tx: &TxHandle) -> () = commit;
         fn rollback(tx: &TxHandle) -> () = rollback;
@@ -133,6 +134,27 @@ fn put(env: &mut Env<'_>, tx: &TxHandle, msb: i64, lsb: i64, payload: JByteArray
 /// The payload, or null when there is no such object.
 fn get(_env: &mut Env<'_>, tx: &TxHandle, msb: i64, lsb: i64) -> BridgeResult<Option<Vec<u8>>> {
     Ok(tx.lock()?.get(wire::uuid(msb, lsb))?)
+}
+
+/// Ids read per batched lookup: bounds the native copies of payloads waiting to become Java
+/// arrays, whatever the number of ids asked for.
+const GET_ALL_CHUNK: usize = 1024;
+
+/// One `byte[]` (or null) per id, in order.
+fn get_all<'local>(env: &mut Env<'local>, tx: &TxHandle, ids: Ids) -> BridgeResult<JObjectArray<'local, JByteArray<'local>>> {
+    let tx = tx.lock()?;
+    let out = JObjectArray::<JByteArray>::new(env, ids.0.len(), JByteArray::null())?;
+    for (chunk_index, chunk) in ids.0.chunks(GET_ALL_CHUNK).enumerate() {
+        for (i, payload) in tx.get_many(chunk)?.into_iter().enumerate() {
+            if let Some(payload) = payload {
+                let array = env.byte_array_from_slice(&payload)?;
+                out.set_element(env, chunk_index * GET_ALL_CHUNK + i, &array)?;
+                // One local reference per element would overflow the frame of a large call.
+                env.delete_local_ref(array);
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn delete(_env: &mut Env<'_>, tx: &TxHandle, msb: i64, lsb: i64) -> BridgeResult<bool> {

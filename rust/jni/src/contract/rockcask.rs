@@ -66,13 +66,14 @@ slots! {
 /// Limits Java checks before a call, so that its exceptions name the Java argument.
 pub const STORE_LIMITS: JavaConstants = {
     use rockcask_core::keys::MAX_QUEUE_NAME_BYTES;
-    use rockcask_core::options::{MAX_BLOCK_CACHE_BYTES, MAX_PAYLOAD_BYTES, MAX_WORKERS, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
+    use rockcask_core::options::{MAX_BATCH_ITEMS, MAX_BLOCK_CACHE_BYTES, MAX_PAYLOAD_BYTES, MAX_WORKERS, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
     JavaConstants {
         class: WIRE,
         values: &[
             JavaConstant::int("MAX_QUEUE_NAME_BYTES", MAX_QUEUE_NAME_BYTES as i64),
             JavaConstant::int("MAX_PAYLOAD_BYTES", MAX_PAYLOAD_BYTES as i64),
             JavaConstant::int("MAX_WORKERS", MAX_WORKERS as i64),
+            JavaConstant::int("MAX_BATCH_ITEMS", MAX_BATCH_ITEMS as i64),
             JavaConstant::long("MIN_WRITE_BUFFER_BYTES", MIN_WRITE_BUFFER_BYTES as i64),
             JavaConstant::long("MAX_WRITE_BUFFER_BYTES", MAX_WRITE_BUFFER_BYTES as i64),
             JavaConstant::long("MAX_BLOCK_CACHE_BYTES", MAX_BLOCK_CACHE_BYTES as i64),

@@ -20,6 +20,7 @@ final class Wire {
     static final int MAX_QUEUE_NAME_BYTES = 1024;
     static final int MAX_PAYLOAD_BYTES = 1 << 30;
     static final int MAX_WORKERS = 64;
+    static final int MAX_BATCH_ITEMS = 1 << 20;
     static final long MIN_WRITE_BUFFER_BYTES = 1L << 20;
     static final long MAX_WRITE_BUFFER_BYTES = 64L << 30;
     static final long MAX_BLOCK_CACHE_BYTES = 1L << 40;

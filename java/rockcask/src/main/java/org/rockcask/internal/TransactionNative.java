@@ -38,6 +38,9 @@ public final class TransactionNative {
     /** The payload, or null when there is no such object. */
     public static native byte[] get(long tx, long msb, long lsb);
 
+    /** {@code ids}: two longs (most, then least significant bits) per id; one element (or null) per id. */
+    public static native byte[][] getAll(long tx, long[] ids);
+
     public static native boolean delete(long tx, long msb, long lsb);
 
     public static native void commit(long tx);
