@@ -352,8 +352,17 @@ pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cach
         table.set_pin_l0_filter_and_index_blocks_in_cache(true);
     }
     o.set_block_based_table_factory(&table);
-    o.set_compression_type(DBCompressionType::Lz4);
-    o.set_bottommost_compression_type(DBCompressionType::Zstd);
+    if name == CF_OBJECTS {
+        // A point read decompresses the whole block holding its object: with compressible
+        // objects of 256 bytes (10^6, a 64 MiB cache) `examples/random_reads` read 15,000 per
+        // second with zstd-compressed blocks, 35,000 with lz4 and 190,000 uncompressed. Payloads
+        // are compressed one object at a time instead, when `StoreOptions::compression` says so.
+        o.set_compression_type(DBCompressionType::None);
+        o.set_bottommost_compression_type(DBCompressionType::None);
+    } else {
+        o.set_compression_type(DBCompressionType::Lz4);
+        o.set_bottommost_compression_type(DBCompressionType::Zstd);
+    }
     if name == CF_ENTRIES || name == CF_OBJECTS {
         o.set_write_buffer_size((options.write_buffer_bytes / 2).max(1 << 20));
         o.set_max_write_buffer_number(4);

@@ -32,6 +32,7 @@ public final class RocksJavaPeer implements AutoCloseable {
     private final DBOptions dbOptions;
     private final Cache cache;
     private final ColumnFamilyOptions cfOptions;
+    private final ColumnFamilyOptions objectOptions;
     private final List<ColumnFamilyHandle> handles = new ArrayList<>();
     private final RocksDB db;
     private final WriteOptions sync;
@@ -46,8 +47,11 @@ public final class RocksJavaPeer implements AutoCloseable {
         this.dbOptions = dbOptions;
         cache = new LRUCache(64L << 20);
         cfOptions = columnFamilyOptions(cache);
+        // As RockCask's objects: blocks left uncompressed, so a point read decompresses nothing.
+        objectOptions = columnFamilyOptions(cache).setCompressionType(CompressionType.NO_COMPRESSION)
+                .setBottommostCompressionType(CompressionType.NO_COMPRESSION);
         List<ColumnFamilyDescriptor> cfs = Arrays.asList(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
-                new ColumnFamilyDescriptor("entries".getBytes(), cfOptions), new ColumnFamilyDescriptor("objects".getBytes(), cfOptions));
+                new ColumnFamilyDescriptor("entries".getBytes(), cfOptions), new ColumnFamilyDescriptor("objects".getBytes(), objectOptions));
         db = RocksDB.open(dbOptions, dir.toString(), cfs, handles);
         sync = new WriteOptions().setSync(true);
     }
@@ -76,7 +80,7 @@ public final class RocksJavaPeer implements AutoCloseable {
     }
 
     /**
-     * RockCask's column family options, the same for entries and objects: bloom filters of 10
+     * RockCask's column family options (objects without compression), bloom filters of 10
      * bits per key, indexes and filters in a 64 MiB block cache shared by the column families
      * (RockCask's default; without one RocksJava would use 8 MiB per table factory), those of
      * level 0 pinned there.
@@ -119,6 +123,7 @@ public final class RocksJavaPeer implements AutoCloseable {
         db.close();
         sync.close();
         cfOptions.close();
+        objectOptions.close();
         dbOptions.close();
         cache.close();
     }

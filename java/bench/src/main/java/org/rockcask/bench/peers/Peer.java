@@ -35,4 +35,13 @@ public interface Peer extends AutoCloseable {
 
     /** Random reads: reads every id, {@code perTransaction} gets per read transaction. Returns the bytes read. */
     long readObjects(UUID[] ids, int perTransaction) throws Exception;
+
+    /**
+     * Random reads, batched: {@link #readObjects}, each transaction's ids read with the store's
+     * own call for many keys where it has one (RockCask's {@code getAll}, RocksDB's
+     * {@code MultiGet}); a store without one reads them one by one, as in {@link #readObjects}.
+     */
+    default long readObjectsBatched(UUID[] ids, int perTransaction) throws Exception {
+        return readObjects(ids, perTransaction);
+    }
 }

@@ -75,7 +75,7 @@ enum PeerWorkload {
     },
 
     READS("reads", "Random reads: objects of 256 bytes under random UUIDs, loaded by another JVM, warm, every id once in a shuffled order,"
-            + " 1,000 gets per read transaction, -Xmx128m", "reads/s", "128m") {
+            + " 1,000 reads per read transaction (one by one, then batched where the store has a call for many keys), -Xmx128m", "reads/s", "128m") {
         @Override
         boolean loadsFirst() {
             return true;
@@ -101,21 +101,31 @@ enum PeerWorkload {
         Map<String, Double> run(Peer peer, double scale) throws Exception {
             int n = scaled(1_000_000, scale);
             Ids ids = new Ids(n);
-            check("warm-up bytes", readAll(peer, ids), (long) n * OBJECT_BYTES);
+            check("warm-up bytes", readAll(peer, ids, false), (long) n * OBJECT_BYTES);
+            Map<String, Double> rows = new LinkedHashMap<>();
             ids.shuffle(new Random(3));
+            rows.put(String.format("%,d objects, one get per id", n), n / timed(peer, ids, false));
+            ids.shuffle(new Random(4));
+            rows.put(String.format("%,d objects, batched", n), n / timed(peer, ids, true));
+            return rows;
+        }
+
+        /** Seconds to read every id once, checked. */
+        private double timed(Peer peer, Ids ids, boolean batched) throws Exception {
             long t0 = System.nanoTime();
-            long bytes = readAll(peer, ids);
+            long bytes = readAll(peer, ids, batched);
             double seconds = (System.nanoTime() - t0) / 1e9;
-            check("bytes read", bytes, (long) n * OBJECT_BYTES);
-            return row(String.format("%,d objects", n), n / seconds);
+            check("bytes read", bytes, (long) ids.count() * OBJECT_BYTES);
+            return seconds;
         }
 
         /** Every id, one read transaction per 1,000. */
-        private long readAll(Peer peer, Ids ids) throws Exception {
+        private long readAll(Peer peer, Ids ids, boolean batched) throws Exception {
             long bytes = 0;
             for (int from = 0; from < ids.count(); from += READS_PER_TRANSACTION) {
                 int count = Math.min(READS_PER_TRANSACTION, ids.count() - from);
-                bytes += peer.readObjects(ids.batch(from, count), READS_PER_TRANSACTION);
+                UUID[] batch = ids.batch(from, count);
+                bytes += batched ? peer.readObjectsBatched(batch, READS_PER_TRANSACTION) : peer.readObjects(batch, READS_PER_TRANSACTION);
             }
             return bytes;
         }

@@ -1,6 +1,7 @@
 package org.rockcask.bench.peers;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -104,6 +105,19 @@ final class RockCaskPeer implements Peer {
             try (Transaction tx = store.begin()) {
                 for (int i = from; i < to; i++) {
                     bytes += tx.get(ids[i]).length;
+                }
+            }
+            return bytes;
+        });
+    }
+
+    @Override
+    public long readObjectsBatched(UUID[] ids, int perTransaction) throws Exception {
+        return Batches.sum(ids.length, perTransaction, (from, to) -> {
+            long bytes = 0;
+            try (Transaction tx = store.begin()) {
+                for (byte[] payload : tx.getAll(Arrays.asList(ids).subList(from, to))) {
+                    bytes += payload.length;
                 }
             }
             return bytes;

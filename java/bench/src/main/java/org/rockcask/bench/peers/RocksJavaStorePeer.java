@@ -1,6 +1,9 @@
 package org.rockcask.bench.peers;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.UUID;
 import org.rockcask.bench.RocksJavaPeer;
 import org.rocksdb.ColumnFamilyHandle;
@@ -25,7 +28,8 @@ import org.rocksdb.WriteOptions;
  *
  * <p>The queue's head and tail sequence numbers are kept in memory after {@link #fillQueue}; a
  * poll seeks to the head key (so it never scans the tombstones of consumed entries) and reads
- * forward. Reads: a snapshot per read transaction, one get per id.
+ * forward. Reads: a snapshot per read transaction, one get per id, or (batched) one
+ * {@code multiGetAsList} of the transaction's ids.
  */
 final class RocksJavaStorePeer implements Peer {
     private final RocksJavaPeer rocks;
@@ -100,6 +104,27 @@ final class RocksJavaStorePeer implements Peer {
             try (ReadOptions read = new ReadOptions().setSnapshot(snapshot)) {
                 for (int i = from; i < to; i++) {
                     bytes += db.get(objects, read, Keys.object(ids[i])).length;
+                }
+            } finally {
+                db.releaseSnapshot(snapshot);
+            }
+            return bytes;
+        });
+    }
+
+    @Override
+    public long readObjectsBatched(UUID[] ids, int perTransaction) throws Exception {
+        return Batches.sum(ids.length, perTransaction, (from, to) -> {
+            List<ColumnFamilyHandle> families = Collections.nCopies(to - from, objects);
+            List<byte[]> keys = new ArrayList<>(to - from);
+            for (int i = from; i < to; i++) {
+                keys.add(Keys.object(ids[i]));
+            }
+            long bytes = 0;
+            Snapshot snapshot = db.getSnapshot();
+            try (ReadOptions read = new ReadOptions().setSnapshot(snapshot)) {
+                for (byte[] value : db.multiGetAsList(read, families, keys)) {
+                    bytes += value.length;
                 }
             } finally {
                 db.releaseSnapshot(snapshot);
