@@ -496,7 +496,9 @@ fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option
         it.seek(keys::entry_key(qid, first));
         while let (Some(k), Some(v)) = (it.key(), it.value()) {
             let seq = keys::decode_entry_seq(k)?;
-            out[(seq - first) as usize] = Some(keys::decode_entry_value(v)?);
+            // The bounds keep every key of the range between `first` and `last`.
+            let slot = seq.checked_sub(first).and_then(|i| out.get_mut(i as usize)).ok_or_else(|| Error::Corrupt(format!("entry key {seq} outside {first}..={last}")))?;
+            *slot = Some(keys::decode_entry_value(v)?);
             it.next();
         }
         it.status().context(context)?;
@@ -513,7 +515,8 @@ fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option
         .collect()
 }
 
-/// Below this many consecutive entries, batched point lookups cost less than an iterator's setup.
+/// Fewer consecutive entries than this are read by point lookups: an iterator's setup (a merge
+/// over every memtable and table file) is not worth it for a handful.
 const MIN_ENTRIES_FOR_A_SCAN: usize = 4;
 
 /// How many of the payloads (of these lengths, in order) fit in `budget` bytes; the first always
