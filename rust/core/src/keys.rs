@@ -51,7 +51,7 @@ pub fn entry_key(queue: QueueId, seq: u64) -> [u8; 12] {
 
 pub fn decode_entry_seq(key: &[u8]) -> Result<u64> {
     let bytes: [u8; 8] = key
-        .get(4..12)
+        .get(ENTRY_KEY_QUEUE_BYTES..ENTRY_KEY_QUEUE_BYTES + 8)
         .and_then(|s| s.try_into().ok())
         .ok_or_else(|| Error::Corrupt(format!("entry key of {} bytes", key.len())))?;
     Ok(u64::from_be_bytes(bytes))

@@ -488,7 +488,7 @@ impl Drop for Transaction {
 fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option<(Uuid, Ownership)>>> {
     let context = || "reading queue entries".to_string();
     let (Some(&first), Some(&last)) = (seqs.first(), seqs.last()) else { return Ok(Vec::new()) };
-    if seqs.len() >= MIN_ENTRIES_FOR_A_SCAN && last - first == seqs.len() as u64 - 1 && seqs.windows(2).all(|w| w[1] == w[0] + 1) {
+    if seqs.len() >= MIN_ENTRIES_FOR_A_SCAN && seqs.windows(2).all(|w| w[1] == w[0] + 1) {
         let mut out = vec![None; seqs.len()];
         let mut ro = rocksdb::ReadOptions::default();
         ro.set_iterate_upper_bound(keys::entry_key_after(qid, last));

@@ -178,10 +178,7 @@ impl Arg for Ids {
     const DESCRIPTOR: &'static str = "[J";
     fn from_java<'local>(env: &mut Env<'local>, raw: JLongArray<'local>, name: &'static str) -> BridgeResult<Ids> {
         use rockcask_core::options::MAX_BATCH_ITEMS;
-        if raw.is_null() {
-            return Err(BridgeError::Null(name));
-        }
-        let len = raw.len(env)?;
+        let len = crate::wire::array_len(env, &raw, name)?;
         if len % 2 != 0 || len / 2 > MAX_BATCH_ITEMS {
             return Err(BridgeError::InvalidArgument(format!(
                 "{name} must hold two longs per id and at most {MAX_BATCH_ITEMS} ids, got {len} longs"
@@ -255,10 +252,7 @@ impl<S: Slots> Arg for Record<S> {
     type Value<'local> = Record<S>;
     const DESCRIPTOR: &'static str = "[J";
     fn from_java<'local>(env: &mut Env<'local>, raw: JLongArray<'local>, name: &'static str) -> BridgeResult<Record<S>> {
-        if raw.is_null() {
-            return Err(BridgeError::Null(name));
-        }
-        let mut values = vec![0i64; raw.len(env)?];
+        let mut values = vec![0i64; crate::wire::array_len(env, &raw, name)?];
         raw.get_region(env, 0, &mut values)?;
         Record::new(values)
     }

@@ -4,7 +4,7 @@
 //! Packed messages (big-endian, read by `org.rockcask.Wire`): i32 count, then per message
 //! i64 msb, i64 lsb, i32 payload length (-1 when the object is gone), payload bytes.
 
-use jni::objects::{JByteArray, JByteBuffer};
+use jni::objects::{JByteArray, JByteBuffer, JPrimitiveArray, TypeArray};
 use jni::Env;
 use rockcask_core::{Message, Uuid};
 
@@ -84,8 +84,8 @@ pub fn as_jbytes(buf: &mut [u8]) -> &mut [i8] {
     unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<i8>(), buf.len()) }
 }
 
-/// Length of a non-null Java byte array.
-pub fn array_len(env: &Env<'_>, array: &JByteArray<'_>, what: &'static str) -> BridgeResult<usize> {
+/// Length of a non-null Java array of primitives.
+pub fn array_len<T: TypeArray>(env: &Env<'_>, array: &JPrimitiveArray<'_, T>, what: &'static str) -> BridgeResult<usize> {
     if array.is_null() {
         return Err(BridgeError::Null(what));
     }

@@ -98,18 +98,13 @@ final class RocksJavaStorePeer implements Peer {
 
     @Override
     public long readObjects(UUID[] ids, int perTransaction) throws Exception {
-        return Batches.sum(ids.length, perTransaction, (from, to) -> {
+        return Batches.sum(ids.length, perTransaction, (from, to) -> inSnapshot(read -> {
             long bytes = 0;
-            Snapshot snapshot = db.getSnapshot();
-            try (ReadOptions read = new ReadOptions().setSnapshot(snapshot)) {
-                for (int i = from; i < to; i++) {
-                    bytes += db.get(objects, read, Keys.object(ids[i])).length;
-                }
-            } finally {
-                db.releaseSnapshot(snapshot);
+            for (int i = from; i < to; i++) {
+                bytes += db.get(objects, read, Keys.object(ids[i])).length;
             }
             return bytes;
-        });
+        }));
     }
 
     @Override
@@ -120,17 +115,28 @@ final class RocksJavaStorePeer implements Peer {
             for (int i = from; i < to; i++) {
                 keys.add(Keys.object(ids[i]));
             }
-            long bytes = 0;
-            Snapshot snapshot = db.getSnapshot();
-            try (ReadOptions read = new ReadOptions().setSnapshot(snapshot)) {
+            return inSnapshot(read -> {
+                long bytes = 0;
                 for (byte[] value : db.multiGetAsList(read, families, keys)) {
                     bytes += value.length;
                 }
-            } finally {
-                db.releaseSnapshot(snapshot);
-            }
-            return bytes;
+                return bytes;
+            });
         });
+    }
+
+    /** What a read transaction does: its reads, under one snapshot. */
+    private interface SnapshotRead {
+        long run(ReadOptions read) throws Exception;
+    }
+
+    private long inSnapshot(SnapshotRead reads) throws Exception {
+        Snapshot snapshot = db.getSnapshot();
+        try (ReadOptions read = new ReadOptions().setSnapshot(snapshot)) {
+            return reads.run(read);
+        } finally {
+            db.releaseSnapshot(snapshot);
+        }
     }
 
     @Override
