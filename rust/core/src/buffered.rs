@@ -2,7 +2,7 @@
 //! its object writes (already encoded in a write batch) and what they rely on. The transaction
 //! (`transaction.rs`) fills it; the commit (`commit.rs`) turns it into one write.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use uuid::Uuid;
 
@@ -82,6 +82,9 @@ pub(crate) struct Buffered {
     /// queue-owned): each must still exist at commit, or the put would leave a queue-owned
     /// object that no entry points at (and that nothing would ever delete).
     pub owned_puts: IdSet<Uuid>,
+    /// Queues `drop_queue` or `move_queue` emptied: the commit forgets each name that is still
+    /// empty then.
+    pub dropped_queues: BTreeSet<String>,
 }
 
 impl Default for Buffered {
@@ -96,6 +99,7 @@ impl Default for Buffered {
             ref_delta: IdMap::default(),
             enqueued_by_id: IdMap::default(),
             owned_puts: IdSet::default(),
+            dropped_queues: BTreeSet::new(),
         }
     }
 }
@@ -109,6 +113,24 @@ impl Buffered {
         if self.objects.insert(id, w).is_some() {
             self.objects_in_key_order = false; // the earlier record is still in the batch
         }
+    }
+
+    /// Takes the first `n` of this transaction's own enqueues to `queue` back, as its own poll
+    /// or drop of them does: they will not be written, nor count as owning their objects.
+    pub fn take_back_own_enqueues(&mut self, queue: &str, n: usize) -> Vec<(Uuid, Ownership)> {
+        let items = self.enqueued.get_mut(queue).map(|items| items.drain(..n).collect::<Vec<_>>()).unwrap_or_default();
+        for &(id, own) in &items {
+            if own == Ownership::Owned {
+                *self.ref_delta.entry(id).or_insert(0) -= 1;
+            }
+            if let Some(left) = self.enqueued_by_id.get_mut(&id) {
+                *left -= 1;
+                if *left == 0 {
+                    self.enqueued_by_id.remove(&id);
+                }
+            }
+        }
+        items
     }
 
     /// This transaction's own encoded value of object `id`: `Some(None)` when it deleted it.

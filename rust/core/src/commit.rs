@@ -7,12 +7,12 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use uuid::Uuid;
 
-use crate::batch::BatchRep;
+use crate::batch::{BatchRep, CfIds};
 use crate::buffered::{Buffered, ObjectWrite};
 use crate::error::{Error, Result, RocksContext};
 use crate::group_commit::{CommitState, PendingObject, Prepared};
 use crate::keys::{self, Ownership, QueueId, CF_OBJECTS, CF_REFS};
-use crate::queue::QueueState;
+use crate::queue::{QueueState, Queues};
 use crate::shared::{DbRef, Shared};
 
 impl Buffered {
@@ -123,6 +123,7 @@ impl Buffered {
         }
         let mut appends = Vec::new();
         let mut layouts = Vec::with_capacity(consuming.len());
+        let forgotten;
         {
             let mut queues = store.queues();
             let mut own: Vec<&(String, VecDeque<(Uuid, Ownership)>)> = self.enqueued.queues.iter().filter(|(_, q)| !q.is_empty()).collect();
@@ -152,6 +153,7 @@ impl Buffered {
                     seqs.iter().for_each(|&seq| q.consumed(seq));
                 }
             }
+            forgotten = self.forget_dropped_queues(&mut queues, &appends, tail_batch, cf);
         }
         for c in &self.claims {
             // Entries are written exactly once, which is what SingleDelete requires.
@@ -172,10 +174,31 @@ impl Buffered {
                 }
             }
         }
-        for (qid, layout) in &layouts {
+        for (qid, layout) in layouts.iter().filter(|(qid, _)| !forgotten.contains(qid)) {
             tail_batch.put(cf.meta, &keys::meta_head_key(*qid), &layout.encode());
         }
         appends
+    }
+
+    /// Forgets each queue this transaction dropped or moved away that has no entry left once it
+    /// commits (none committed since, none held by another transaction, none being written,
+    /// none it enqueued itself): its name and head layout are deleted, and the commits prepared
+    /// after this one create it anew under a new id. Returns the ids forgotten.
+    fn forget_dropped_queues(&self, queues: &mut Queues, appends: &[(QueueId, u64)], tail_batch: &mut BatchRep, cf: CfIds) -> Vec<QueueId> {
+        let mut forgotten = Vec::new();
+        for name in &self.dropped_queues {
+            let Some(&qid) = queues.by_name.get(name) else { continue };
+            let idle = queues.states.get(&qid).is_some_and(QueueState::is_empty_and_idle);
+            if !idle || appends.iter().any(|&(q, _)| q == qid) {
+                continue;
+            }
+            queues.by_name.remove(name);
+            queues.states.remove(&qid);
+            tail_batch.delete(cf.meta, &keys::meta_queue_key(name));
+            tail_batch.delete(cf.meta, &keys::meta_head_key(qid));
+            forgotten.push(qid);
+        }
+        forgotten
     }
 
     /// Tell commits prepared after this one what it does to objects before it is on disk.

@@ -53,6 +53,12 @@ impl QueueState {
         (self.tail - self.head) + self.returned.len() as u64
     }
 
+    /// No entry at all: none committed, claimed, handed back or being written. Such a queue
+    /// may be forgotten.
+    pub fn is_empty_and_idle(&self) -> bool {
+        self.head == self.tail && self.reserved_tail == self.tail && self.returned.is_empty() && self.in_flight.is_empty()
+    }
+
     /// Assign `n` sequence numbers to a commit; returns the first.
     pub fn reserve(&mut self, n: u64) -> u64 {
         let first = self.reserved_tail;

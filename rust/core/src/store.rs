@@ -132,12 +132,24 @@ impl Store {
         self.shared.is_closed()
     }
 
-    /// Names of every queue ever committed to, sorted.
+    /// Names of every queue committed to and not dropped since, sorted.
     pub fn queue_names(&self) -> Result<Vec<String>> {
+        self.queue_names_with_prefix("")
+    }
+
+    /// `queue_names` of the queues whose names start with `prefix` (at most a queue name long).
+    pub fn queue_names_with_prefix(&self, prefix: &str) -> Result<Vec<String>> {
+        if prefix.len() > keys::MAX_QUEUE_NAME_BYTES {
+            return Err(Error::InvalidArgument(format!("queue name prefix is {} bytes long; at most {} are allowed", prefix.len(), keys::MAX_QUEUE_NAME_BYTES)));
+        }
         self.shared.db()?;
         let queues = self.shared.queues();
-        let mut names: Vec<String> =
-            queues.by_name.iter().filter(|(_, id)| queues.states.get(id).is_some_and(|q| q.published)).map(|(name, _)| name.clone()).collect();
+        let mut names: Vec<String> = queues
+            .by_name
+            .iter()
+            .filter(|(name, id)| name.starts_with(prefix) && queues.states.get(id).is_some_and(|q| q.published))
+            .map(|(name, _)| name.clone())
+            .collect();
         drop(queues);
         names.sort();
         Ok(names)

@@ -37,6 +37,10 @@ pub struct Message {
     pub id: Uuid,
     /// `None` when the entry points at an object that was deleted with `delete`.
     pub payload: Option<Vec<u8>>,
+    /// The entry's position in its queue: assigned at commit, increasing in enqueue order and
+    /// never reused while the queue exists (a dropped queue created again starts over). `None`
+    /// for an item this transaction enqueued itself (it has no position before the commit).
+    pub sequence: Option<u64>,
 }
 
 /// How a transaction whose commit failed reports itself finished.
@@ -225,7 +229,7 @@ impl Transaction {
                     *self.buf.ref_delta.entry(id).or_insert(0) -= 1;
                 }
             }
-            out.extend(ids.into_iter().zip(payloads).take(kept).map(|(id, payload)| Message { id, payload }));
+            out.extend(ids.into_iter().zip(payloads).zip(&seqs).take(kept).map(|((id, payload), &seq)| Message { id, payload, sequence: Some(seq) }));
             if kept < seqs.len() {
                 return Ok(out);
             }
@@ -240,21 +244,77 @@ impl Transaction {
                 taken.push((id, self.buf.payload_of(db, id)?));
             }
             let kept = within_budget(taken.iter().map(|(_, p)| p.as_ref().map_or(0, Vec::len)), max_payload_bytes.saturating_sub(used), out.len());
-            let own_items = self.buf.enqueued.get_mut(queue).map(|items| items.drain(..kept).collect::<Vec<_>>()).unwrap_or_default();
-            for ((id, own), (_, payload)) in own_items.into_iter().zip(taken) {
-                if own == Ownership::Owned {
-                    *self.buf.ref_delta.entry(id).or_insert(0) -= 1;
-                }
-                if let Some(n) = self.buf.enqueued_by_id.get_mut(&id) {
-                    *n -= 1;
-                    if *n == 0 {
-                        self.buf.enqueued_by_id.remove(&id);
-                    }
-                }
-                out.push(Message { id, payload });
+            let own_items = self.buf.take_back_own_enqueues(queue, kept);
+            for ((id, _), (_, payload)) in own_items.into_iter().zip(taken) {
+                out.push(Message { id, payload, sequence: None });
             }
         }
         Ok(out)
+    }
+
+    /// Remove every entry of `queue`: claims each one no other transaction holds (as a poll of
+    /// all of them would, without reading payloads) and takes back this transaction's own
+    /// enqueues to it. The commit deletes them (a queue-owned object goes with its last entry)
+    /// and, if nothing is left in the queue then (no entry committed since, none held by another
+    /// transaction), forgets its name: `queue_names` no longer lists it and a later enqueue
+    /// creates it anew, numbering from 0. Returns how many entries it removes.
+    ///
+    /// If reading the claimed entries fails, the whole transaction rolls back, as with `poll`.
+    pub fn drop_queue(&mut self, queue: &str) -> Result<u64> {
+        let entries = self.claim_everything(queue)?;
+        for &(id, own) in &entries {
+            if own == Ownership::Owned {
+                *self.buf.ref_delta.entry(id).or_insert(0) -= 1;
+            }
+        }
+        let own = self.buf.enqueued.get(queue).map_or(0, |items| items.len());
+        self.buf.take_back_own_enqueues(queue, own);
+        self.buf.dropped_queues.insert(queue.to_string());
+        Ok((entries.len() + own) as u64)
+    }
+
+    /// Move every entry of `from` to the tail of `to`, in order: claims each one no other
+    /// transaction holds and enqueues the same object in `to` (no payload is read or copied; a
+    /// queue-owned object stays queue-owned, now by its entry in `to`), this transaction's own
+    /// enqueues to `from` included. The commit then forgets `from` as `drop_queue` does.
+    /// Returns how many entries it moves.
+    pub fn move_queue(&mut self, from: &str, to: &str) -> Result<u64> {
+        keys::validate_queue_name(to)?;
+        if from == to {
+            return Err(Error::InvalidArgument(format!("queue '{from}' cannot be moved into itself")));
+        }
+        let mut moved = self.claim_everything(from)?;
+        let own = self.buf.enqueued.get(from).map_or(0, |items| items.len());
+        moved.extend(self.buf.enqueued.get_mut(from).map(|items| items.drain(..own).collect::<Vec<_>>()).unwrap_or_default());
+        for &item in &moved {
+            self.buf.enqueued.push(to, item);
+        }
+        self.buf.dropped_queues.insert(from.to_string());
+        Ok(moved.len() as u64)
+    }
+
+    /// Claims every committed entry of `queue` that no other transaction holds, in delivery
+    /// order, and returns what each points at. A failure rolls the transaction back.
+    fn claim_everything(&mut self, queue: &str) -> Result<Vec<(Uuid, Ownership)>> {
+        self.check_open()?;
+        let store = self.store.clone();
+        let db = store.writable_db()?;
+        keys::validate_queue_name(queue)?;
+        let mut seqs = Vec::new();
+        let Some(qid) = self.store.queues().get_mut(queue).map(|q| {
+            q.claim(usize::MAX, &mut seqs);
+            q.id
+        }) else {
+            return Ok(Vec::new());
+        };
+        self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq }));
+        let read = read_entries(&db, qid, &seqs).and_then(|entries| {
+            seqs.iter().zip(entries).map(|(seq, entry)| entry.ok_or_else(|| Error::Corrupt(format!("queue '{queue}' entry {seq} is missing")))).collect()
+        });
+        read.or_else(|e| {
+            self.rollback()?;
+            Err(Error::RolledBack(Box::new(e)))
+        })
     }
 
     /// The first `max` items `poll` would return, without removing them.
@@ -279,13 +339,14 @@ impl Transaction {
         let mut out = Vec::with_capacity(seqs.len());
         if let Some(qid) = queue_id.filter(|_| !seqs.is_empty()) {
             // An entry may be consumed by another commit between the peek and this read: skip it.
-            let ids: Vec<Uuid> = read_entries(&db, qid, &seqs)?.into_iter().flatten().map(|(id, _)| id).collect();
+            let (present, ids): (Vec<u64>, Vec<Uuid>) =
+                seqs.iter().zip(read_entries(&db, qid, &seqs)?).filter_map(|(&seq, entry)| entry.map(|(id, _)| (seq, id))).unzip();
             let payloads = self.buf.read_payloads(&db, &ids)?;
-            out.extend(ids.into_iter().zip(payloads).map(|(id, payload)| Message { id, payload }));
+            out.extend(ids.into_iter().zip(payloads).zip(present).map(|((id, payload), seq)| Message { id, payload, sequence: Some(seq) }));
         }
         if let Some(own_items) = self.buf.enqueued.get(queue) {
             for &(id, _) in own_items.iter().take(max - out.len()) {
-                out.push(Message { id, payload: self.buf.payload_of(&db, id)? });
+                out.push(Message { id, payload: self.buf.payload_of(&db, id)?, sequence: None });
             }
         }
         out.truncate(within_budget(out.iter().map(|m| m.payload.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0));
@@ -482,37 +543,55 @@ impl Drop for Transaction {
     }
 }
 
-/// The entries at `seqs` of queue `qid` (`None` where there is none). A run of consecutive
-/// sequence numbers, what a poll usually claims, is read with one iterator over its key range
-/// (a seek, then one step per entry); scattered ones with one batched lookup.
+/// The entries at `seqs` of queue `qid` (`None` where there is none). Each run of consecutive
+/// sequence numbers (what a poll usually claims) is read with one iterator over its key range
+/// (a seek, then one step per entry); the scattered rest with one batched lookup.
 fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option<(Uuid, Ownership)>>> {
-    let context = || "reading queue entries".to_string();
-    let (Some(&first), Some(&last)) = (seqs.first(), seqs.last()) else { return Ok(Vec::new()) };
-    if seqs.len() >= MIN_ENTRIES_FOR_A_SCAN && seqs.windows(2).all(|w| w[1] == w[0] + 1) {
-        let mut out = vec![None; seqs.len()];
-        let mut ro = rocksdb::ReadOptions::default();
-        ro.set_iterate_upper_bound(keys::entry_key_after(qid, last));
-        let mut it = db.db().raw_iterator_cf_opt(db.cf(CF_ENTRIES), ro);
-        it.seek(keys::entry_key(qid, first));
-        while let (Some(k), Some(v)) = (it.key(), it.value()) {
-            let seq = keys::decode_entry_seq(k)?;
-            // The bounds keep every key of the range between `first` and `last`.
-            let slot = seq.checked_sub(first).and_then(|i| out.get_mut(i as usize)).ok_or_else(|| Error::Corrupt(format!("entry key {seq} outside {first}..={last}")))?;
-            *slot = Some(keys::decode_entry_value(v)?);
-            it.next();
+    let mut out = Vec::with_capacity(seqs.len());
+    let mut scattered = Vec::new();
+    let mut start = 0;
+    while start < seqs.len() {
+        let mut end = start + 1;
+        while end < seqs.len() && seqs[end] == seqs[end - 1] + 1 {
+            end += 1;
         }
-        it.status().context(context)?;
-        return Ok(out);
+        if end - start >= MIN_ENTRIES_FOR_A_SCAN {
+            out.extend(scan_entries(db, qid, seqs[start], seqs[end - 1])?);
+        } else {
+            scattered.extend(out.len()..out.len() + (end - start));
+            out.resize(out.len() + (end - start), None);
+        }
+        start = end;
     }
-    let keys: Vec<[u8; 12]> = seqs.iter().map(|&s| keys::entry_key(qid, s)).collect();
-    db.db()
-        .batched_multi_get_cf(db.cf(CF_ENTRIES), keys.iter(), true)
-        .into_iter()
-        .map(|r| {
-            let v = r.context(context)?;
-            v.map(|v| keys::decode_entry_value(&v)).transpose()
-        })
-        .collect()
+    if !scattered.is_empty() {
+        let keys: Vec<[u8; 12]> = scattered.iter().map(|&i| keys::entry_key(qid, seqs[i])).collect();
+        for (&i, found) in scattered.iter().zip(db.db().batched_multi_get_cf(db.cf(CF_ENTRIES), keys.iter(), true)) {
+            out[i] = found.context(reading_entries)?.map(|v| keys::decode_entry_value(&v)).transpose()?;
+        }
+    }
+    Ok(out)
+}
+
+/// The entries `first..=last` of queue `qid`, read with one bounded iterator.
+fn scan_entries(db: &DbRef<'_>, qid: QueueId, first: u64, last: u64) -> Result<Vec<Option<(Uuid, Ownership)>>> {
+    let mut out = vec![None; (last - first + 1) as usize];
+    let mut ro = rocksdb::ReadOptions::default();
+    ro.set_iterate_upper_bound(keys::entry_key_after(qid, last));
+    let mut it = db.db().raw_iterator_cf_opt(db.cf(CF_ENTRIES), ro);
+    it.seek(keys::entry_key(qid, first));
+    while let (Some(k), Some(v)) = (it.key(), it.value()) {
+        let seq = keys::decode_entry_seq(k)?;
+        // The bounds keep every key of the range between `first` and `last`.
+        let slot = seq.checked_sub(first).and_then(|i| out.get_mut(i as usize)).ok_or_else(|| Error::Corrupt(format!("entry key {seq} outside {first}..={last}")))?;
+        *slot = Some(keys::decode_entry_value(v)?);
+        it.next();
+    }
+    it.status().context(reading_entries)?;
+    Ok(out)
+}
+
+fn reading_entries() -> String {
+    "reading queue entries".to_string()
 }
 
 /// Fewer consecutive entries than this are read by point lookups: an iterator's setup (a merge

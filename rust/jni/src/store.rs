@@ -21,7 +21,7 @@ native_class! {
         fn close(store: &StoreHandle) -> () = close;
         fn free(store: i64) -> () = free;
         fn begin(store: &StoreHandle) -> NewHandle<TxHandle> = begin;
-        fn queueNames(store: &StoreHandle) -> Vec<u8> = queue_names;
+        fn queueNames(store: &StoreHandle, prefix: Vec<u8>) -> Vec<u8> = queue_names;
         fn queueSize(store: &StoreHandle, queue: wire::QueueName) -> i64 = queue_size;
         fn stats(store: &StoreHandle) -> RecordOut = stats;
         fn compact(store: &StoreHandle) -> () = compact;
@@ -94,8 +94,9 @@ fn begin(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<NewHandle<TxHa
     Ok(NewHandle(TxHandle::new(store.0.begin()?)))
 }
 
-fn queue_names(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<Vec<u8>> {
-    Ok(wire::pack_strings(&store.0.queue_names()?))
+fn queue_names(_env: &mut Env<'_>, store: &StoreHandle, prefix: Vec<u8>) -> BridgeResult<Vec<u8>> {
+    let prefix = String::from_utf8(prefix).map_err(|_| BridgeError::InvalidArgument("queue name prefix is not valid UTF-8".into()))?;
+    Ok(wire::pack_strings(&store.0.queue_names_with_prefix(&prefix)?))
 }
 
 fn queue_size(_env: &mut Env<'_>, store: &StoreHandle, queue: wire::QueueName) -> BridgeResult<i64> {

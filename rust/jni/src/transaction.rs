@@ -34,6 +34,8 @@ native_class! {
         fn delete(tx: &TxHandle, msb: i64, lsb: i64) -> bool = delete;
         fn commit(tx: &TxHandle) -> () = commit;
         fn rollback(tx: &TxHandle) -> () = rollback;
+        fn dropQueue(tx: &TxHandle, queue: QueueName) -> i64 = drop_queue;
+        fn moveQueue(tx: &TxHandle, from: QueueName, to: QueueName) -> i64 = move_queue;
     }
 }
 
@@ -167,4 +169,12 @@ fn commit(_env: &mut Env<'_>, tx: &TxHandle) -> BridgeResult<()> {
 
 fn rollback(_env: &mut Env<'_>, tx: &TxHandle) -> BridgeResult<()> {
     Ok(tx.lock()?.rollback()?)
+}
+
+fn drop_queue(_env: &mut Env<'_>, tx: &TxHandle, queue: QueueName) -> BridgeResult<i64> {
+    Ok(tx.lock()?.drop_queue(queue.as_str())? as i64)
+}
+
+fn move_queue(_env: &mut Env<'_>, tx: &TxHandle, from: QueueName, to: QueueName) -> BridgeResult<i64> {
+    Ok(tx.lock()?.move_queue(from.as_str(), to.as_str())? as i64)
 }

@@ -2,7 +2,8 @@
 //! JNI: one byte[] per call instead of one Java object per item.
 //!
 //! Packed messages (big-endian, read by `org.rockcask.Wire`): i32 count, then per message
-//! i64 msb, i64 lsb, i32 payload length (-1 when the object is gone), payload bytes.
+//! i64 msb, i64 lsb, i64 sequence (-1 when it has none yet), i32 payload length (-1 when the
+//! object is gone), payload bytes.
 
 use jni::objects::{JByteArray, JByteBuffer, JPrimitiveArray, TypeArray};
 use jni::Env;
@@ -101,7 +102,7 @@ pub const MAX_JAVA_ARRAY_BYTES: usize = i32::MAX as usize - 8;
 
 /// Bytes `pack_messages` writes besides payloads: the count, then per message id and length.
 const PACKED_HEADER_BYTES: usize = 4;
-const PACKED_MESSAGE_BYTES: usize = 20;
+const PACKED_MESSAGE_BYTES: usize = 28;
 
 /// Payload bytes a packed list of up to `max` messages may carry and still fit one Java array,
 /// for `Transaction::poll_within` (so a poll of large payloads returns fewer, never fails).
@@ -109,7 +110,8 @@ pub fn payload_budget(max: usize) -> usize {
     MAX_JAVA_ARRAY_BYTES.saturating_sub(PACKED_HEADER_BYTES).saturating_sub(PACKED_MESSAGE_BYTES.saturating_mul(max))
 }
 
-/// i32 count, then per message: i64 msb, i64 lsb, i32 payload length (-1 for none), payload.
+/// i32 count, then per message: i64 msb, i64 lsb, i64 sequence (-1 for none), i32 payload
+/// length (-1 for none), payload.
 pub fn pack_messages(messages: &[Message]) -> Vec<u8> {
     let size = PACKED_HEADER_BYTES + messages.iter().map(|m| PACKED_MESSAGE_BYTES + m.payload.as_ref().map_or(0, Vec::len)).sum::<usize>();
     let mut out = Vec::with_capacity(size);
@@ -118,6 +120,8 @@ pub fn pack_messages(messages: &[Message]) -> Vec<u8> {
         let (msb, lsb) = m.id.as_u64_pair();
         out.extend_from_slice(&msb.to_be_bytes());
         out.extend_from_slice(&lsb.to_be_bytes());
+        // Sequences stay far below i64::MAX: one per entry ever committed to the queue.
+        out.extend_from_slice(&m.sequence.map_or(-1, |s| s as i64).to_be_bytes());
         match &m.payload {
             Some(p) => {
                 out.extend_from_slice(&(p.len() as i32).to_be_bytes());
@@ -167,16 +171,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn packed_messages_have_count_ids_lengths_and_missing_payload_marker() {
+    fn packed_messages_have_count_ids_sequences_lengths_and_missing_markers() {
         let id = Uuid::from_u64_pair(1, 2);
-        let packed = pack_messages(&[Message { id, payload: Some(b"ab".to_vec()) }, Message { id, payload: None }]);
+        let packed = pack_messages(&[
+            Message { id, payload: Some(b"ab".to_vec()), sequence: Some(7) },
+            Message { id, payload: None, sequence: None },
+        ]);
         assert_eq!(&packed[..4], &2i32.to_be_bytes());
         assert_eq!(&packed[4..12], &1u64.to_be_bytes());
         assert_eq!(&packed[12..20], &2u64.to_be_bytes());
-        assert_eq!(&packed[20..24], &2i32.to_be_bytes());
-        assert_eq!(&packed[24..26], b"ab");
-        assert_eq!(&packed[42..46], &(-1i32).to_be_bytes());
-        assert_eq!(packed.len(), 46);
+        assert_eq!(&packed[20..28], &7i64.to_be_bytes());
+        assert_eq!(&packed[28..32], &2i32.to_be_bytes());
+        assert_eq!(&packed[32..34], b"ab");
+        assert_eq!(&packed[50..58], &(-1i64).to_be_bytes());
+        assert_eq!(&packed[58..62], &(-1i32).to_be_bytes());
+        assert_eq!(packed.len(), 62);
     }
 }
 

@@ -4,14 +4,22 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.UUID;
 
-/** One item taken from (or seen at the head of) a queue: its object's id and payload. */
+/**
+ * One item taken from (or seen at the head of) a queue: its object's id and payload, and the
+ * entry's position in the queue.
+ */
 public final class Message {
+    /** {@link #sequence()} of an item a transaction enqueued itself and took back before committing. */
+    public static final long NO_SEQUENCE = -1;
+
     private final UUID id;
     private final byte[] payload;
+    private final long sequence;
 
-    Message(UUID id, byte[] payload) {
+    Message(UUID id, byte[] payload, long sequence) {
         this.id = id;
         this.payload = payload;
+        this.sequence = sequence;
     }
 
     /** The id of the object this entry points at (use it to enqueue the same object elsewhere). */
@@ -24,18 +32,31 @@ public final class Message {
         return payload;
     }
 
+    /**
+     * The entry's position in its queue, from 0: assigned when the entry is committed,
+     * increasing in enqueue order, the same each time the entry is delivered (after a rollback,
+     * a failed commit or a restart), and never given to another entry while the queue exists
+     * (a queue dropped and created again numbers from 0). With the queue's name it identifies
+     * a delivery, which makes it the key for consumers that must recognise one seen before.
+     * {@link #NO_SEQUENCE} for an item this transaction enqueued itself: it has no position
+     * before the commit.
+     */
+    public long sequence() {
+        return sequence;
+    }
+
     @Override
     public boolean equals(Object o) {
-        return o instanceof Message && ((Message) o).id.equals(id) && Arrays.equals(((Message) o).payload, payload);
+        return o instanceof Message && ((Message) o).id.equals(id) && ((Message) o).sequence == sequence && Arrays.equals(((Message) o).payload, payload);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(id, Arrays.hashCode(payload));
+        return Objects.hash(id, sequence, Arrays.hashCode(payload));
     }
 
     @Override
     public String toString() {
-        return "Message[" + id + ", " + (payload == null ? "deleted" : payload.length + " bytes") + "]";
+        return "Message[" + id + ", #" + sequence + ", " + (payload == null ? "deleted" : payload.length + " bytes") + "]";
     }
 }

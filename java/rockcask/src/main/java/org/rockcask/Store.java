@@ -60,9 +60,22 @@ public final class Store implements AutoCloseable {
         return handle.call(h -> new Transaction(StoreNative.begin(h), this));
     }
 
-    /** Names of every queue that was ever committed to, sorted. */
+    /** Names of every queue committed to and not dropped since, sorted. */
     public List<String> queues() {
-        return handle.call(h -> Wire.strings(StoreNative.queueNames(h)));
+        return queues("");
+    }
+
+    /**
+     * {@link #queues()} whose names start with {@code prefix} (at most a queue name long; empty
+     * for all), sorted.
+     */
+    public List<String> queues(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        byte[] utf8 = prefix.getBytes(StandardCharsets.UTF_8);
+        if (utf8.length > Wire.MAX_QUEUE_NAME_BYTES) {
+            throw new IllegalArgumentException("queue name prefix is " + utf8.length + " bytes long; at most " + Wire.MAX_QUEUE_NAME_BYTES + " are allowed");
+        }
+        return handle.call(h -> Wire.strings(StoreNative.queueNames(h, utf8)));
     }
 
     /** Committed entries in {@code queue} (0 for a queue never used), in O(1). */

@@ -114,7 +114,7 @@ public final class Transaction implements AutoCloseable {
      * are never consumed without having been delivered.
      *
      * <p>One call returns at most what one Java array carries (2 GiB less a few bytes, payloads
-     * and 20 bytes per item): when the items' payloads together are larger, it returns fewer
+     * and 28 bytes per item): when the items' payloads together are larger, it returns fewer
      * (always at least one) and the rest stay at the head for the next call. If the Java heap
      * cannot hold the result ({@link OutOfMemoryError}), the transaction is rolled back first,
      * so nothing polled is lost.
@@ -245,6 +245,48 @@ public final class Transaction implements AutoCloseable {
             checkWritable();
             flush(h);
             return TransactionNative.delete(h, id.getMostSignificantBits(), id.getLeastSignificantBits());
+        });
+    }
+
+    /**
+     * Removes every entry of {@code queue}: claims each one no other transaction holds (as a
+     * poll of all of them would, without reading their payloads) and takes back this
+     * transaction's own enqueues to it. The commit deletes them (a queue-owned object goes with
+     * its last entry) and, if the queue has no entry left then, forgets its name: {@link
+     * Store#queues()} no longer lists it, and a later enqueue creates it anew, numbering from 0.
+     * Entries another transaction holds, and entries committed after this call, stay (and so
+     * does the name). Nothing happens unless this transaction commits.
+     *
+     * @return how many entries the commit removes
+     */
+    public synchronized long dropQueue(String queue) {
+        byte[] name = name(queue);
+        return handle.call(h -> {
+            checkWritable();
+            flush(h);
+            return TransactionNative.dropQueue(h, name);
+        });
+    }
+
+    /**
+     * Moves every entry of {@code from} to the tail of {@code to}, in order: claims each one no
+     * other transaction holds, this transaction's own enqueues to {@code from} included, and
+     * enqueues the same objects in {@code to} (no payload is read or copied; a queue-owned object
+     * stays queue-owned, by its entry in {@code to}). The commit then forgets {@code from} as
+     * {@link #dropQueue} does.
+     *
+     * @return how many entries move
+     */
+    public synchronized long moveQueue(String from, String to) {
+        byte[] fromName = name(from);
+        byte[] toName = name(to);
+        if (from.equals(to)) {
+            throw new IllegalArgumentException("queue '" + from + "' cannot be moved into itself");
+        }
+        return handle.call(h -> {
+            checkWritable();
+            flush(h);
+            return TransactionNative.moveQueue(h, fromName, toName);
         });
     }
 

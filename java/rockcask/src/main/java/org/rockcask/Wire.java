@@ -114,13 +114,14 @@ final class Wire {
         List<Message> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             UUID id = new UUID(b.getLong(), b.getLong());
+            long sequence = b.getLong();
             int len = b.getInt();
             byte[] payload = null;
             if (len >= 0) {
                 payload = new byte[len];
                 b.get(payload);
             }
-            out.add(new Message(id, payload));
+            out.add(new Message(id, payload, sequence));
         }
         return Collections.unmodifiableList(out);
     }

@@ -257,15 +257,17 @@ public class StoreTest {
     }
 
     @Test
-    public void messagesCompareByIdAndPayload() {
+    public void messagesCompareByIdSequenceAndPayload() {
         UUID id = UUID.randomUUID();
-        Message a = new Message(id, b("x"));
-        assertEquals(a, new Message(id, b("x")));
-        assertEquals(a.hashCode(), new Message(id, b("x")).hashCode());
-        assertFalse(a.equals(new Message(id, b("y"))));
-        assertFalse(a.equals(new Message(UUID.randomUUID(), b("x"))));
+        Message a = new Message(id, b("x"), 3);
+        assertEquals(a, new Message(id, b("x"), 3));
+        assertEquals(a.hashCode(), new Message(id, b("x"), 3).hashCode());
+        assertFalse(a.equals(new Message(id, b("y"), 3)));
+        assertFalse(a.equals(new Message(UUID.randomUUID(), b("x"), 3)));
+        assertFalse(a.equals(new Message(id, b("x"), 4)));
         assertTrue(a.toString().contains("1 bytes"));
-        assertTrue(new Message(id, null).toString().contains("deleted"));
+        assertTrue(a.toString().contains("#3"));
+        assertTrue(new Message(id, null, Message.NO_SEQUENCE).toString().contains("deleted"));
     }
 
     @Test

@@ -21,8 +21,11 @@ public final class StoreNative {
 
     public static native long begin(long store);
 
-    /** Queue names packed: i32 count, then per name i32 length and UTF-8 bytes. */
-    public static native byte[] queueNames(long store);
+    /**
+     * Names of the queues starting with {@code prefix} (UTF-8), packed: i32 count, then per name
+     * i32 length and UTF-8 bytes.
+     */
+    public static native byte[] queueNames(long store, byte[] prefix);
 
     public static native long queueSize(long store, byte[] queue);
 

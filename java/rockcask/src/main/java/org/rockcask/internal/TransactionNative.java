@@ -46,4 +46,10 @@ public final class TransactionNative {
     public static native void commit(long tx);
 
     public static native void rollback(long tx);
+
+    /** How many entries the drop removes. */
+    public static native long dropQueue(long tx, byte[] queue);
+
+    /** How many entries move. */
+    public static native long moveQueue(long tx, byte[] from, byte[] to);
 }
