@@ -145,6 +145,17 @@ pub enum Command {
         output: Output,
     },
 
+    /// List, commit or abort the staging queues an exactly-once writer (rockcask-flink's sink)
+    /// left behind
+    #[command(
+        subcommand,
+        long_about = "List, commit or abort staging queues: `<target>.staging/<job>/<subtask>/<epoch>`, where \
+                      rockcask-flink's sink parks each checkpoint's records until the checkpoint completes. \
+                      A running job commits or aborts its own; these commands are for the staging queues of \
+                      a job that will never come back (its records were never committed to their target)."
+    )]
+    Staging(StagingCommand),
+
     /// Write a RocksDB checkpoint of a store (hard links where possible) to a new directory
     #[command(after_help = EXIT_CODES)]
     Checkpoint {
@@ -156,6 +167,65 @@ pub enum Command {
         #[arg(long, short = 'q')]
         quiet: bool,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum StagingCommand {
+    /// List staging queues, one `target<TAB>job<TAB>subtask<TAB>epoch<TAB>entries<TAB>queue` line
+    /// each, in commit order (by target, job, subtask, epoch); opens the store read-only
+    #[command(after_help = EXIT_CODES)]
+    List {
+        /// The store's directory
+        store_dir: PathBuf,
+        #[command(flatten)]
+        filter: StagingFilter,
+    },
+    /// Move the records of a job's staging queues to their targets, in commit order, one
+    /// transaction per staging queue; prints `committed<TAB>queue<TAB>entries` per queue
+    #[command(after_help = EXIT_CODES)]
+    Commit {
+        /// The store's directory (opened for writing: no other process may have it open)
+        store_dir: PathBuf,
+        #[command(flatten)]
+        filter: RequiredJob,
+    },
+    /// Drop a job's staging queues and their records; prints `aborted<TAB>queue<TAB>entries` per
+    /// queue
+    #[command(after_help = EXIT_CODES)]
+    Abort {
+        /// The store's directory (opened for writing: no other process may have it open)
+        store_dir: PathBuf,
+        #[command(flatten)]
+        filter: RequiredJob,
+    },
+}
+
+/// Which staging queues a command looks at.
+#[derive(Args, Debug, Default)]
+pub struct StagingFilter {
+    /// Only those of this job (the Flink job id their names carry)
+    #[arg(long, value_name = "JOB")]
+    pub job: Option<String>,
+    /// Only those committing to this target queue
+    #[arg(long, value_name = "QUEUE")]
+    pub target: Option<String>,
+}
+
+/// `StagingFilter` for the commands that change the store: the job must be named.
+#[derive(Args, Debug)]
+pub struct RequiredJob {
+    /// The job whose staging queues to act on (see `rockcask staging list`)
+    #[arg(long, value_name = "JOB")]
+    pub job: String,
+    /// Only those committing to this target queue
+    #[arg(long, value_name = "QUEUE")]
+    pub target: Option<String>,
+}
+
+impl From<RequiredJob> for StagingFilter {
+    fn from(f: RequiredJob) -> StagingFilter {
+        StagingFilter { job: Some(f.job), target: f.target }
+    }
 }
 
 #[derive(Args, Debug)]

@@ -17,6 +17,7 @@ mod queue;
 mod rocks_options;
 mod shared;
 pub mod snapshot;
+pub mod staging;
 pub(crate) mod store;
 pub(crate) mod transaction;
 

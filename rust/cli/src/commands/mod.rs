@@ -3,13 +3,14 @@
 
 mod inspect;
 mod snapshot;
+mod staging;
 
 use std::io::{self, Write};
 use std::path::Path;
 
 use rockcask_core::{Store, StoreOptions};
 
-use crate::args::Command;
+use crate::args::{Command, StagingCommand};
 use crate::failure::{CliResult, Failure};
 
 pub fn run(command: Command) -> CliResult {
@@ -23,6 +24,9 @@ pub fn run(command: Command) -> CliResult {
         Command::Import { file, store_dir, workers, compression, output } => snapshot::import(&file, &store_dir, workers.get(), compression.into(), &output),
         Command::Verify { file, workers, output } => snapshot::verify(&file, workers.get(), &output),
         Command::Checkpoint { store_dir, target_dir, quiet } => snapshot::checkpoint(&store_dir, &target_dir, quiet),
+        Command::Staging(StagingCommand::List { store_dir, filter }) => staging::list(&store_dir, &filter),
+        Command::Staging(StagingCommand::Commit { store_dir, filter }) => staging::settle(&store_dir, &filter.into(), staging::Settle::Commit),
+        Command::Staging(StagingCommand::Abort { store_dir, filter }) => staging::settle(&store_dir, &filter.into(), staging::Settle::Abort),
     }
 }
 
