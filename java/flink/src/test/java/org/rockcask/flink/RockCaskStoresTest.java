@@ -98,6 +98,7 @@ public class RockCaskStoresTest {
         RockCaskStoreSpec spec = RockCaskStoreSpec.at(tmp.newFolder("cask").toString());
         RockCaskStoreSpec unsynced = spec.withSyncOnCommit(false);
         try (RockCaskStores.Lease lease = RockCaskStores.acquire(spec)) {
+            assertEquals(true, lease.store().options().syncOnCommit());
             RockCaskStores.acquire(unsynced).close();
             fail("a store open with sync on commit was shared with a spec without it");
         } catch (IllegalStateException expected) {
