@@ -40,6 +40,11 @@ public final class RockCaskStoreSpec implements Serializable {
         return new RockCaskStoreSpec(path, defaults.syncOnCommit(), defaults.blockCacheBytes(), defaults.writeBufferBytes());
     }
 
+    /** These options for the store in directory {@code path}. */
+    public RockCaskStoreSpec withPath(String path) {
+        return at(path).withSyncOnCommit(syncOnCommit).withBlockCacheBytes(blockCacheBytes).withWriteBufferBytes(writeBufferBytes);
+    }
+
     public RockCaskStoreSpec withSyncOnCommit(boolean sync) {
         return new RockCaskStoreSpec(path, sync, blockCacheBytes, writeBufferBytes);
     }
