@@ -1,14 +1,8 @@
 package org.rockcask.flink;
 
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertTrue;
 
-import java.time.Duration;
 import java.util.Collections;
-import java.util.HashSet;
-import java.util.Optional;
-import java.util.Set;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -21,7 +15,6 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 import org.rockcask.Store;
-import org.rockcask.flink.sink.StagingQueues;
 
 /** A job restored at a lower parallelism drains the staging queues of the subtasks it no longer has. */
 public class RockCaskSinkRescaleTest {
@@ -43,56 +36,23 @@ public class RockCaskSinkRescaleTest {
             Store store = lease.store();
             // First run: slow, checkpointed only by one savepoint, then cancelled with records
             // staged after it in every subtask (those are the source's to send again).
-            JobClient first = job(new Configuration(), FIRST_PARALLELISM, spec, 400).executeAsync();
+            JobClient first = SinkJobs.numbersJob(new Configuration(), FIRST_PARALLELISM, spec, RECORDS, 400).executeAsync();
             String lineage = first.getJobID().toHexString();
-            awaitUntil(() -> stagedSubtasks(store, lineage, 1).size() == FIRST_PARALLELISM, "every subtask staged records");
+            SinkJobs.awaitUntil(() -> SinkJobs.stagedSubtasks(store, lineage, 1).size() == FIRST_PARALLELISM, "every subtask staged records");
             String savepoint = first.triggerSavepoint(tmp.newFolder("savepoints").toString(), SavepointFormatType.CANONICAL).get();
-            awaitUntil(() -> stagedSubtasks(store, lineage, 2).size() == FIRST_PARALLELISM, "every subtask staged records after the savepoint");
+            SinkJobs.awaitUntil(() -> SinkJobs.stagedSubtasks(store, lineage, 2).size() == FIRST_PARALLELISM, "every subtask staged records after the savepoint");
             first.cancel().get();
-            awaitUntil(() -> first.getJobStatus().get().isGloballyTerminalState(), "the first run ended");
-            assertEquals("staged after the savepoint, before the cancel", FIRST_PARALLELISM, stagedSubtasks(store, lineage, 2).size());
+            SinkJobs.awaitUntil(() -> first.getJobStatus().get().isGloballyTerminalState(), "the first run ended");
+            assertEquals("staged after the savepoint, before the cancel", FIRST_PARALLELISM, SinkJobs.stagedSubtasks(store, lineage, 2).size());
 
             Configuration restore = new Configuration();
             restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-            StreamExecutionEnvironment second = job(restore, SECOND_PARALLELISM, spec, 4000);
+            StreamExecutionEnvironment second = SinkJobs.numbersJob(restore, SECOND_PARALLELISM, spec, RECORDS, 4000);
             second.enableCheckpointing(150);
             second.execute();
 
             SinkJobs.assertExactlyOnceInSplitOrder(SinkJobs.peekAll(store, SinkJobs.TARGET), RECORDS, FIRST_PARALLELISM);
             assertEquals("staging queues left", Collections.emptyList(), SinkJobs.stagingQueues(store));
-        }
-    }
-
-    private static StreamExecutionEnvironment job(Configuration conf, int parallelism, RockCaskStoreSpec spec, double perSecond) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(parallelism);
-        env.fromSource(SinkJobs.taggedNumbers(RECORDS, perSecond), WatermarkStrategy.noWatermarks(), "numbers").uid("numbers")
-                .sinkTo(SinkJobs.sink(spec)).uid("rockcask-sink");
-        return env;
-    }
-
-    /** The subtasks of {@code lineage} with a non-empty staging queue of epoch {@code minEpoch} or later. */
-    private static Set<Integer> stagedSubtasks(Store store, String lineage, long minEpoch) {
-        String prefix = StagingQueues.lineagePrefix(SinkJobs.TARGET, lineage);
-        Set<Integer> subtasks = new HashSet<>();
-        for (String queue : store.queues(prefix)) {
-            Optional<StagingQueues.Slot> slot = StagingQueues.parse(prefix, queue);
-            if (slot.isPresent() && slot.get().epoch >= minEpoch && store.queueSize(queue) > 0) {
-                subtasks.add(slot.get().subtask);
-            }
-        }
-        return subtasks;
-    }
-
-    private interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    private static void awaitUntil(Condition condition, String what) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!condition.holds()) {
-            assertTrue("timed out waiting until " + what, System.nanoTime() < deadline);
-            Thread.sleep(20);
         }
     }
 }

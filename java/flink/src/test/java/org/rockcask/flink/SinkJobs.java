@@ -7,8 +7,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -18,6 +22,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.rockcask.Message;
 import org.rockcask.Store;
 import org.rockcask.Transaction;
@@ -57,6 +62,15 @@ final class SinkJobs {
         // Small staging batches: a failure then finds staged records to drain.
         return RockCaskSink.<String>builder().store(spec).targetQueue(TARGET).serializationSchema(new SimpleStringSchema())
                 .stagingCommitBatch(10, 1 << 20).build();
+    }
+
+    /** A job sending {@code count} tagged numbers into the RockCask sink, stable uids for restores. */
+    static StreamExecutionEnvironment numbersJob(Configuration conf, int parallelism, RockCaskStoreSpec spec, long count, double perSecond) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(parallelism);
+        env.fromSource(taggedNumbers(count, perSecond), WatermarkStrategy.noWatermarks(), "numbers").uid("numbers").sinkTo(sink(spec))
+                .uid("rockcask-sink");
+        return env;
     }
 
     static Configuration restartingConfiguration() {
@@ -140,6 +154,31 @@ final class SinkJobs {
 
         List<NumberSequenceSplit> split(int parallelism) {
             return splitNumberRange(getFrom(), getTo(), parallelism);
+        }
+    }
+
+    /** The subtasks of {@code lineage} with a non-empty staging queue of epoch {@code minEpoch} or later. */
+    static Set<Integer> stagedSubtasks(Store store, String lineage, long minEpoch) {
+        String prefix = StagingQueues.lineagePrefix(SinkJobs.TARGET, lineage);
+        Set<Integer> subtasks = new HashSet<>();
+        for (String queue : store.queues(prefix)) {
+            Optional<StagingQueues.Slot> slot = StagingQueues.parse(prefix, queue);
+            if (slot.isPresent() && slot.get().epoch >= minEpoch && store.queueSize(queue) > 0) {
+                subtasks.add(slot.get().subtask);
+            }
+        }
+        return subtasks;
+    }
+
+    interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    static void awaitUntil(Condition condition, String what) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!condition.holds()) {
+            assertTrue("timed out waiting until " + what, System.nanoTime() < deadline);
+            Thread.sleep(20);
         }
     }
 }
