@@ -22,6 +22,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.rockcask.Message;
 import org.rockcask.Store;
@@ -71,6 +72,15 @@ final class SinkJobs {
         env.fromSource(taggedNumbers(count, perSecond), WatermarkStrategy.noWatermarks(), "numbers").uid("numbers").sinkTo(sink(spec))
                 .uid("rockcask-sink");
         return env;
+    }
+
+    /** Starts {@link #numbersJob} and returns once every one of its subtasks staged records. */
+    static JobClient startStaging(Configuration conf, int parallelism, RockCaskStoreSpec spec, Store store, long count, double perSecond)
+            throws Exception {
+        JobClient job = numbersJob(conf, parallelism, spec, count, perSecond).executeAsync();
+        String lineage = job.getJobID().toHexString();
+        awaitUntil(() -> stagedSubtasks(store, lineage, 1).size() == parallelism, "every subtask staged records");
+        return job;
     }
 
     static Configuration restartingConfiguration() {
