@@ -115,7 +115,9 @@ public final class RockCaskWriter<T> implements CommittingSinkWriter<T, RockCask
      */
     private void drainAfter(long restored, int parallelism) {
         String prefix = StagingQueues.lineagePrefix(target, lineage);
-        for (String queue : store.queues(prefix)) {
+        // Only subtask 0 looks beyond its own queues.
+        String listed = subtask == 0 ? prefix : StagingQueues.subtaskPrefix(target, lineage, subtask);
+        for (String queue : store.queues(listed)) {
             Optional<StagingQueues.Slot> slot = StagingQueues.parse(prefix, queue);
             if (!slot.isPresent() || slot.get().epoch <= restored) {
                 continue;
