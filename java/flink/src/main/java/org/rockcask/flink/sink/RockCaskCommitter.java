@@ -1,0 +1,90 @@
+package org.rockcask.flink.sink;
+
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.rockcask.RockCaskException;
+import org.rockcask.Transaction;
+import org.rockcask.flink.Hosts;
+import org.rockcask.flink.RockCaskStoreSpec;
+import org.rockcask.flink.RockCaskStores;
+
+/**
+ * Moves each staged queue to the end of its target in one RockCask transaction. Idempotent: a
+ * staging queue that no longer exists was committed before (Flink commits a restored
+ * checkpoint's committables again).
+ */
+public final class RockCaskCommitter implements Committer<RockCaskCommittable> {
+    /** RockCask states after which the same commit may well succeed. */
+    private static final Set<RockCaskException.Status> TRANSIENT = EnumSet.of(RockCaskException.Status.Busy,
+            RockCaskException.Status.TryAgain, RockCaskException.Status.TimedOut);
+
+    private final RockCaskStoreSpec spec;
+    private final String host;
+    /** Leases by store directory: committables restored from an older savepoint may name another one. */
+    private final Map<String, RockCaskStores.Lease> leases = new HashMap<>();
+
+    /** Opens stores as {@code spec} does, on this machine. */
+    public RockCaskCommitter(RockCaskStoreSpec spec) {
+        this(spec, Hosts.localHost());
+    }
+
+    /** Commits as if it ran on {@code host}. */
+    RockCaskCommitter(RockCaskStoreSpec spec, String host) {
+        this.spec = spec;
+        this.host = host;
+    }
+
+    @Override
+    public void commit(Collection<CommitRequest<RockCaskCommittable>> requests) {
+        for (CommitRequest<RockCaskCommittable> request : requests) {
+            commit(request);
+        }
+    }
+
+    private void commit(CommitRequest<RockCaskCommittable> request) {
+        RockCaskCommittable c = request.getCommittable();
+        if (!c.host().equals(host)) {
+            // The staged records are in another machine's store: succeeding here would lose them.
+            request.signalFailedWithUnknownReason(new IllegalStateException("cannot commit RockCask staging queue " + c.stagingQueue()
+                    + " (" + c.records() + " records for " + c.targetQueue() + "): it was staged in " + c.storePath() + " on host "
+                    + c.host() + ", but this committer runs on host " + host));
+            return;
+        }
+        try (Transaction tx = store(c.storePath()).begin()) {
+            long moved = tx.moveQueue(c.stagingQueue(), c.targetQueue());
+            if (moved == 0) {
+                request.signalAlreadyCommitted();
+                return;
+            }
+            tx.commit();
+        } catch (RockCaskException e) {
+            if (TRANSIENT.contains(e.status())) {
+                request.retryLater();
+            } else {
+                request.signalFailedWithUnknownReason(new IllegalStateException("cannot commit RockCask staging queue " + c.stagingQueue()
+                        + " to " + c.targetQueue() + " in " + c.storePath(), e));
+            }
+        }
+    }
+
+    private org.rockcask.Store store(String path) {
+        RockCaskStores.Lease lease = leases.get(path);
+        if (lease == null) {
+            lease = RockCaskStores.acquire(spec.withPath(path));
+            leases.put(path, lease);
+        }
+        return lease.store();
+    }
+
+    @Override
+    public void close() {
+        for (RockCaskStores.Lease lease : leases.values()) {
+            lease.close();
+        }
+        leases.clear();
+    }
+}

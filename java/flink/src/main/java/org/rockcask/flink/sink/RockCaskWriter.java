@@ -1,0 +1,208 @@
+package org.rockcask.flink.sink;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.InitContext;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.metrics.Counter;
+import org.rockcask.Store;
+import org.rockcask.Transaction;
+import org.rockcask.flink.Hosts;
+import org.rockcask.flink.RockCaskStoreSpec;
+import org.rockcask.flink.RockCaskStores;
+
+/**
+ * Stages records for the checkpoint they belong to in a queue of their own, durably, so that a
+ * checkpoint that completed survives the death of this process before its commit: the committer
+ * then moves the staged queue into the target, again after a restore.
+ *
+ * <p>Records go into the current epoch's staging queue in transactions committed every
+ * {@code batchRecords} records or {@code batchBytes} bytes (memory stays bounded) and at
+ * {@link #prepareCommit()}. The epoch is the id of the checkpoint the records are meant for.
+ */
+public final class RockCaskWriter<T> implements CommittingSinkWriter<T, RockCaskCommittable>, StatefulSinkWriter<T, String> {
+    private final RockCaskStores.Lease lease;
+    private final Store store;
+    private final String storePath;
+    private final String target;
+    private final SerializationSchema<T> schema;
+    private final SinkSettings settings;
+    private final String host = Hosts.localHost();
+    private final String lineage;
+    private final int subtask;
+    private final int stateCopies;
+    private final Counter numRecordsSend;
+    private final Counter numBytesSend;
+
+    private long epoch;
+    /** Open while records wait to be committed to the staging queue; null otherwise. */
+    private Transaction batch;
+    private long batchRecords;
+    private long batchBytes;
+    /** Records committed to the current epoch's staging queue so far. */
+    private long epochRecords;
+
+    /**
+     * Opens the store, settles the lineage and drains what earlier attempts staged after the
+     * checkpoint restored from (their records come again from the source).
+     */
+    public RockCaskWriter(WriterInitContext context, Collection<String> restoredLineages, RockCaskStoreSpec spec, String target,
+            SerializationSchema<T> schema, SinkSettings settings) throws IOException {
+        this.storePath = spec.path();
+        this.target = target;
+        this.schema = schema;
+        this.settings = settings;
+        this.subtask = context.getTaskInfo().getIndexOfThisSubtask();
+        int parallelism = context.getTaskInfo().getNumberOfParallelSubtasks();
+        this.stateCopies = stateCopies(context.getTaskInfo().getMaxNumberOfParallelSubtasks(), parallelism);
+        this.lineage = lineage(restoredLineages, context.getJobInfo().getJobId().toHexString());
+        long restored = context.getRestoredCheckpointId().orElse(InitContext.INITIAL_CHECKPOINT_ID - 1);
+        this.epoch = restored + 1;
+        this.numRecordsSend = context.metricGroup().getNumRecordsSendCounter();
+        this.numBytesSend = context.metricGroup().getNumBytesSendCounter();
+        try {
+            schema.open(context.asSerializationSchemaInitializationContext());
+        } catch (Exception e) {
+            throw new IOException("cannot open the serialization schema of the RockCask sink for " + target, e);
+        }
+        this.lease = RockCaskStores.acquire(spec);
+        this.store = lease.store();
+        try {
+            drainAfter(restored, parallelism);
+        } catch (RuntimeException e) {
+            lease.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The lineage every restored state carries (they agree: each writer took it from its own
+     * restored state, and the first run's writers from their job id).
+     */
+    private static String lineage(Collection<String> restored, String jobId) {
+        if (restored.isEmpty()) {
+            return jobId;
+        }
+        String first = restored.iterator().next();
+        for (String other : restored) {
+            if (!other.equals(first)) {
+                throw new IllegalStateException("the RockCask sink's restored writer states name two lineages, " + first + " and " + other
+                        + ": were two jobs' states merged?");
+            }
+        }
+        return first;
+    }
+
+    /**
+     * How many copies of the lineage each writer's state holds: Flink spreads list state entries
+     * evenly over the subtasks of a restored job, so with this many copies in all (at least the
+     * max parallelism) every subtask of any later parallelism receives the lineage.
+     */
+    static int stateCopies(int maxParallelism, int parallelism) {
+        return Math.max(1, (maxParallelism + parallelism - 1) / parallelism);
+    }
+
+    /**
+     * Drops this lineage's staging queues of epochs after {@code restored}: this subtask's own,
+     * and, on subtask 0, those of subtasks that no longer exist. Epochs up to {@code restored}
+     * are the committables of the restored checkpoint: the committer commits them.
+     */
+    private void drainAfter(long restored, int parallelism) {
+        String prefix = StagingQueues.lineagePrefix(target, lineage);
+        // Only subtask 0 looks beyond its own queues.
+        String listed = subtask == 0 ? prefix : StagingQueues.subtaskPrefix(target, lineage, subtask);
+        for (String queue : store.queues(listed)) {
+            Optional<StagingQueues.Slot> slot = StagingQueues.parse(prefix, queue);
+            if (!slot.isPresent() || slot.get().epoch <= restored) {
+                continue;
+            }
+            int owner = slot.get().subtask;
+            if (owner == subtask || (subtask == 0 && owner >= parallelism)) {
+                try (Transaction tx = store.begin()) {
+                    tx.dropQueue(queue);
+                    tx.commit();
+                }
+            }
+        }
+    }
+
+    @Override
+    public void write(T element, Context context) {
+        byte[] bytes = schema.serialize(element);
+        if (bytes == null) {
+            throw new IllegalArgumentException("the serialization schema of the RockCask sink for " + target + " returned null for " + element);
+        }
+        if (batch == null) {
+            batch = store.begin();
+        }
+        batch.enqueue(currentStagingQueue(), bytes);
+        batchRecords++;
+        batchBytes += bytes.length;
+        numRecordsSend.inc();
+        numBytesSend.inc(bytes.length);
+        if (batchRecords >= settings.batchRecords() || batchBytes >= settings.batchBytes()) {
+            commitBatch();
+        }
+    }
+
+    private String currentStagingQueue() {
+        return StagingQueues.name(target, lineage, subtask, epoch);
+    }
+
+    private void commitBatch() {
+        if (batch == null) {
+            return;
+        }
+        try {
+            batch.commit();
+        } finally {
+            batch.close();
+            batch = null;
+        }
+        epochRecords += batchRecords;
+        batchRecords = 0;
+        batchBytes = 0;
+    }
+
+    @Override
+    public void flush(boolean endOfInput) {
+        commitBatch();
+    }
+
+    @Override
+    public Collection<RockCaskCommittable> prepareCommit() {
+        commitBatch();
+        if (epochRecords == 0) {
+            return Collections.emptyList();
+        }
+        RockCaskCommittable ready = new RockCaskCommittable(host, storePath, currentStagingQueue(), target, epochRecords);
+        epochRecords = 0;
+        return Collections.singletonList(ready);
+    }
+
+    @Override
+    public List<String> snapshotState(long checkpointId) {
+        // Records from now on belong to the next checkpoint. prepareCommit ran just before, so
+        // the current epoch's queue is complete and handed to the committer.
+        epoch = checkpointId + 1;
+        return Collections.nCopies(stateCopies, lineage);
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (batch != null) {
+                batch.close();
+                batch = null;
+            }
+        } finally {
+            lease.close();
+        }
+    }
+}
