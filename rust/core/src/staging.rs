@@ -18,9 +18,9 @@ pub struct StagingQueue {
     pub target: String,
     /// The job lineage that wrote it (a Flink JobID, carried across restores).
     pub lineage: String,
-    /// The writer's subtask index.
+    /// The writer's subtask index (a Java int: at most `i32::MAX`).
     pub subtask: u32,
-    /// The checkpoint its records were written for.
+    /// The checkpoint its records were written for (a Java long: at most `i64::MAX`).
     pub epoch: u64,
 }
 
@@ -39,13 +39,15 @@ impl StagingQueue {
         if target.is_empty() || lineage.is_empty() || parts.next().is_some() {
             return None;
         }
-        Some(StagingQueue { target: target.to_string(), lineage: lineage.to_string(), subtask: canonical_number(subtask)?, epoch: canonical_number(epoch)? })
+        let subtask = canonical_number(subtask, i32::MAX as u64)? as u32;
+        Some(StagingQueue { target: target.to_string(), lineage: lineage.to_string(), subtask, epoch: canonical_number(epoch, i64::MAX as u64)? })
     }
 }
 
-fn canonical_number<T: std::str::FromStr>(s: &str) -> Option<T> {
+/// A decimal number without sign or leading zero, at most `max`.
+fn canonical_number(s: &str, max: u64) -> Option<u64> {
     let canonical = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'));
-    canonical.then(|| s.parse().ok()).flatten()
+    canonical.then(|| s.parse().ok()).flatten().filter(|&n| n <= max)
 }
 
 /// A staging queue found in a store, with its committed entries.

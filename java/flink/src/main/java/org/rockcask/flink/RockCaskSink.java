@@ -34,7 +34,7 @@ import org.rockcask.flink.sink.StagingQueues;
  * RockCaskSink<String> sink = RockCaskSink.<String>builder()
  *         .store(RockCaskStoreSpec.at("/data/cask"))
  *         .targetQueue("out")
- *         .serializationSchema(new SimpleStringSchema())
+ *         .serializer(new SimpleStringSchema())
  *         .build();
  * stream.sinkTo(sink);
  * }</pre>
@@ -126,8 +126,9 @@ public final class RockCaskSink<T>
             return this;
         }
 
-        public Builder<T> serializationSchema(SerializationSchema<T> schema) {
-            this.schema = Objects.requireNonNull(schema, "serializationSchema");
+        /** How each record becomes the payload of its entry. */
+        public Builder<T> serializer(SerializationSchema<T> schema) {
+            this.schema = Objects.requireNonNull(schema, "serializer");
             return this;
         }
 
@@ -151,7 +152,7 @@ public final class RockCaskSink<T>
                 missing.add("targetQueue");
             }
             if (schema == null) {
-                missing.add("serializationSchema");
+                missing.add("serializer");
             }
             if (missing.length() > 0) {
                 throw new IllegalStateException("a RockCask sink needs a store, a target queue and a serialization schema; missing: " + missing);

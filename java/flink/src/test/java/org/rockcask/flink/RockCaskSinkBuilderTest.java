@@ -12,7 +12,7 @@ public class RockCaskSinkBuilderTest {
     @Test
     public void aSinkWithoutStoreAndTargetNamesBothMissing() {
         try {
-            RockCaskSink.<String>builder().serializationSchema(new SimpleStringSchema()).build();
+            RockCaskSink.<String>builder().serializer(new SimpleStringSchema()).build();
             fail("a sink without a store was built");
         } catch (IllegalStateException expected) {
             assertTrue(expected.getMessage(), expected.getMessage().endsWith("missing: store, targetQueue"));
@@ -39,7 +39,7 @@ public class RockCaskSinkBuilderTest {
     @Test
     public void aBuiltSinkKeepsItsStoreAndTarget() {
         RockCaskStoreSpec spec = RockCaskStoreSpec.at("/data/cask");
-        RockCaskSink<String> sink = RockCaskSink.<String>builder().store(spec).targetQueue("out").serializationSchema(new SimpleStringSchema())
+        RockCaskSink<String> sink = RockCaskSink.<String>builder().store(spec).targetQueue("out").serializer(new SimpleStringSchema())
                 .build();
         assertEquals(spec, sink.store());
         assertEquals("out", sink.targetQueue());

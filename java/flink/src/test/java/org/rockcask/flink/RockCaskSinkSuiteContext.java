@@ -51,7 +51,7 @@ final class RockCaskSinkSuiteContext implements DataStreamSinkV2ExternalContext<
 
     @Override
     public Sink<String> createSink(TestingSinkSettings settings) {
-        return RockCaskSink.<String>builder().store(spec).targetQueue(TARGET).serializationSchema(new SimpleStringSchema())
+        return RockCaskSink.<String>builder().store(spec).targetQueue(TARGET).serializer(new SimpleStringSchema())
                 .stagingCommitBatch(16, 1 << 20).build();
     }
 

@@ -61,7 +61,7 @@ final class SinkJobs {
 
     static RockCaskSink<String> sink(RockCaskStoreSpec spec) {
         // Small staging batches: a failure then finds staged records to drain.
-        return RockCaskSink.<String>builder().store(spec).targetQueue(TARGET).serializationSchema(new SimpleStringSchema())
+        return RockCaskSink.<String>builder().store(spec).targetQueue(TARGET).serializer(new SimpleStringSchema())
                 .stagingCommitBatch(10, 1 << 20).build();
     }
 
@@ -172,8 +172,8 @@ final class SinkJobs {
         String prefix = StagingQueues.lineagePrefix(SinkJobs.TARGET, lineage);
         Set<Integer> subtasks = new HashSet<>();
         for (String queue : store.queues(prefix)) {
-            Optional<StagingQueues.Slot> slot = StagingQueues.parse(prefix, queue);
-            if (slot.isPresent() && slot.get().epoch >= minEpoch && store.queueSize(queue) > 0) {
+            Optional<StagingQueues.Slot> slot = StagingQueues.parse(queue);
+            if (slot.isPresent() && slot.get().lineage.equals(lineage) && slot.get().epoch >= minEpoch && store.queueSize(queue) > 0) {
                 subtasks.add(slot.get().subtask);
             }
         }

@@ -118,8 +118,8 @@ public final class RockCaskWriter<T> implements CommittingSinkWriter<T, RockCask
         // Only subtask 0 looks beyond its own queues.
         String listed = subtask == 0 ? prefix : StagingQueues.subtaskPrefix(target, lineage, subtask);
         for (String queue : store.queues(listed)) {
-            Optional<StagingQueues.Slot> slot = StagingQueues.parse(prefix, queue);
-            if (!slot.isPresent() || slot.get().epoch <= restored) {
+            Optional<StagingQueues.Slot> slot = StagingQueues.parse(queue);
+            if (!slot.isPresent() || !slot.get().target.equals(target) || !slot.get().lineage.equals(lineage) || slot.get().epoch <= restored) {
                 continue;
             }
             int owner = slot.get().subtask;

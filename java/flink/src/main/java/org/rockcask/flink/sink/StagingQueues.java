@@ -39,31 +39,52 @@ public final class StagingQueues {
     }
 
     /**
-     * The subtask and epoch of {@code queue}, a name under {@link #lineagePrefix}; empty for a
-     * name that does not have the staging layout (then it is not this sink's to touch).
+     * The parts of {@code queue}'s name, or empty for a name without the staging layout (then it
+     * is not a sink's to touch): a non-empty target and lineage, and decimal numbers without
+     * sign or leading zero that fit a subtask index and a checkpoint id. The command-line tool
+     * parses them the same way (both check tests/golden/staging-queue-names.tsv).
      */
-    public static Optional<Slot> parse(String lineagePrefix, String queue) {
-        if (!queue.startsWith(lineagePrefix)) {
+    public static Optional<Slot> parse(String queue) {
+        int at = queue.lastIndexOf(INFIX);
+        if (at <= 0) {
             return Optional.empty();
         }
-        String rest = queue.substring(lineagePrefix.length());
-        int slash = rest.indexOf('/');
-        if (slash <= 0 || slash != rest.lastIndexOf('/')) {
+        String[] parts = queue.substring(at + INFIX.length()).split("/", -1);
+        if (parts.length != 3 || parts[0].isEmpty()) {
             return Optional.empty();
+        }
+        long subtask = canonicalNumber(parts[1], Integer.MAX_VALUE);
+        long epoch = canonicalNumber(parts[2], Long.MAX_VALUE);
+        if (subtask < 0 || epoch < 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new Slot(queue.substring(0, at), parts[0], (int) subtask, epoch));
+    }
+
+    /** The number {@code s} spells without sign or leading zero, if at most {@code max}; -1 otherwise. */
+    private static long canonicalNumber(String s, long max) {
+        boolean canonical = !s.isEmpty() && s.chars().allMatch(c -> c >= '0' && c <= '9') && (s.equals("0") || s.charAt(0) != '0');
+        if (!canonical) {
+            return -1;
         }
         try {
-            return Optional.of(new Slot(Integer.parseInt(rest.substring(0, slash)), Long.parseLong(rest.substring(slash + 1))));
-        } catch (NumberFormatException notStaging) {
-            return Optional.empty();
+            long n = Long.parseLong(s);
+            return n <= max ? n : -1;
+        } catch (NumberFormatException tooLarge) {
+            return -1;
         }
     }
 
-    /** Where a staging queue belongs: the writer subtask and the epoch its records were meant for. */
+    /** Where a staging queue belongs: its target, lineage, writer subtask and the epoch its records were meant for. */
     public static final class Slot {
+        public final String target;
+        public final String lineage;
         public final int subtask;
         public final long epoch;
 
-        Slot(int subtask, long epoch) {
+        Slot(String target, String lineage, int subtask, long epoch) {
+            this.target = target;
+            this.lineage = lineage;
             this.subtask = subtask;
             this.epoch = epoch;
         }
