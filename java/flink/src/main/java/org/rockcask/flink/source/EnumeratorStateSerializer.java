@@ -1,0 +1,66 @@
+package org.rockcask.flink.source;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+
+/** Version 1: the known (host, queue) pairs, then the unassigned splits as the split serializer writes them. */
+public final class EnumeratorStateSerializer implements SimpleVersionedSerializer<EnumeratorState> {
+    static final int VERSION = 1;
+
+    @Override
+    public int getVersion() {
+        return VERSION;
+    }
+
+    @Override
+    public byte[] serialize(EnumeratorState state) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeInt(state.known().size());
+            for (SplitKey key : state.known()) {
+                BinaryFields.writeString(out, key.host());
+                BinaryFields.writeString(out, key.queue());
+            }
+            out.writeInt(state.unassigned().size());
+            for (QueueSplit split : state.unassigned()) {
+                QueueSplitSerializer.write(out, split);
+            }
+        }
+        return bytes.toByteArray();
+    }
+
+    @Override
+    public EnumeratorState deserialize(int version, byte[] serialized) throws IOException {
+        BinaryFields.checkVersion(version, VERSION, "the RockCask source enumerator state");
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
+            int knownCount = count(in, "known splits");
+            Set<SplitKey> known = new LinkedHashSet<>();
+            for (int i = 0; i < knownCount; i++) {
+                String host = BinaryFields.readString(in, "known split host");
+                known.add(new SplitKey(host, BinaryFields.readString(in, "known split queue")));
+            }
+            int unassignedCount = count(in, "unassigned splits");
+            List<QueueSplit> unassigned = new ArrayList<>();
+            for (int i = 0; i < unassignedCount; i++) {
+                unassigned.add(QueueSplitSerializer.read(in));
+            }
+            return new EnumeratorState(known, unassigned);
+        }
+    }
+
+    private static int count(DataInputStream in, String what) throws IOException {
+        int n = in.readInt();
+        if (n < 0) {
+            throw new IOException("corrupt RockCask source enumerator state: negative count of " + what + ": " + n);
+        }
+        return n;
+    }
+}

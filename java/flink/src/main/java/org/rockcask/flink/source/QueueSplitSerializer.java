@@ -1,0 +1,65 @@
+package org.rockcask.flink.source;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInput;
+import java.io.DataInputStream;
+import java.io.DataOutput;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+
+/** Version 1: queue, host, then the skip ranges as a count and first/last pairs. */
+public final class QueueSplitSerializer implements SimpleVersionedSerializer<QueueSplit> {
+    static final int VERSION = 1;
+
+    @Override
+    public int getVersion() {
+        return VERSION;
+    }
+
+    @Override
+    public byte[] serialize(QueueSplit split) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            write(out, split);
+        }
+        return bytes.toByteArray();
+    }
+
+    @Override
+    public QueueSplit deserialize(int version, byte[] serialized) throws IOException {
+        BinaryFields.checkVersion(version, VERSION, "a RockCask queue split");
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
+            return read(in);
+        }
+    }
+
+    static void write(DataOutput out, QueueSplit split) throws IOException {
+        BinaryFields.writeString(out, split.queue());
+        BinaryFields.writeString(out, split.host());
+        long[] pairs = split.skip().toPairs();
+        out.writeInt(pairs.length / 2);
+        for (long bound : pairs) {
+            out.writeLong(bound);
+        }
+    }
+
+    static QueueSplit read(DataInput in) throws IOException {
+        String queue = BinaryFields.readString(in, "queue split name");
+        String host = BinaryFields.readString(in, "queue split host");
+        int ranges = in.readInt();
+        if (ranges < 0) {
+            throw new IOException("corrupt queue split " + queue + ": negative range count " + ranges);
+        }
+        long[] pairs = new long[2 * ranges];
+        for (int i = 0; i < pairs.length; i++) {
+            pairs[i] = in.readLong();
+        }
+        try {
+            return new QueueSplit(queue, host, SequenceRanges.of(pairs));
+        } catch (IllegalArgumentException e) {
+            throw new IOException("corrupt queue split " + queue + ": " + e.getMessage(), e);
+        }
+    }
+}
