@@ -1,0 +1,101 @@
+package org.rockcask.flink;
+
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.rockcask.flink.source.EnumeratorState;
+import org.rockcask.flink.source.EnumeratorStateSerializer;
+import org.rockcask.flink.source.QueueSelector;
+import org.rockcask.flink.source.QueueSourceReader;
+import org.rockcask.flink.source.QueueSplit;
+import org.rockcask.flink.source.QueueSplitEnumerator;
+import org.rockcask.flink.source.QueueSplitSerializer;
+
+/**
+ * Reads RockCask queues exactly once, in order per queue: one split per queue, entries
+ * acknowledged when the checkpoint holding their records completes. Build it with
+ * {@link #builder()}:
+ *
+ * <pre>{@code
+ * RockCaskSource<String> source = RockCaskSource.<String>builder()
+ *         .store(RockCaskStoreSpec.at("/data/cask"))
+ *         .queues("orders", "refunds")
+ *         .deserializer(new SimpleStringSchema())
+ *         .build();
+ * env.fromSource(source, WatermarkStrategy.noWatermarks(), "orders");
+ * }</pre>
+ *
+ * <p>Needs checkpointing: without it nothing is ever acknowledged, and the claimed entries return
+ * to their queues when the job ends.
+ */
+public final class RockCaskSource<T> implements Source<T, QueueSplit, EnumeratorState>, ResultTypeQueryable<T> {
+    private static final long serialVersionUID = 1L;
+
+    private final RockCaskStoreSpec store;
+    private final QueueSelector selector;
+    private final Boundedness boundedness;
+    private final DeserializationSchema<T> deserializer;
+    private final int pollBatchSize;
+    private final long discoveryIntervalMillis;
+
+    RockCaskSource(RockCaskStoreSpec store, QueueSelector selector, Boundedness boundedness, DeserializationSchema<T> deserializer,
+            int pollBatchSize, long discoveryIntervalMillis) {
+        this.store = store;
+        this.selector = selector;
+        this.boundedness = boundedness;
+        this.deserializer = deserializer;
+        this.pollBatchSize = pollBatchSize;
+        this.discoveryIntervalMillis = discoveryIntervalMillis;
+    }
+
+    public static <T> RockCaskSourceBuilder<T> builder() {
+        return new RockCaskSourceBuilder<>();
+    }
+
+    @Override
+    public Boundedness getBoundedness() {
+        return boundedness;
+    }
+
+    @Override
+    public SourceReader<T, QueueSplit> createReader(SourceReaderContext context) {
+        return new QueueSourceReader<>(context, store, selector, deserializer, pollBatchSize);
+    }
+
+    @Override
+    public SplitEnumerator<QueueSplit, EnumeratorState> createEnumerator(SplitEnumeratorContext<QueueSplit> context) {
+        return restoreEnumerator(context, null);
+    }
+
+    @Override
+    public SplitEnumerator<QueueSplit, EnumeratorState> restoreEnumerator(SplitEnumeratorContext<QueueSplit> context, EnumeratorState state) {
+        return new QueueSplitEnumerator(context, boundedness == Boundedness.BOUNDED, discoveryIntervalMillis, state);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<QueueSplit> getSplitSerializer() {
+        return new QueueSplitSerializer();
+    }
+
+    @Override
+    public SimpleVersionedSerializer<EnumeratorState> getEnumeratorCheckpointSerializer() {
+        return new EnumeratorStateSerializer();
+    }
+
+    @Override
+    public TypeInformation<T> getProducedType() {
+        return deserializer.getProducedType();
+    }
+
+    @Override
+    public String toString() {
+        return "RockCaskSource[" + selector + " in " + store + ", " + boundedness + "]";
+    }
+}

@@ -1,0 +1,16 @@
+package org.rockcask.flink.source;
+
+import org.apache.flink.api.connector.source.SourceEvent;
+
+/**
+ * Asks a reader to list the selected queues in the store of its host: the enumerator may run on
+ * another machine, whose store (if any) is not the one the readers consume.
+ */
+public final class ListQueuesRequest implements SourceEvent {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public String toString() {
+        return "ListQueuesRequest";
+    }
+}
