@@ -4,7 +4,6 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.regex.Pattern;
 import org.rockcask.Store;
 
 /**
@@ -14,7 +13,6 @@ import org.rockcask.Store;
  */
 public final class QueueSelector implements Serializable {
     private static final long serialVersionUID = 1L;
-    private static final Pattern STAGING = Pattern.compile(".*\\.staging/[0-9a-f]{32}/[0-9]+/[0-9]+");
 
     private final List<String> names;
     private final String prefix;
@@ -37,7 +35,7 @@ public final class QueueSelector implements Serializable {
         if (prefix != null) {
             List<String> found = new ArrayList<>();
             for (String queue : store.queues(prefix)) {
-                if (!STAGING.matcher(queue).matches()) {
+                if (!StagingQueueNames.isStagingQueue(queue)) {
                     found.add(queue);
                 }
             }
