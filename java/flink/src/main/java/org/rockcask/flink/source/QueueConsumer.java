@@ -91,11 +91,6 @@ final class QueueConsumer implements AutoCloseable {
         }
     }
 
-    /** Nothing claimed is waiting to be committed (a bounded split may then finish). */
-    boolean settled() {
-        return parked.isEmpty() && (current == null || current.sequences.isEmpty());
-    }
-
     /** Rolls every claim back to the head of the queue. */
     @Override
     public void close() {

@@ -87,10 +87,9 @@ public final class QueueSourceReader<T> implements SourceReader<T, QueueSplit> {
             }
         }
         if (noMoreSplits) {
-            removeSettledSplits();
-            if (consumers.isEmpty()) {
-                return InputStatus.END_OF_INPUT;
-            }
+            // Every queue is empty. The claims still open are committed by the checkpoints to
+            // come: Flink takes a final checkpoint of a finished source before ending its task.
+            return InputStatus.END_OF_INPUT;
         }
         idle = true;
         return InputStatus.NOTHING_AVAILABLE;
@@ -119,21 +118,6 @@ public final class QueueSourceReader<T> implements SourceReader<T, QueueSplit> {
         public void close() {}
     }
 
-    /** Bounded: a split whose queue gave nothing and whose claims are all committed is done. */
-    private void removeSettledSplits() {
-        List<String> done = new ArrayList<>();
-        consumers.forEach((id, consumer) -> {
-            if (consumer.settled()) {
-                done.add(id);
-            }
-        });
-        for (String id : done) {
-            consumers.remove(id).close();
-            turns.remove(id);
-        }
-        nextTurn = turns.isEmpty() ? 0 : nextTurn % turns.size();
-    }
-
     @Override
     public List<QueueSplit> snapshotState(long checkpointId) {
         List<QueueSplit> state = new ArrayList<>();
@@ -148,8 +132,6 @@ public final class QueueSourceReader<T> implements SourceReader<T, QueueSplit> {
         for (QueueConsumer consumer : consumers.values()) {
             consumer.commitThrough(checkpointId);
         }
-        // A bounded split may now be settled.
-        wakeup.wakeNow();
     }
 
     @Override
