@@ -2,6 +2,7 @@ package org.rockcask.flink.source;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -77,7 +78,8 @@ public final class QueueSplitEnumerator implements SplitEnumerator<QueueSplit, E
         }
         String location = locationOf(subtask);
         if (location != null) {
-            assignWaitingSplitsAt(location);
+            // Splits waiting at its location came back from a failed reader: this one takes them.
+            assignWaitingSplitsAt(location, Collections.singletonList(subtask));
         }
         if (bounded && listed) {
             context.signalNoMoreSplits(subtask);
@@ -101,7 +103,7 @@ public final class QueueSplitEnumerator implements SplitEnumerator<QueueSplit, E
                 queueForAssignment(QueueSplit.fresh(queue, listing.host()));
             }
         }
-        assignWaitingSplitsAt(location);
+        assignWaitingSplitsAt(location, readersAt(location));
         if (bounded && awaitingListing != null && !listed) {
             awaitingListing.remove(location);
             if (awaitingListing.isEmpty()) {
@@ -175,8 +177,8 @@ public final class QueueSplitEnumerator implements SplitEnumerator<QueueSplit, E
         unassignedByHost.computeIfAbsent(split.host(), h -> new ArrayDeque<>()).add(split);
     }
 
-    private void assignWaitingSplitsAt(String location) {
-        List<Integer> readers = readersAt(location);
+    /** Hands the waiting splits of the hosts at {@code location} to {@code readers}, round robin. */
+    private void assignWaitingSplitsAt(String location, List<Integer> readers) {
         if (readers.isEmpty()) {
             return;
         }
