@@ -1,0 +1,76 @@
+package org.rockcask.flink;
+
+import static org.junit.Assert.fail;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.rockcask.Transaction;
+
+/** Test data in RockCask queues: entries {@code "<queue>#<index>"}, written and watched through the shared store. */
+final class QueueFixture implements AutoCloseable {
+    private final RockCaskStoreSpec spec;
+    private final RockCaskStores.Lease lease;
+    private final Map<String, Integer> written = new LinkedHashMap<>();
+
+    QueueFixture(String dir) {
+        this.spec = RockCaskStoreSpec.at(dir).withSyncOnCommit(false);
+        this.lease = RockCaskStores.acquire(spec);
+    }
+
+    RockCaskStoreSpec spec() {
+        return spec;
+    }
+
+    /** Appends the next {@code count} entries of {@code queue}, in one transaction. */
+    void append(String queue, int count) {
+        int from = written.getOrDefault(queue, 0);
+        try (Transaction tx = lease.store().begin()) {
+            for (int i = from; i < from + count; i++) {
+                tx.enqueue(queue, (queue + "#" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            tx.commit();
+        }
+        written.put(queue, from + count);
+    }
+
+    /** Queue name -> how many entries were written to it. */
+    Map<String, Integer> written() {
+        return new LinkedHashMap<>(written);
+    }
+
+    int total() {
+        return written.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    long size(String queue) {
+        return lease.store().queueSize(queue);
+    }
+
+    /** Waits (up to a minute) until every queue written to holds no committed entry. */
+    void awaitAllConsumed() throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!allConsumed(written.keySet())) {
+            if (System.nanoTime() > deadline) {
+                fail("queues still hold entries after a minute: " + sizes());
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private boolean allConsumed(Collection<String> queues) {
+        return queues.stream().allMatch(q -> size(q) == 0);
+    }
+
+    Map<String, Long> sizes() {
+        Map<String, Long> sizes = new LinkedHashMap<>();
+        written.keySet().forEach(q -> sizes.put(q, size(q)));
+        return sizes;
+    }
+
+    @Override
+    public void close() {
+        lease.close();
+    }
+}
