@@ -32,8 +32,11 @@ import org.rockcask.flink.source.QueueSplitSerializer;
  * env.fromSource(source, WatermarkStrategy.noWatermarks(), "orders");
  * }</pre>
  *
- * <p>Needs checkpointing: without it nothing is ever acknowledged, and the claimed entries return
- * to their queues when the job ends.
+ * <p>Needs checkpointing: entries are consumed only when a checkpoint covering their records
+ * completes. Without it a bounded job reads its queues and ends, consuming nothing (the claims
+ * return to their queues), and a continuous one holds every entry it read in one transaction that
+ * never commits. Acknowledgement is destructive: restoring an older savepoint does not bring back
+ * what later checkpoints consumed.
  */
 public final class RockCaskSource<T> implements Source<T, QueueSplit, EnumeratorState>, ResultTypeQueryable<T> {
     private static final long serialVersionUID = 1L;

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -59,14 +60,12 @@ public class RockCaskSourceExactlyOnceTest {
 
     @Test
     public void aMapperFailingAfterACheckpointLosesAndRepeatsNothing() throws Exception {
-        queues.append("a", 500);
-        queues.append("b", 500);
+        appendToBoth(500);
         StreamExecutionEnvironment env = env(2);
-        DataStream<String> out = read(env, new InstrumentedSource(source().queues("a", "b").build(), false)).map(new FailOnceAfterCheckpoint());
+        DataStream<String> out = readBoth(env, false).map(new FailOnceAfterCheckpoint());
         try (CollectedJob job = CollectedJob.start(env, out, "mapper fails once")) {
             assertTrue("no checkpoint completed", FailOnceAfterCheckpoint.ARMED.await(60, TimeUnit.SECONDS));
-            queues.append("a", 500);
-            queues.append("b", 500);
+            appendToBoth(500);
             finish(job);
         }
         assertTrue("the mapper never failed", FailOnceAfterCheckpoint.FAILED.get());
@@ -75,10 +74,9 @@ public class RockCaskSourceExactlyOnceTest {
 
     @Test
     public void aReaderFailingBeforeItCommitsAcknowledgesWhatItHadDeliveredWithoutEmittingItAgain() throws Exception {
-        queues.append("a", 1000);
-        queues.append("b", 1000);
+        appendToBoth(1000);
         StreamExecutionEnvironment env = env(2);
-        DataStream<String> out = read(env, new InstrumentedSource(source().queues("a", "b").build(), true));
+        DataStream<String> out = readBoth(env, true);
         try (CollectedJob job = CollectedJob.start(env, out, "reader fails before commit")) {
             finish(job);
         }
@@ -88,18 +86,16 @@ public class RockCaskSourceExactlyOnceTest {
 
     @Test
     public void aTaskManagerKilledMidStreamLosesAndRepeatsNothing() throws Exception {
-        queues.append("a", 500);
-        queues.append("b", 500);
+        appendToBoth(500);
         StreamExecutionEnvironment env = env(TASK_MANAGERS);
-        DataStream<String> out = read(env, new InstrumentedSource(source().queues("a", "b").build(), false));
+        DataStream<String> out = readBoth(env, false);
         try (CollectedJob job = CollectedJob.start(env, out, "task manager killed")) {
             // A record out of the collect sink means a checkpoint with data completed.
             job.awaitReceived(1);
             MiniCluster cluster = CLUSTER.getMiniCluster();
             cluster.terminateTaskManager(0).get();
             cluster.startTaskManager();
-            queues.append("a", 500);
-            queues.append("b", 500);
+            appendToBoth(500);
             finish(job);
         }
         assertRestarted(TASK_MANAGERS);
@@ -148,6 +144,16 @@ public class RockCaskSourceExactlyOnceTest {
         }
     }
 
+    private void appendToBoth(int entries) {
+        queues.append("a", entries);
+        queues.append("b", entries);
+    }
+
+    /** Queues a and b through an {@link InstrumentedSource}. */
+    private DataStream<String> readBoth(StreamExecutionEnvironment env, boolean failOnceBeforeCommit) {
+        return read(env, new InstrumentedSource(source().queues("a", "b").build(), failOnceBeforeCommit));
+    }
+
     private static void assertRestarted(int parallelism) {
         assertTrue("readers created: " + InstrumentedSource.READERS_CREATED.get() + ", so the job never restarted",
                 InstrumentedSource.READERS_CREATED.get() > parallelism);
@@ -159,7 +165,7 @@ public class RockCaskSourceExactlyOnceTest {
     }
 
     private static DataStream<String> read(StreamExecutionEnvironment env, Source<String, ?, ?> source) {
-        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "rockcask", org.apache.flink.api.common.typeinfo.Types.STRING);
+        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "rockcask", Types.STRING);
     }
 
     private static StreamExecutionEnvironment env(int parallelism) {
