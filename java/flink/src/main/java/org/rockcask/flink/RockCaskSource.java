@@ -4,7 +4,6 @@ import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
@@ -68,7 +67,7 @@ public final class RockCaskSource<T> implements Source<T, QueueSplit, Enumerator
     }
 
     @Override
-    public SourceReader<T, QueueSplit> createReader(SourceReaderContext context) {
+    public QueueSourceReader<T> createReader(SourceReaderContext context) {
         return new QueueSourceReader<>(context, store, selector, deserializer, pollBatchSize);
     }
 

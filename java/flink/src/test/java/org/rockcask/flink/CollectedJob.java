@@ -3,6 +3,7 @@ package org.rockcask.flink;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobStatus;
@@ -58,8 +59,12 @@ final class CollectedJob implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-        // Cancels the job when it is still running.
-        results.close();
+    public void close() throws IOException {
+        try {
+            // Cancels the job when it is still running.
+            results.close();
+        } catch (Exception e) {
+            throw new IOException("cannot close the results of job " + client.getJobID() + " (or cancel it)", e);
+        }
     }
 }

@@ -15,6 +15,7 @@ import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.rockcask.flink.source.EnumeratorState;
+import org.rockcask.flink.source.QueueSourceReader;
 import org.rockcask.flink.source.QueueSplit;
 
 /**
@@ -47,7 +48,7 @@ final class InstrumentedSource implements Source<String, QueueSplit, EnumeratorS
     }
 
     @Override
-    public SourceReader<String, QueueSplit> createReader(SourceReaderContext context) throws Exception {
+    public SourceReader<String, QueueSplit> createReader(SourceReaderContext context) {
         READERS_CREATED.incrementAndGet();
         return new Reader(source.createReader(context), failOnceBeforeCommit);
     }
@@ -73,12 +74,12 @@ final class InstrumentedSource implements Source<String, QueueSplit, EnumeratorS
     }
 
     private static final class Reader implements SourceReader<String, QueueSplit> {
-        private final SourceReader<String, QueueSplit> reader;
+        private final QueueSourceReader<String> reader;
         private final boolean failOnceBeforeCommit;
         private boolean claimedSinceSnapshot;
         private long firstCheckpointWithClaims = -1;
 
-        Reader(SourceReader<String, QueueSplit> reader, boolean failOnceBeforeCommit) {
+        Reader(QueueSourceReader<String> reader, boolean failOnceBeforeCommit) {
             this.reader = reader;
             this.failOnceBeforeCommit = failOnceBeforeCommit;
         }
@@ -134,7 +135,7 @@ final class InstrumentedSource implements Source<String, QueueSplit, EnumeratorS
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() {
             reader.close();
         }
     }
