@@ -1,18 +1,11 @@
 package org.rockcask.flink;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.testframe.external.ExternalContextFactory;
 import org.apache.flink.connector.testframe.external.ExternalSystemDataReader;
@@ -25,24 +18,11 @@ import org.rockcask.Transaction;
  * One RockCask store per test case for Flink's sink suite: the suite's jobs write its target
  * queue, and its readers look at the queue without consuming it.
  */
-final class RockCaskSinkSuiteContext implements DataStreamSinkV2ExternalContext<String> {
-    /** Where the suite's stores go: the build's own directory when run from Gradle. */
-    static final String ROOT_PROPERTY = "rockcask.suite.dir";
+final class RockCaskSinkSuiteContext extends SuiteStoreContext implements DataStreamSinkV2ExternalContext<String> {
     private static final String TARGET = "suite-out";
 
-    private final RockCaskStoreSpec spec;
-    private final RockCaskStores.Lease lease;
-
     RockCaskSinkSuiteContext(String testName) {
-        try {
-            Path root = Paths.get(System.getProperty(ROOT_PROPERTY, System.getProperty("java.io.tmpdir")));
-            Files.createDirectories(root);
-            this.spec = RockCaskStoreSpec.at(Files.createTempDirectory(root, "sink-").toString()).withSyncOnCommit(false);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a store directory for " + testName, e);
-        }
-        // Held for the whole case: the suite's jobs and readers come and go around it.
-        this.lease = RockCaskStores.acquire(spec);
+        super("sink-", testName);
     }
 
     static ExternalContextFactory<RockCaskSinkSuiteContext> factory() {
@@ -69,21 +49,6 @@ final class RockCaskSinkSuiteContext implements DataStreamSinkV2ExternalContext<
             records.add("record-" + i + "-" + Long.toHexString(random.nextLong()));
         }
         return records;
-    }
-
-    @Override
-    public TypeInformation<String> getProducedType() {
-        return Types.STRING;
-    }
-
-    @Override
-    public List<java.net.URL> getConnectorJarPaths() {
-        return Collections.emptyList();
-    }
-
-    @Override
-    public void close() {
-        lease.close();
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.rockcask.Store;
+import org.rockcask.flink.sink.StagingQueues;
 
 /**
  * Which queues a source reads: a fixed list of names, or every queue whose name starts with a
@@ -35,7 +36,7 @@ public final class QueueSelector implements Serializable {
         if (prefix != null) {
             List<String> found = new ArrayList<>();
             for (String queue : store.queues(prefix)) {
-                if (!StagingQueueNames.isStagingQueue(queue)) {
+                if (!StagingQueues.parse(queue).isPresent()) {
                     found.add(queue);
                 }
             }
