@@ -6,19 +6,19 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 
-/** The framing the sink's state serializers share: one supported version, data streams both ways. */
-final class VersionedData {
-    interface Writer {
+/** The framing the connector's state serializers share: one supported version, data streams both ways. */
+public final class VersionedData {
+    public interface Writer {
         void write(DataOutputStream out) throws IOException;
     }
 
-    interface Reader<T> {
+    public interface Reader<T> {
         T read(DataInputStream in) throws IOException;
     }
 
     private VersionedData() {}
 
-    static byte[] write(Writer body) throws IOException {
+    public static byte[] write(Writer body) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             body.write(out);
@@ -32,7 +32,7 @@ final class VersionedData {
      * @throws IOException naming the version when it is not {@code supported}, or when bytes are
      *     left over (the data is not what this version wrote)
      */
-    static <T> T read(String what, int supported, int version, byte[] serialized, Reader<T> body) throws IOException {
+    public static <T> T read(String what, int supported, int version, byte[] serialized, Reader<T> body) throws IOException {
         if (version != supported) {
             throw new IOException("cannot read " + what + " of serializer version " + version + ": this build reads version " + supported);
         }

@@ -24,11 +24,4 @@ final class BinaryFields {
         in.readFully(bytes);
         return new String(bytes, StandardCharsets.UTF_8);
     }
-
-    static void checkVersion(int version, int supported, String what) throws IOException {
-        if (version != supported) {
-            throw new IOException(what + " was serialized with version " + version + ", but this RockCask source reads only version "
-                    + supported);
-        }
-    }
 }

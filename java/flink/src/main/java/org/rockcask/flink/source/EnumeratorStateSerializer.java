@@ -1,15 +1,13 @@
 package org.rockcask.flink.source;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.rockcask.flink.sink.VersionedData;
 
 /** Version 1: the known (host, queue) pairs, then the unassigned splits as the split serializer writes them. */
 public final class EnumeratorStateSerializer implements SimpleVersionedSerializer<EnumeratorState> {
@@ -22,8 +20,7 @@ public final class EnumeratorStateSerializer implements SimpleVersionedSerialize
 
     @Override
     public byte[] serialize(EnumeratorState state) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
+        return VersionedData.write(out -> {
             out.writeInt(state.known().size());
             for (SplitKey key : state.known()) {
                 BinaryFields.writeString(out, key.host());
@@ -33,14 +30,12 @@ public final class EnumeratorStateSerializer implements SimpleVersionedSerialize
             for (QueueSplit split : state.unassigned()) {
                 QueueSplitSerializer.write(out, split);
             }
-        }
-        return bytes.toByteArray();
+        });
     }
 
     @Override
     public EnumeratorState deserialize(int version, byte[] serialized) throws IOException {
-        BinaryFields.checkVersion(version, VERSION, "the RockCask source enumerator state");
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
+        return VersionedData.read("the RockCask source enumerator state", VERSION, version, serialized, in -> {
             int knownCount = count(in, "known splits");
             Set<SplitKey> known = new LinkedHashSet<>();
             for (int i = 0; i < knownCount; i++) {
@@ -53,7 +48,7 @@ public final class EnumeratorStateSerializer implements SimpleVersionedSerialize
                 unassigned.add(QueueSplitSerializer.read(in));
             }
             return new EnumeratorState(known, unassigned);
-        }
+        });
     }
 
     private static int count(DataInputStream in, String what) throws IOException {

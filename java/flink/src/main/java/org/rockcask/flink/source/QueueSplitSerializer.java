@@ -1,13 +1,10 @@
 package org.rockcask.flink.source;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInput;
-import java.io.DataInputStream;
 import java.io.DataOutput;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.rockcask.flink.sink.VersionedData;
 
 /** Version 1: queue, host, then the skip ranges as a count and first/last pairs. */
 public final class QueueSplitSerializer implements SimpleVersionedSerializer<QueueSplit> {
@@ -20,19 +17,12 @@ public final class QueueSplitSerializer implements SimpleVersionedSerializer<Que
 
     @Override
     public byte[] serialize(QueueSplit split) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            write(out, split);
-        }
-        return bytes.toByteArray();
+        return VersionedData.write(out -> write(out, split));
     }
 
     @Override
     public QueueSplit deserialize(int version, byte[] serialized) throws IOException {
-        BinaryFields.checkVersion(version, VERSION, "a RockCask queue split");
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
-            return read(in);
-        }
+        return VersionedData.read("a RockCask queue split", VERSION, version, serialized, QueueSplitSerializer::read);
     }
 
     static void write(DataOutput out, QueueSplit split) throws IOException {
