@@ -181,8 +181,8 @@ public final class QueueSourceReader<T> implements SourceReader<T, QueueSplit> {
                 consumer.close();
             }
             consumers.clear();
-            wakeup.close();
         } finally {
+            wakeup.close();
             lease.close();
         }
     }
