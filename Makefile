@@ -20,6 +20,7 @@ demo: setup
 	$(GRADLE) publishToMavenLocal
 	$(GRADLE) -p java/examples/flow-demo runDemo
 	$(GRADLE) -p java/examples/tokyocabinet-queue runDemo
+	$(GRADLE) -p java/examples/flink-flow runDemo
 	$(GRADLE) :bench:seedExperiment1 -PbenchArgs=100000
 	$(GRADLE) :bench:dropInSeedExperiment1 -PbenchArgs=100000
 
