@@ -10,8 +10,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -40,10 +40,12 @@ import org.rockcask.flink.RockCaskStores;
 public final class FlinkFlow {
     private static final String[] INPUTS = {"orders.0", "orders.1", "orders.2"};
     private static final String OUTPUT = "shipped";
+    private static final int PARALLELISM = 2;
 
-    /** Whether the failure was injected (the job runs in this JVM, so a static is shared). */
-    private static final AtomicBoolean FAILED = new AtomicBoolean();
-    private static final AtomicInteger ATTEMPTS = new AtomicInteger();
+    /** The injected failure's message once thrown (the job runs in this JVM, so a static is shared). */
+    private static final AtomicReference<String> FAILURE = new AtomicReference<>();
+    /** Subtasks of the transformation opened: the parallelism, plus one per subtask restarted. */
+    private static final AtomicInteger OPENED = new AtomicInteger();
 
     private FlinkFlow() {}
 
@@ -61,7 +63,7 @@ public final class FlinkFlow {
             long started = System.nanoTime();
             runJob(store, items);
             double seconds = (System.nanoTime() - started) / 1e9;
-            System.out.printf("job moved %,d items in %.1f s (%,.0f items/s) through %d attempts%n", items, seconds, items / seconds, ATTEMPTS.get());
+            System.out.printf("job moved %,d items in %.1f s (%,.0f items/s) with %d subtask restarts (%s)%n", items, seconds, items / seconds, OPENED.get() - PARALLELISM, FAILURE.get());
             check(lease.store(), items);
         }
     }
@@ -82,7 +84,7 @@ public final class FlinkFlow {
         conf.setString("restart-strategy.type", "fixed-delay");
         conf.setString("restart-strategy.fixed-delay.attempts", "3");
         conf.setString("restart-strategy.fixed-delay.delay", "200 ms");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, conf);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(PARALLELISM, conf);
         // Records reach the output, and leave the inputs, when the checkpoint covering them completes.
         env.enableCheckpointing(200);
         env.fromSource(
@@ -105,27 +107,31 @@ public final class FlinkFlow {
         env.execute("rockcask-flink-flow");
     }
 
-    /** The transformation, which throws once after a checkpoint has completed mid-run. */
+    /**
+     * The transformation, which throws once, half-way through the items: the job then restarts
+     * from its last completed checkpoint (or from the start, if none completed yet).
+     */
     static final class Pack extends RichMapFunction<String, String> implements CheckpointListener {
-        private final int failAfterTotal;
-        private long checkpointsCompleted;
         private static final AtomicInteger SEEN = new AtomicInteger();
+        private final int failAt;
+        private long checkpointsCompleted;
 
-        Pack(int failAfterTotal) {
-            this.failAfterTotal = failAfterTotal;
+        Pack(int failAt) {
+            this.failAt = failAt;
         }
 
         @Override
         public void open(OpenContext context) {
-            if (getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0) {
-                ATTEMPTS.incrementAndGet();
-            }
+            OPENED.incrementAndGet();
         }
 
         @Override
         public String map(String item) {
-            if (SEEN.incrementAndGet() >= failAfterTotal && checkpointsCompleted > 0 && FAILED.compareAndSet(false, true)) {
-                throw new IllegalStateException("failure injected after " + SEEN.get() + " items");
+            if (SEEN.incrementAndGet() >= failAt && FAILURE.get() == null) {
+                String what = "failure injected after " + SEEN.get() + " items, " + checkpointsCompleted + " checkpoints of this subtask completed before it";
+                if (FAILURE.compareAndSet(null, what)) {
+                    throw new IllegalStateException(what);
+                }
             }
             return item + "|packed";
         }
@@ -172,7 +178,7 @@ public final class FlinkFlow {
         if (!store.queues(OUTPUT + ".staging/").isEmpty()) {
             problems.add("staging queues left behind: " + store.queues(OUTPUT + ".staging/"));
         }
-        if (!FAILED.get()) {
+        if (FAILURE.get() == null) {
             problems.add("the failure was never injected");
         }
         if (!problems.isEmpty()) {
