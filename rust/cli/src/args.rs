@@ -152,7 +152,8 @@ pub enum Command {
         long_about = "List, commit or abort staging queues: `<target>.staging/<job>/<subtask>/<epoch>`, where \
                       rockcask-flink's sink parks each checkpoint's records until the checkpoint completes. \
                       A running job commits or aborts its own; these commands are for the staging queues of \
-                      a job that will never come back (its records were never committed to their target)."
+                      a job that will never come back (its records were never committed to their target). \
+                      The lineage names one sink's run: the sink logs it when it starts."
     )]
     Staging(StagingCommand),
 
@@ -171,8 +172,8 @@ pub enum Command {
 
 #[derive(Subcommand, Debug)]
 pub enum StagingCommand {
-    /// List staging queues, one `target<TAB>job<TAB>subtask<TAB>epoch<TAB>entries<TAB>queue` line
-    /// each, in commit order (by target, job, subtask, epoch); opens the store read-only
+    /// List staging queues, one `target<TAB>lineage<TAB>subtask<TAB>epoch<TAB>entries<TAB>queue` line
+    /// each, in commit order (by target, lineage, subtask, epoch); opens the store read-only
     #[command(after_help = EXIT_CODES)]
     List {
         /// The store's directory
@@ -180,51 +181,51 @@ pub enum StagingCommand {
         #[command(flatten)]
         filter: StagingFilter,
     },
-    /// Move the records of a job's staging queues to their targets, in commit order, one
+    /// Move the records of a lineage's staging queues to their targets, in commit order, one
     /// transaction per staging queue; prints `committed<TAB>queue<TAB>entries` per queue
     #[command(after_help = EXIT_CODES)]
     Commit {
         /// The store's directory (opened for writing: no other process may have it open)
         store_dir: PathBuf,
         #[command(flatten)]
-        filter: RequiredJob,
+        filter: RequiredLineage,
     },
-    /// Drop a job's staging queues and their records; prints `aborted<TAB>queue<TAB>entries` per
-    /// queue
+    /// Drop a lineage's staging queues and their records; prints `aborted<TAB>queue<TAB>entries`
+    /// per queue
     #[command(after_help = EXIT_CODES)]
     Abort {
         /// The store's directory (opened for writing: no other process may have it open)
         store_dir: PathBuf,
         #[command(flatten)]
-        filter: RequiredJob,
+        filter: RequiredLineage,
     },
 }
 
 /// Which staging queues a command looks at.
 #[derive(Args, Debug, Default)]
 pub struct StagingFilter {
-    /// Only those of this job (the Flink job id their names carry)
-    #[arg(long, value_name = "JOB")]
-    pub job: Option<String>,
+    /// Only those of this lineage (one sink's run, as their names carry it)
+    #[arg(long, value_name = "LINEAGE")]
+    pub lineage: Option<String>,
     /// Only those committing to this target queue
     #[arg(long, value_name = "QUEUE")]
     pub target: Option<String>,
 }
 
-/// `StagingFilter` for the commands that change the store: the job must be named.
+/// `StagingFilter` for the commands that change the store: the lineage must be named.
 #[derive(Args, Debug)]
-pub struct RequiredJob {
-    /// The job whose staging queues to act on (see `rockcask staging list`)
-    #[arg(long, value_name = "JOB")]
-    pub job: String,
+pub struct RequiredLineage {
+    /// The lineage whose staging queues to act on (see `rockcask staging list`)
+    #[arg(long, value_name = "LINEAGE")]
+    pub lineage: String,
     /// Only those committing to this target queue
     #[arg(long, value_name = "QUEUE")]
     pub target: Option<String>,
 }
 
-impl From<RequiredJob> for StagingFilter {
-    fn from(f: RequiredJob) -> StagingFilter {
-        StagingFilter { job: Some(f.job), target: f.target }
+impl From<RequiredLineage> for StagingFilter {
+    fn from(f: RequiredLineage) -> StagingFilter {
+        StagingFilter { lineage: Some(f.lineage), target: f.target }
     }
 }
 

@@ -461,7 +461,7 @@ fn help_of_every_subcommand_describes_it_and_lists_the_exit_codes() {
         assert!(help.contains(mentions) && help.contains("Exit codes:") && help.contains("target already exists"), "{command} --help:\n{help}");
     }
     assert!(stdout(&rockcask(&["dump", "--help"])).contains("base64"));
-    for (verb, mentions) in [("list", "--target"), ("commit", "--job"), ("abort", "--job")] {
+    for (verb, mentions) in [("list", "--target"), ("commit", "--lineage"), ("abort", "--lineage")] {
         let out = rockcask(&["staging", verb, "--help"]);
         assert_exit(&out, 0);
         let help = stdout(&out);
@@ -499,8 +499,8 @@ fn a_tokyo_cabinet_casket_exports_and_imports_as_a_casket() {
     assert_failure(&rockcask(&[OsStr::new("import"), file.as_os_str(), copy.as_os_str()]), 6, "exists");
 }
 
-/// Staging queues of two jobs for target `out` (job `dead`: subtask 0 epochs 3 and 2, subtask 1
-/// epoch 2; job `alive`: one), and `out` holding one committed record.
+/// Staging queues of two lineages for target `out` (`dead`: subtask 0 epochs 3 and 2, subtask 1
+/// epoch 2; `alive`: one), and `out` holding one committed record.
 fn staged_store(dir: &Path) {
     use rockcask_core::staging::StagingQueue;
     let store = open(dir);
@@ -517,7 +517,7 @@ fn staged_store(dir: &Path) {
 }
 
 #[test]
-fn staging_list_shows_each_staging_queue_in_commit_order_and_filters_by_job_and_target() {
+fn staging_list_shows_each_staging_queue_in_commit_order_and_filters_by_lineage_and_target() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
     staged_store(&store);
@@ -530,7 +530,7 @@ fn staging_list_shows_each_staging_queue_in_commit_order_and_filters_by_job_and_
          out\tdead\t0\t3\t1\tout.staging/dead/0/3\n\
          out\tdead\t1\t2\t1\tout.staging/dead/1/2\n"
     );
-    let out = rockcask(&[OsStr::new("staging"), OsStr::new("list"), store.as_os_str(), OsStr::new("--job"), OsStr::new("alive")]);
+    let out = rockcask(&[OsStr::new("staging"), OsStr::new("list"), store.as_os_str(), OsStr::new("--lineage"), OsStr::new("alive")]);
     assert_eq!(stdout(&out), "out\talive\t0\t1\t1\tout.staging/alive/0/1\n");
     let out = rockcask(&[OsStr::new("staging"), OsStr::new("list"), store.as_os_str(), OsStr::new("--target"), OsStr::new("elsewhere")]);
     assert_exit(&out, 0);
@@ -538,14 +538,14 @@ fn staging_list_shows_each_staging_queue_in_commit_order_and_filters_by_job_and_
 }
 
 #[test]
-fn staging_commit_moves_a_jobs_records_to_their_target_in_order_and_abort_drops_them() {
+fn staging_commit_moves_a_lineages_records_to_their_target_in_order_and_abort_drops_them() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
     staged_store(&store);
-    let out = rockcask(&[OsStr::new("staging"), OsStr::new("commit"), store.as_os_str(), OsStr::new("--job"), OsStr::new("dead")]);
+    let out = rockcask(&[OsStr::new("staging"), OsStr::new("commit"), store.as_os_str(), OsStr::new("--lineage"), OsStr::new("dead")]);
     assert_exit(&out, 0);
     assert_eq!(stdout(&out), "committed\tout.staging/dead/0/2\t2\ncommitted\tout.staging/dead/0/3\t1\ncommitted\tout.staging/dead/1/2\t1\n");
-    let out = rockcask(&[OsStr::new("staging"), OsStr::new("abort"), store.as_os_str(), OsStr::new("--job"), OsStr::new("alive")]);
+    let out = rockcask(&[OsStr::new("staging"), OsStr::new("abort"), store.as_os_str(), OsStr::new("--lineage"), OsStr::new("alive")]);
     assert_exit(&out, 0);
     assert_eq!(stdout(&out), "aborted\tout.staging/alive/0/1\t1\n");
     let out = rockcask(&[OsStr::new("dump"), store.as_os_str(), OsStr::new("out")]);
@@ -557,16 +557,16 @@ fn staging_commit_moves_a_jobs_records_to_their_target_in_order_and_abort_drops_
 }
 
 #[test]
-fn staging_commit_needs_a_job_and_the_store_to_itself() {
+fn staging_commit_needs_a_lineage_and_the_store_to_itself() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
     staged_store(&store);
     assert_exit(&rockcask(&[OsStr::new("staging"), OsStr::new("commit"), store.as_os_str()]), 2);
     let holder = open(&store);
-    let out = rockcask(&[OsStr::new("staging"), OsStr::new("abort"), store.as_os_str(), OsStr::new("--job"), OsStr::new("dead")]);
+    let out = rockcask(&[OsStr::new("staging"), OsStr::new("abort"), store.as_os_str(), OsStr::new("--lineage"), OsStr::new("dead")]);
     assert_failure(&out, 4, "locked");
     drop(holder);
     let missing = dir.path().join("missing");
-    assert_failure(&rockcask(&[OsStr::new("staging"), OsStr::new("commit"), missing.as_os_str(), OsStr::new("--job"), OsStr::new("dead")]), 3, "missing");
+    assert_failure(&rockcask(&[OsStr::new("staging"), OsStr::new("commit"), missing.as_os_str(), OsStr::new("--lineage"), OsStr::new("dead")]), 3, "missing");
     assert!(!missing.exists(), "nothing is created");
 }

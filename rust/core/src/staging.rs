@@ -16,7 +16,8 @@ pub const STAGING_INFIX: &str = ".staging/";
 pub struct StagingQueue {
     /// The queue its records are committed to.
     pub target: String,
-    /// The job lineage that wrote it (a Flink JobID, carried across restores).
+    /// The run of the sink that wrote it (its job id and its own id combined, carried across
+    /// restores).
     pub lineage: String,
     /// The writer's subtask index (a Java int: at most `i32::MAX`).
     pub subtask: u32,

@@ -52,7 +52,7 @@ pub fn settle(dir: &Path, filter: &StagingFilter, how: Settle) -> CliResult {
 
 fn selected(store: &Store, filter: &StagingFilter) -> CliResult<Vec<StagedQueue>> {
     let matches = |wanted: &Option<String>, actual: &str| wanted.as_deref().is_none_or(|w| w == actual);
-    Ok(staging::list(store)?.into_iter().filter(|s| matches(&filter.job, &s.queue.lineage) && matches(&filter.target, &s.queue.target)).collect())
+    Ok(staging::list(store)?.into_iter().filter(|s| matches(&filter.lineage, &s.queue.lineage) && matches(&filter.target, &s.queue.target)).collect())
 }
 
 /// Names as `rockcask queues` prints them: tabs and newlines escaped.

@@ -3,6 +3,7 @@ package org.rockcask.flink;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.UUID;
 import java.util.Objects;
 import java.util.StringJoiner;
 import org.apache.flink.api.common.serialization.SerializationSchema;
@@ -47,6 +48,13 @@ public final class RockCaskSink<T>
     private final String targetQueue;
     private final SerializationSchema<T> schema;
     private final SinkSettings settings;
+    /**
+     * Drawn when the sink is built, so it travels with the job graph: every subtask and every
+     * restart of this job sees the same id, and no other sink (in this job, or in a job
+     * submitted again under the same job id) has it. Mixed into a fresh start's lineage, it keeps
+     * two sinks from ever naming, and draining, each other's staging queues.
+     */
+    private final UUID sinkId = UUID.randomUUID();
 
     private RockCaskSink(RockCaskStoreSpec store, String targetQueue, SerializationSchema<T> schema, SinkSettings settings) {
         this.store = store;
@@ -66,7 +74,7 @@ public final class RockCaskSink<T>
 
     @Override
     public RockCaskWriter<T> restoreWriter(WriterInitContext context, Collection<String> recoveredState) throws IOException {
-        return new RockCaskWriter<>(context, recoveredState, store, targetQueue, schema, settings);
+        return new RockCaskWriter<>(context, recoveredState, store, targetQueue, schema, settings, sinkId);
     }
 
     @Override

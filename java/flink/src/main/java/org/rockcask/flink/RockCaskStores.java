@@ -33,11 +33,27 @@ public final class RockCaskStores {
      * @throws UncheckedIOException when the directory cannot be created or resolved
      */
     public static Lease acquire(RockCaskStoreSpec spec) {
-        Path dir = realDirectory(spec.path());
+        return acquire(spec, true);
+    }
+
+    /**
+     * {@link #acquire} of a store that must exist already: what a commit of records staged
+     * earlier opens, so that a moved or missing store fails loudly instead of being created
+     * empty (where the staged records would seem committed).
+     *
+     * @throws IllegalStateException when the directory does not exist
+     * @throws RockCaskException with status {@code NotAStore} when it holds no store
+     */
+    public static Lease acquireExisting(RockCaskStoreSpec spec) {
+        return acquire(spec, false);
+    }
+
+    private static Lease acquire(RockCaskStoreSpec spec, boolean create) {
+        Path dir = realDirectory(spec.path(), create);
         synchronized (OPEN) {
             Shared shared = OPEN.get(dir);
             if (shared == null) {
-                shared = new Shared(dir, spec, Store.open(dir, spec.toOptions()));
+                shared = new Shared(dir, spec, Store.open(dir, spec.toOptions().createIfMissing(create)));
                 OPEN.put(dir, shared);
             } else if (!shared.spec.sameOptionsAs(spec)) {
                 throw new IllegalStateException("RockCask store " + dir + " is open in this JVM as " + shared.spec
@@ -48,10 +64,15 @@ public final class RockCaskStores {
         }
     }
 
-    private static Path realDirectory(String path) {
+    private static Path realDirectory(String path, boolean create) {
         Path dir = Paths.get(path);
+        if (!create && !Files.isDirectory(dir)) {
+            throw new IllegalStateException("RockCask store directory " + path + " does not exist");
+        }
         try {
-            Files.createDirectories(dir);
+            if (create) {
+                Files.createDirectories(dir);
+            }
             return dir.toRealPath();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create or resolve the RockCask store directory " + path, e);

@@ -28,7 +28,7 @@ import org.rockcask.Store;
 /**
  * A job run again at a lower parallelism drains the staging queues of the subtasks it no longer
  * has: restored from a savepoint (the lineage comes with the writer state), or scaled in place
- * by the adaptive scheduler before its first checkpoint (the job id, hence the lineage, stays).
+ * by the adaptive scheduler before its first checkpoint (the job and its sink, hence the lineage, stay).
  */
 public class RockCaskSinkRescaleTest {
     private static final long RECORDS = 3000;
@@ -72,13 +72,12 @@ public class RockCaskSinkRescaleTest {
         // First run: slow, checkpointed only by one savepoint, then cancelled with records
         // staged after it in every subtask (those are the source's to send again).
         JobClient first = SinkJobs.startStaging(new Configuration(), FIRST_PARALLELISM, spec, store, RECORDS, 300);
-        String lineage = first.getJobID().toHexString();
         String savepoint = first.triggerSavepoint(tmp.newFolder("savepoints").toString(), SavepointFormatType.CANONICAL).get();
-        SinkJobs.awaitUntil(() -> SinkJobs.stagedSubtasks(store, lineage, 2).size() == FIRST_PARALLELISM,
+        SinkJobs.awaitUntil(() -> SinkJobs.stagedSubtasks(store, 2).size() == FIRST_PARALLELISM,
                 "every subtask staged records after the savepoint");
         first.cancel().get();
         SinkJobs.awaitUntil(() -> first.getJobStatus().get().isGloballyTerminalState(), "the first run ended");
-        assertEquals("staged after the savepoint, before the cancel", FIRST_PARALLELISM, SinkJobs.stagedSubtasks(store, lineage, 2).size());
+        assertEquals("staged after the savepoint, before the cancel", FIRST_PARALLELISM, SinkJobs.stagedSubtasks(store, 2).size());
 
         Configuration restore = new Configuration();
         restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);

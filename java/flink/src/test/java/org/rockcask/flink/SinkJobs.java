@@ -78,8 +78,7 @@ final class SinkJobs {
     static JobClient startStaging(Configuration conf, int parallelism, RockCaskStoreSpec spec, Store store, long count, double perSecond)
             throws Exception {
         JobClient job = numbersJob(conf, parallelism, spec, count, perSecond).executeAsync();
-        String lineage = job.getJobID().toHexString();
-        awaitUntil(() -> stagedSubtasks(store, lineage, 1).size() == parallelism, "every subtask staged records");
+        awaitUntil(() -> stagedSubtasks(store, 1).size() == parallelism, "every subtask staged records");
         return job;
     }
 
@@ -167,13 +166,15 @@ final class SinkJobs {
         }
     }
 
-    /** The subtasks of {@code lineage} with a non-empty staging queue of epoch {@code minEpoch} or later. */
-    static Set<Integer> stagedSubtasks(Store store, String lineage, long minEpoch) {
-        String prefix = StagingQueues.lineagePrefix(SinkJobs.TARGET, lineage);
+    /**
+     * The subtasks with a non-empty staging queue of epoch {@code minEpoch} or later for the
+     * target (each test's store has one job's).
+     */
+    static Set<Integer> stagedSubtasks(Store store, long minEpoch) {
         Set<Integer> subtasks = new HashSet<>();
-        for (String queue : store.queues(prefix)) {
+        for (String queue : store.queues(SinkJobs.TARGET + StagingQueues.INFIX)) {
             Optional<StagingQueues.Slot> slot = StagingQueues.parse(queue);
-            if (slot.isPresent() && slot.get().lineage.equals(lineage) && slot.get().epoch >= minEpoch && store.queueSize(queue) > 0) {
+            if (slot.isPresent() && slot.get().target.equals(SinkJobs.TARGET) && slot.get().epoch >= minEpoch && store.queueSize(queue) > 0) {
                 subtasks.add(slot.get().subtask);
             }
         }

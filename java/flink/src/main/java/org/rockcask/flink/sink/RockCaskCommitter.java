@@ -60,6 +60,15 @@ public final class RockCaskCommitter implements Committer<RockCaskCommittable> {
                 request.signalAlreadyCommitted();
                 return;
             }
+            if (moved < c.records()) {
+                // Fewer than its writer staged: something else took from this staging queue.
+                // Committing would report records as delivered that are gone; leave it as it is.
+                tx.rollback();
+                request.signalFailedWithUnknownReason(new IllegalStateException("RockCask staging queue " + c.stagingQueue() + " in "
+                        + c.storePath() + " holds " + moved + " records where its writer staged " + c.records()
+                        + ": left uncommitted (did something else drop or poll it?)"));
+                return;
+            }
             tx.commit();
         } catch (RockCaskException e) {
             if (TRANSIENT.contains(e.status())) {
@@ -74,7 +83,7 @@ public final class RockCaskCommitter implements Committer<RockCaskCommittable> {
     private org.rockcask.Store store(String path) {
         RockCaskStores.Lease lease = leases.get(path);
         if (lease == null) {
-            lease = RockCaskStores.acquire(spec.withPath(path));
+            lease = RockCaskStores.acquireExisting(spec.withPath(path));
             leases.put(path, lease);
         }
         return lease.store();

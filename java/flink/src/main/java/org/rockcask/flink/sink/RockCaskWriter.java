@@ -5,6 +5,8 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.InitContext;
@@ -16,6 +18,8 @@ import org.rockcask.Transaction;
 import org.rockcask.flink.Hosts;
 import org.rockcask.flink.RockCaskStoreSpec;
 import org.rockcask.flink.RockCaskStores;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Stages records for the checkpoint they belong to in a queue of their own, durably, so that a
@@ -27,6 +31,8 @@ import org.rockcask.flink.RockCaskStores;
  * {@link #prepareCommit()}. The epoch is the id of the checkpoint the records are meant for.
  */
 public final class RockCaskWriter<T> implements CommittingSinkWriter<T, RockCaskCommittable>, StatefulSinkWriter<T, String> {
+    private static final Logger LOG = LoggerFactory.getLogger(RockCaskWriter.class);
+
     private final RockCaskStores.Lease lease;
     private final Store store;
     private final String storePath;
@@ -53,7 +59,7 @@ public final class RockCaskWriter<T> implements CommittingSinkWriter<T, RockCask
      * checkpoint restored from (their records come again from the source).
      */
     public RockCaskWriter(WriterInitContext context, Collection<String> restoredLineages, RockCaskStoreSpec spec, String target,
-            SerializationSchema<T> schema, SinkSettings settings) throws IOException {
+            SerializationSchema<T> schema, SinkSettings settings, UUID sinkId) throws IOException {
         this.storePath = spec.path();
         this.target = target;
         this.schema = schema;
@@ -61,7 +67,7 @@ public final class RockCaskWriter<T> implements CommittingSinkWriter<T, RockCask
         this.subtask = context.getTaskInfo().getIndexOfThisSubtask();
         int parallelism = context.getTaskInfo().getNumberOfParallelSubtasks();
         this.stateCopies = stateCopies(context.getTaskInfo().getMaxNumberOfParallelSubtasks(), parallelism);
-        this.lineage = lineage(restoredLineages, context.getJobInfo().getJobId().toHexString());
+        this.lineage = lineage(restoredLineages, freshLineage(context.getJobInfo().getJobId(), sinkId));
         long restored = context.getRestoredCheckpointId().orElse(InitContext.INITIAL_CHECKPOINT_ID - 1);
         this.epoch = restored + 1;
         this.numRecordsSend = context.metricGroup().getNumRecordsSendCounter();
@@ -79,6 +85,18 @@ public final class RockCaskWriter<T> implements CommittingSinkWriter<T, RockCask
             lease.close();
             throw e;
         }
+        // What `rockcask staging list` shows, should this job never come back.
+        LOG.info("RockCask sink writer {} of {} for queue {} in {}: lineage {}, staging from epoch {}", subtask, parallelism, target, storePath,
+                lineage, epoch);
+    }
+
+    /**
+     * A fresh start's lineage: the job id and the sink's own id combined (32 hex digits), so it
+     * is the same for every subtask and restart of this sink in this job, and differs for another
+     * sink, or for a job submitted again under the same job id without its state.
+     */
+    static String freshLineage(JobID job, UUID sinkId) {
+        return String.format("%016x%016x", job.getUpperPart() ^ sinkId.getMostSignificantBits(), job.getLowerPart() ^ sinkId.getLeastSignificantBits());
     }
 
     /**

@@ -81,6 +81,12 @@ public final class QueueSplitEnumerator implements SplitEnumerator<QueueSplit, E
             // Splits waiting at its location came back from a failed reader: this one takes them.
             assignWaitingSplitsAt(location, Collections.singletonList(subtask));
         }
+        if (!bounded) {
+            // The periodic listing's first round ran before any reader had registered (the
+            // enumerator starts before the tasks deploy): without this, a job would read nothing
+            // for a whole discovery interval after each start.
+            context.sendEventToSourceReader(subtask, new ListQueuesRequest());
+        }
         if (bounded && listed) {
             context.signalNoMoreSplits(subtask);
         }

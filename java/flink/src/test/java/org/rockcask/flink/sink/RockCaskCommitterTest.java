@@ -1,9 +1,13 @@
 package org.rockcask.flink.sink;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -63,6 +67,33 @@ public class RockCaskCommitterTest {
             committer.commit(Collections.singletonList(again));
             assertEquals(Collections.singletonList("alreadyCommitted"), again.answers);
             assertEquals(2, lease.store().queueSize("out"));
+        }
+    }
+
+    @Test
+    public void aCommitNamingAStoreThatIsNotThereFailsInsteadOfCreatingOne() throws Exception {
+        RockCaskStoreSpec spec = RockCaskStoreSpec.at(tmp.newFolder("cask").toString());
+        Path moved = tmp.getRoot().toPath().resolve("moved-away");
+        try (RockCaskCommitter committer = new RockCaskCommitter(spec, "here")) {
+            RockCaskCommittable committable = new RockCaskCommittable("here", moved.toString(), STAGING, "out", 2);
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> committer.commit(Collections.singletonList(new CommitRequests.Recorded(committable))));
+            assertTrue(e.getMessage(), e.getMessage().contains(moved.toString()) && e.getMessage().contains("does not exist"));
+        }
+        assertFalse("nothing was created", Files.exists(moved));
+    }
+
+    @Test
+    public void aStagingQueueHoldingFewerRecordsThanStagedIsLeftUncommittedAndFailsTheJob() throws Exception {
+        RockCaskStoreSpec spec = RockCaskStoreSpec.at(tmp.newFolder("cask").toString());
+        try (RockCaskStores.Lease lease = RockCaskStores.acquire(spec); RockCaskCommitter committer = new RockCaskCommitter(spec, "here")) {
+            stage(lease.store(), 2);
+            CommitRequests.Recorded request = new CommitRequests.Recorded(new RockCaskCommittable("here", spec.path(), STAGING, "out", 3));
+            committer.commit(Collections.singletonList(request));
+            assertEquals(Collections.singletonList("failedWithUnknownReason"), request.answers);
+            assertTrue(request.failure.getMessage(), request.failure.getMessage().contains("holds 2 records where its writer staged 3"));
+            assertEquals(2, lease.store().queueSize(STAGING));
+            assertEquals(0, lease.store().queueSize("out"));
         }
     }
 

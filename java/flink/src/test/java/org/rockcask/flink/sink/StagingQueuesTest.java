@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.UUID;
+import org.apache.flink.api.common.JobID;
 import org.junit.Test;
 
 public class StagingQueuesTest {
@@ -72,6 +74,18 @@ public class StagingQueuesTest {
         assertFalse(StagingQueues.fits(longest + "q"));
         String name = StagingQueues.name(longest, LINEAGE, Integer.MAX_VALUE, Long.MAX_VALUE);
         assertTrue(name.length() <= StagingQueues.MAX_QUEUE_NAME_BYTES);
+    }
+
+    @Test
+    public void aFreshLineageIsTheSameForOneSinkOfOneJobAndDiffersForAnotherSinkOrJob() {
+        JobID job = new JobID();
+        UUID sink = UUID.randomUUID();
+        String lineage = RockCaskWriter.freshLineage(job, sink);
+        assertTrue(lineage, lineage.matches("[0-9a-f]{32}"));
+        assertEquals(lineage, RockCaskWriter.freshLineage(job, sink));
+        assertFalse(lineage.equals(RockCaskWriter.freshLineage(job, UUID.randomUUID())));
+        assertFalse(lineage.equals(RockCaskWriter.freshLineage(new JobID(), sink)));
+        assertEquals(lineage, StagingQueues.parse(StagingQueues.name("out", lineage, 0, 1)).get().lineage);
     }
 
     @Test

@@ -59,7 +59,7 @@ public class QueueSplitEnumeratorTest {
         register(1, "tm-1", enumerator);
         enumerator.start();
         context.triggerAllActions();
-        assertEquals(1, requestsTo(0));
+        assertEquals("asked as it registered, then by the first round", 2, requestsTo(0));
         enumerator.handleSourceEvent(0, new QueuesListed("host-1", Collections.singletonList("a")));
 
         context.getExecutorService().triggerPeriodicScheduledTasks();
@@ -72,6 +72,18 @@ public class QueueSplitEnumeratorTest {
         Collections.sort(assigned);
         assertEquals(Arrays.asList("a", "b"), assigned);
         assertFalse(context.getSplitAssignments().get(0).hasReceivedNoMoreSplitsSignal());
+    }
+
+    @Test
+    public void unboundedAsksReadersRegisteringAfterItsFirstRoundWithoutWaitingForTheNext() {
+        QueueSplitEnumerator enumerator = new QueueSplitEnumerator(context, false, 60_000, null);
+        enumerator.start();
+        context.triggerAllActions();
+        assertTrue("no reader to ask yet", context.getSentEvents().isEmpty());
+        register(0, "tm-1", enumerator);
+        register(1, "tm-1", enumerator);
+        assertEquals(1, requestsTo(0));
+        assertEquals(1, requestsTo(1));
     }
 
     @Test
