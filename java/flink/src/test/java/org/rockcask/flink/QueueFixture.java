@@ -3,9 +3,12 @@ package org.rockcask.flink;
 import static org.junit.Assert.fail;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.rockcask.Store;
 import org.rockcask.Transaction;
 
 /** Test data in RockCask queues: entries {@code "<queue>#<index>"}, written and watched through the shared store. */
@@ -21,6 +24,19 @@ final class QueueFixture implements AutoCloseable {
 
     RockCaskStoreSpec spec() {
         return spec;
+    }
+
+    Store store() {
+        return lease.store();
+    }
+
+    /**
+     * A source over this store, in small batches (a checkpoint then falls between the entries of
+     * one queue) and listing queues often (a continuous source finds new ones quickly).
+     */
+    RockCaskSourceBuilder<String> source() {
+        return RockCaskSource.<String>builder().store(spec).deserializer(new SimpleStringSchema()).pollBatchSize(16)
+                .discoveryInterval(Duration.ofMillis(100));
     }
 
     /** Appends the next {@code count} entries of {@code queue}, in one transaction. */

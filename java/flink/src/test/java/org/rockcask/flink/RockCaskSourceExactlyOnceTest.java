@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
@@ -110,7 +109,7 @@ public class RockCaskSourceExactlyOnceTest {
         String staging = "in.1.staging/0123456789abcdef0123456789abcdef/0/1";
         queues.append(staging, 10);
         StreamExecutionEnvironment env = env(2);
-        DataStream<String> out = read(env, source().queuePrefix("in.").bounded().build());
+        DataStream<String> out = read(env, queues.source().queuePrefix("in.").bounded().build());
         try (CollectedJob job = CollectedJob.start(env, out, "bounded queues")) {
             job.awaitFinished();
             ExactlyOnce.assertEachOnceInQueueOrder(expected, job.received());
@@ -125,7 +124,7 @@ public class RockCaskSourceExactlyOnceTest {
     public void aContinuousSourceReadsAQueueCreatedAfterItStarted() throws Exception {
         queues.append("new-a", 100);
         StreamExecutionEnvironment env = env(2);
-        DataStream<String> out = read(env, source().queuePrefix("new-").build());
+        DataStream<String> out = read(env, queues.source().queuePrefix("new-").build());
         try (CollectedJob job = CollectedJob.start(env, out, "discovers queues")) {
             job.awaitReceived(100);
             queues.append("new-b", 100);
@@ -151,17 +150,12 @@ public class RockCaskSourceExactlyOnceTest {
 
     /** Queues a and b through an {@link InstrumentedSource}. */
     private DataStream<String> readBoth(StreamExecutionEnvironment env, boolean failOnceBeforeCommit) {
-        return read(env, new InstrumentedSource(source().queues("a", "b").build(), failOnceBeforeCommit));
+        return read(env, new InstrumentedSource(queues.source().queues("a", "b").build(), failOnceBeforeCommit));
     }
 
     private static void assertRestarted(int parallelism) {
         assertTrue("readers created: " + InstrumentedSource.READERS_CREATED.get() + ", so the job never restarted",
                 InstrumentedSource.READERS_CREATED.get() > parallelism);
-    }
-
-    private RockCaskSourceBuilder<String> source() {
-        return RockCaskSource.<String>builder().store(queues.spec()).deserializer(new SimpleStringSchema()).pollBatchSize(16)
-                .discoveryInterval(Duration.ofMillis(100));
     }
 
     private static DataStream<String> read(StreamExecutionEnvironment env, Source<String, ?, ?> source) {
