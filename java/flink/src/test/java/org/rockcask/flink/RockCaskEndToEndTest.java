@@ -24,12 +24,9 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.flink.test.util.MiniClusterWithClientResource;
-import org.junit.After;
-import org.junit.Before;
 import org.junit.ClassRule;
 import org.junit.Rule;
 import org.junit.Test;
-import org.junit.rules.TemporaryFolder;
 import org.junit.rules.Timeout;
 
 /**
@@ -61,25 +58,10 @@ public class RockCaskEndToEndTest {
                     .setNumberSlotsPerTaskManager(PARALLELISM).build());
 
     @Rule
-    public final TemporaryFolder tmp = new TemporaryFolder();
+    public final QueueFixture queues = new QueueFixture();
 
     @Rule
     public final Timeout timeout = new Timeout(120, TimeUnit.SECONDS);
-
-    private QueueFixture queues;
-
-    @Before
-    public void openStore() throws Exception {
-        queues = new QueueFixture(tmp.newFolder("cask").toString());
-        InstrumentedSource.reset();
-        FailOnceAfterCheckpoint.reset();
-        FailingCommitSink.reset();
-    }
-
-    @After
-    public void closeStore() {
-        queues.close();
-    }
 
     @Test
     public void aMapperFailingAfterACheckpointLosesRepeatsAndReordersNothing() throws Exception {
@@ -172,7 +154,7 @@ public class RockCaskEndToEndTest {
                 SinkJobs.awaitUntil(() -> queues.size(SinkJobs.TARGET) >= written, "the target holds the " + written + " entries of round " + round);
             }
             queues.awaitAllConsumed();
-            job.stopWithSavepoint(false, tmp.newFolder("savepoint").toURI().toString(), SavepointFormatType.CANONICAL).get();
+            job.stopWithSavepoint(false, queues.newFolder().toURI().toString(), SavepointFormatType.CANONICAL).get();
             assertTrue("the job did not stop", job.getJobStatus().get().isGloballyTerminalState());
         } finally {
             cancelIfRunning(job);

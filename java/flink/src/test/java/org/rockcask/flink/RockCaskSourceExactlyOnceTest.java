@@ -17,12 +17,9 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.util.MiniClusterWithClientResource;
-import org.junit.After;
-import org.junit.Before;
 import org.junit.ClassRule;
 import org.junit.Rule;
 import org.junit.Test;
-import org.junit.rules.TemporaryFolder;
 import org.junit.rules.Timeout;
 
 /**
@@ -38,24 +35,10 @@ public class RockCaskSourceExactlyOnceTest {
             new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(TASK_MANAGERS).setNumberSlotsPerTaskManager(1).build());
 
     @Rule
-    public final TemporaryFolder tmp = new TemporaryFolder();
+    public final QueueFixture queues = new QueueFixture();
 
     @Rule
     public final Timeout timeout = new Timeout(180, TimeUnit.SECONDS);
-
-    private QueueFixture queues;
-
-    @Before
-    public void openStore() throws Exception {
-        queues = new QueueFixture(tmp.newFolder("cask").toString());
-        InstrumentedSource.reset();
-        FailOnceAfterCheckpoint.reset();
-    }
-
-    @After
-    public void closeStore() {
-        queues.close();
-    }
 
     @Test
     public void aMapperFailingAfterACheckpointLosesAndRepeatsNothing() throws Exception {
@@ -136,7 +119,7 @@ public class RockCaskSourceExactlyOnceTest {
     private void finish(CollectedJob job) throws Exception {
         job.awaitReceived(queues.total());
         queues.awaitAllConsumed();
-        job.stop(tmp.newFolder().toURI().toString());
+        job.stop(queues.newFolder().toURI().toString());
         ExactlyOnce.assertEachOnceInQueueOrder(queues.written(), job.received());
         for (Map.Entry<String, Long> size : queues.sizes().entrySet()) {
             assertEquals("entries left in " + size.getKey() + " after the job stopped", 0L, (long) size.getValue());
