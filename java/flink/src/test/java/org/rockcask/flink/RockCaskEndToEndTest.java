@@ -6,8 +6,6 @@ import static org.junit.Assert.assertTrue;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -40,17 +38,17 @@ public class RockCaskEndToEndTest {
     private static final int QUEUES = 4;
     /** The source queues are filled in rounds, each delivered before the next: every fault finds data before and after it. */
     private static final int ROUNDS = 5;
-    private static final int ENTRIES_PER_ROUND = 500;
+    private static final int ENTRIES_PER_ROUND = 1000;
     private static final int PARALLELISM = 2;
     private static final long CHECKPOINT_INTERVAL_MS = 100;
     /** Faults come once this checkpoint completed, this many records past a barrier: mid-stream, with records in flight. */
     private static final long FAULT_AFTER_CHECKPOINT = 2;
     private static final int FAULT_AFTER_RECORDS = 50;
 
-    /** One slot per TaskManager, so that each subtask has a TaskManager of its own to lose. */
+    /** One TaskManager: the one killed surely runs the subtask held mid-stream. */
     @ClassRule
     public static final MiniClusterWithClientResource CLUSTER = new MiniClusterWithClientResource(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(PARALLELISM).setNumberSlotsPerTaskManager(1).build());
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(PARALLELISM).build());
 
     @ClassRule
     public static final MiniClusterWithClientResource SCALING_CLUSTER = new MiniClusterWithClientResource(
@@ -71,22 +69,29 @@ public class RockCaskEndToEndTest {
 
     @Test
     public void aTaskManagerKilledMidStreamLosesRepeatsAndReordersNothing() throws Exception {
-        HoldAfterCheckpoint.reset(PARALLELISM);
-        CompletableFuture<Void> killed = CompletableFuture.runAsync(() -> {
+        HoldAfterCheckpoint.reset();
+        appendRound();
+        JobClient job = start(env(CLUSTER, CHECKPOINT_INTERVAL_MS), continuousSource(false),
+                new HoldAfterCheckpoint(FAULT_AFTER_CHECKPOINT, FAULT_AFTER_RECORDS), sink());
+        try {
             try {
-                assertTrue("the subtasks were never all held mid-stream", HoldAfterCheckpoint.HELD.await(60, TimeUnit.SECONDS));
+                assertTrue("no checkpoint completed", HoldAfterCheckpoint.ARMED.await(60, TimeUnit.SECONDS));
+                // Enough to pass a barrier by far: a subtask reading it is then held mid-stream.
+                for (int round = 1; round < ROUNDS; round++) {
+                    appendRound();
+                }
+                assertTrue("no subtask was held mid-stream", HoldAfterCheckpoint.HELD.await(60, TimeUnit.SECONDS));
                 MiniCluster cluster = CLUSTER.getMiniCluster();
                 cluster.terminateTaskManager(0).get();
                 cluster.startTaskManager();
-            } catch (Exception e) {
-                throw new CompletionException("cannot kill and replace task manager 0", e);
             } finally {
                 HoldAfterCheckpoint.RELEASED.countDown();
             }
-        });
-        runInRounds(env(CLUSTER, CHECKPOINT_INTERVAL_MS), continuousSource(false), new HoldAfterCheckpoint(FAULT_AFTER_CHECKPOINT, FAULT_AFTER_RECORDS), sink());
-        assertTrue("no task manager was killed", killed.isDone());
-        killed.get();
+            finish(job);
+        } finally {
+            cancelIfRunning(job);
+        }
+        assertDeliveredExactlyOnceAndCleanedUp();
     }
 
     @Test
@@ -138,28 +143,35 @@ public class RockCaskEndToEndTest {
 
     /**
      * Runs a continuous job while the source queues are filled round by round (each round in the
-     * target before the next is appended), then waits for the source queues to empty, stops the
-     * job with a savepoint and checks the result.
+     * target before the next is appended), then finishes it and checks the result.
      */
     private void runInRounds(StreamExecutionEnvironment env, InstrumentedSource source, MapFunction<String, String> mapper, Sink<String> sink)
             throws Exception {
         appendRound();
         JobClient job = start(env, source, mapper, sink);
         try {
-            for (int round = 0; round < ROUNDS; round++) {
-                if (round > 0) {
-                    appendRound();
-                }
-                int written = queues.total();
-                SinkJobs.awaitUntil(() -> queues.size(SinkJobs.TARGET) >= written, "the target holds the " + written + " entries of round " + round);
+            for (int round = 1; round < ROUNDS; round++) {
+                awaitInTarget();
+                appendRound();
             }
-            queues.awaitAllConsumed();
-            job.stopWithSavepoint(false, queues.newFolder().toURI().toString(), SavepointFormatType.CANONICAL).get();
-            assertTrue("the job did not stop", job.getJobStatus().get().isGloballyTerminalState());
+            finish(job);
         } finally {
             cancelIfRunning(job);
         }
         assertDeliveredExactlyOnceAndCleanedUp();
+    }
+
+    /** Waits until everything written is in the target and the source queues are empty, then stops the job with a savepoint. */
+    private void finish(JobClient job) throws Exception {
+        awaitInTarget();
+        queues.awaitAllConsumed();
+        job.stopWithSavepoint(false, queues.newFolder().toURI().toString(), SavepointFormatType.CANONICAL).get();
+        assertTrue("the job did not stop", job.getJobStatus().get().isGloballyTerminalState());
+    }
+
+    private void awaitInTarget() throws Exception {
+        int written = queues.total();
+        SinkJobs.awaitUntil(() -> queues.size(SinkJobs.TARGET) >= written, "the target holds the " + written + " entries written so far");
     }
 
     private void appendRound() {
