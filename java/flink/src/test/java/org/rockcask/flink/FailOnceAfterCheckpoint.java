@@ -2,21 +2,26 @@ package org.rockcask.flink;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.state.CheckpointListener;
 
 /**
- * Passes records through, and throws once at the first record after checkpoint
- * {@value #CHECKPOINT} completed. Static state (the MiniCluster runs in this JVM): {@link #reset}
- * before each job; {@link #ARMED} opens when a subtask is ready to fail.
+ * Throws once (in all) after checkpoint {@value #CHECKPOINT} (or the one given) completed, at the
+ * first record or past the given number of records since a barrier. Static state (the MiniCluster
+ * runs in this JVM): {@link #reset} before each job; {@link #ARMED} opens when a subtask is ready
+ * to fail.
  */
-final class FailOnceAfterCheckpoint implements MapFunction<String, String>, CheckpointListener {
+final class FailOnceAfterCheckpoint extends AfterCheckpointMapper {
     private static final long serialVersionUID = 1L;
     static final long CHECKPOINT = 2;
     static final AtomicBoolean FAILED = new AtomicBoolean();
     static volatile CountDownLatch ARMED = new CountDownLatch(1);
 
-    private transient boolean armed;
+    FailOnceAfterCheckpoint() {
+        this(CHECKPOINT, 0);
+    }
+
+    FailOnceAfterCheckpoint(long checkpoint, int afterRecords) {
+        super(checkpoint, afterRecords);
+    }
 
     static void reset() {
         FAILED.set(false);
@@ -24,18 +29,19 @@ final class FailOnceAfterCheckpoint implements MapFunction<String, String>, Chec
     }
 
     @Override
-    public String map(String record) {
-        if (armed && FAILED.compareAndSet(false, true)) {
-            throw new IllegalStateException("injected failure after checkpoint " + CHECKPOINT + ", at " + record);
+    void inject(String record) {
+        if (FAILED.compareAndSet(false, true)) {
+            throw new IllegalStateException("injected failure " + describe() + ", at " + record);
         }
-        return record;
     }
 
     @Override
-    public void notifyCheckpointComplete(long checkpointId) {
-        if (checkpointId >= CHECKPOINT && !FAILED.get()) {
-            armed = true;
-            ARMED.countDown();
-        }
+    boolean pending() {
+        return !FAILED.get();
+    }
+
+    @Override
+    void armed() {
+        ARMED.countDown();
     }
 }

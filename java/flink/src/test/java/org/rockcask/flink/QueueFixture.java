@@ -2,25 +2,70 @@ package org.rockcask.flink;
 
 import static org.junit.Assert.fail;
 
+import java.io.File;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.junit.rules.ExternalResource;
+import org.junit.rules.TemporaryFolder;
+import org.rockcask.Store;
 import org.rockcask.Transaction;
 
-/** Test data in RockCask queues: entries {@code "<queue>#<index>"}, written and watched through the shared store. */
-final class QueueFixture implements AutoCloseable {
-    private final RockCaskStoreSpec spec;
-    private final RockCaskStores.Lease lease;
+/**
+ * A JUnit rule: a fresh RockCask store per test, in a temporary folder, holding test data in
+ * queues as entries {@code "<queue>#<index>"}, written and watched through the shared store.
+ * Before each test it also resets the fault injectors, whose state is static (the MiniCluster
+ * runs in this JVM).
+ */
+final class QueueFixture extends ExternalResource {
+    private final TemporaryFolder tmp = new TemporaryFolder();
     private final Map<String, Integer> written = new LinkedHashMap<>();
+    private RockCaskStoreSpec spec;
+    private RockCaskStores.Lease lease;
 
-    QueueFixture(String dir) {
-        this.spec = RockCaskStoreSpec.at(dir).withSyncOnCommit(false);
-        this.lease = RockCaskStores.acquire(spec);
+    @Override
+    protected void before() throws IOException {
+        tmp.create();
+        spec = RockCaskStoreSpec.at(tmp.newFolder("cask").toString()).withSyncOnCommit(false);
+        lease = RockCaskStores.acquire(spec);
+        InstrumentedSource.reset();
+        FailOnceAfterCheckpoint.reset();
+        FailingCommitSink.reset();
+    }
+
+    @Override
+    protected void after() {
+        try {
+            lease.close();
+        } finally {
+            tmp.delete();
+        }
+    }
+
+    /** A new empty folder beside the store (for savepoints), removed after the test. */
+    File newFolder() throws IOException {
+        return tmp.newFolder();
     }
 
     RockCaskStoreSpec spec() {
         return spec;
+    }
+
+    Store store() {
+        return lease.store();
+    }
+
+    /**
+     * A source over this store, in small batches (a checkpoint then falls between the entries of
+     * one queue) and listing queues often (a continuous source finds new ones quickly).
+     */
+    RockCaskSourceBuilder<String> source() {
+        return RockCaskSource.<String>builder().store(spec).deserializer(new SimpleStringSchema()).pollBatchSize(16)
+                .discoveryInterval(Duration.ofMillis(100));
     }
 
     /** Appends the next {@code count} entries of {@code queue}, in one transaction. */
@@ -67,10 +112,5 @@ final class QueueFixture implements AutoCloseable {
         Map<String, Long> sizes = new LinkedHashMap<>();
         written.keySet().forEach(q -> sizes.put(q, size(q)));
         return sizes;
-    }
-
-    @Override
-    public void close() {
-        lease.close();
     }
 }

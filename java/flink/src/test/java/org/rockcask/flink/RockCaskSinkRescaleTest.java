@@ -5,15 +5,10 @@ import static org.junit.Assert.assertTrue;
 
 import java.util.Collections;
 import java.util.List;
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
-import org.apache.flink.runtime.jobgraph.JobResourceRequirements;
-import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.util.MiniClusterWithClientResource;
@@ -37,7 +32,7 @@ public class RockCaskSinkRescaleTest {
 
     @ClassRule
     public static final MiniClusterWithClientResource CLUSTER = new MiniClusterWithClientResource(
-            new MiniClusterResourceConfiguration.Builder().setConfiguration(adaptiveScheduler()).setNumberTaskManagers(1)
+            new MiniClusterResourceConfiguration.Builder().setConfiguration(AdaptiveScaling.clusterConfiguration()).setNumberTaskManagers(1)
                     .setNumberSlotsPerTaskManager(FIRST_PARALLELISM).build());
 
     @Rule
@@ -57,14 +52,6 @@ public class RockCaskSinkRescaleTest {
     @After
     public void closeStore() {
         lease.close();
-    }
-
-    private static Configuration adaptiveScheduler() {
-        Configuration conf = new Configuration();
-        conf.set(JobManagerOptions.SCHEDULER, JobManagerOptions.SchedulerType.Adaptive);
-        conf.set(JobManagerOptions.SCHEDULER_EXECUTING_COOLDOWN_AFTER_RESCALING, java.time.Duration.ZERO);
-        conf.set(JobManagerOptions.SCHEDULER_EXECUTING_RESOURCE_STABILIZATION_TIMEOUT, java.time.Duration.ZERO);
-        return conf;
     }
 
     @Test
@@ -94,7 +81,7 @@ public class RockCaskSinkRescaleTest {
         // No checkpointing: the sink commits at the end of input, so nothing reaches the
         // target before the rescale, and the restart begins again from the first record.
         JobClient job = SinkJobs.startStaging(new Configuration(), FIRST_PARALLELISM, spec, store, RECORDS, 600);
-        lowerParallelism(CLUSTER.getMiniCluster(), job.getJobID(), SECOND_PARALLELISM);
+        AdaptiveScaling.lowerParallelism(CLUSTER.getMiniCluster(), job.getJobID(), SECOND_PARALLELISM);
         job.getJobExecutionResult().get();
 
         List<String> target = SinkJobs.peekAll(store, SinkJobs.TARGET);
@@ -104,13 +91,5 @@ public class RockCaskSinkRescaleTest {
             assertTrue("written by a subtask of the first run: " + record, subtask < SECOND_PARALLELISM);
         }
         assertEquals("staging queues left", Collections.emptyList(), SinkJobs.stagingQueues(store));
-    }
-
-    private static void lowerParallelism(MiniCluster cluster, JobID job, int parallelism) throws Exception {
-        JobResourceRequirements.Builder requirements = JobResourceRequirements.newBuilder();
-        for (AccessExecutionJobVertex vertex : cluster.getExecutionGraph(job).get().getVerticesTopologically()) {
-            requirements.setParallelismForJobVertex(vertex.getJobVertexId(), 1, parallelism);
-        }
-        cluster.updateJobResourceRequirements(job, requirements.build()).get();
     }
 }

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
@@ -18,12 +17,9 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.util.MiniClusterWithClientResource;
-import org.junit.After;
-import org.junit.Before;
 import org.junit.ClassRule;
 import org.junit.Rule;
 import org.junit.Test;
-import org.junit.rules.TemporaryFolder;
 import org.junit.rules.Timeout;
 
 /**
@@ -39,24 +35,10 @@ public class RockCaskSourceExactlyOnceTest {
             new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(TASK_MANAGERS).setNumberSlotsPerTaskManager(1).build());
 
     @Rule
-    public final TemporaryFolder tmp = new TemporaryFolder();
+    public final QueueFixture queues = new QueueFixture();
 
     @Rule
     public final Timeout timeout = new Timeout(180, TimeUnit.SECONDS);
-
-    private QueueFixture queues;
-
-    @Before
-    public void openStore() throws Exception {
-        queues = new QueueFixture(tmp.newFolder("cask").toString());
-        InstrumentedSource.reset();
-        FailOnceAfterCheckpoint.reset();
-    }
-
-    @After
-    public void closeStore() {
-        queues.close();
-    }
 
     @Test
     public void aMapperFailingAfterACheckpointLosesAndRepeatsNothing() throws Exception {
@@ -110,7 +92,7 @@ public class RockCaskSourceExactlyOnceTest {
         String staging = "in.1.staging/0123456789abcdef0123456789abcdef/0/1";
         queues.append(staging, 10);
         StreamExecutionEnvironment env = env(2);
-        DataStream<String> out = read(env, source().queuePrefix("in.").bounded().build());
+        DataStream<String> out = read(env, queues.source().queuePrefix("in.").bounded().build());
         try (CollectedJob job = CollectedJob.start(env, out, "bounded queues")) {
             job.awaitFinished();
             ExactlyOnce.assertEachOnceInQueueOrder(expected, job.received());
@@ -125,7 +107,7 @@ public class RockCaskSourceExactlyOnceTest {
     public void aContinuousSourceReadsAQueueCreatedAfterItStarted() throws Exception {
         queues.append("new-a", 100);
         StreamExecutionEnvironment env = env(2);
-        DataStream<String> out = read(env, source().queuePrefix("new-").build());
+        DataStream<String> out = read(env, queues.source().queuePrefix("new-").build());
         try (CollectedJob job = CollectedJob.start(env, out, "discovers queues")) {
             job.awaitReceived(100);
             queues.append("new-b", 100);
@@ -137,7 +119,7 @@ public class RockCaskSourceExactlyOnceTest {
     private void finish(CollectedJob job) throws Exception {
         job.awaitReceived(queues.total());
         queues.awaitAllConsumed();
-        job.stop(tmp.newFolder().toURI().toString());
+        job.stop(queues.newFolder().toURI().toString());
         ExactlyOnce.assertEachOnceInQueueOrder(queues.written(), job.received());
         for (Map.Entry<String, Long> size : queues.sizes().entrySet()) {
             assertEquals("entries left in " + size.getKey() + " after the job stopped", 0L, (long) size.getValue());
@@ -151,17 +133,12 @@ public class RockCaskSourceExactlyOnceTest {
 
     /** Queues a and b through an {@link InstrumentedSource}. */
     private DataStream<String> readBoth(StreamExecutionEnvironment env, boolean failOnceBeforeCommit) {
-        return read(env, new InstrumentedSource(source().queues("a", "b").build(), failOnceBeforeCommit));
+        return read(env, new InstrumentedSource(queues.source().queues("a", "b").build(), failOnceBeforeCommit));
     }
 
     private static void assertRestarted(int parallelism) {
         assertTrue("readers created: " + InstrumentedSource.READERS_CREATED.get() + ", so the job never restarted",
                 InstrumentedSource.READERS_CREATED.get() > parallelism);
-    }
-
-    private RockCaskSourceBuilder<String> source() {
-        return RockCaskSource.<String>builder().store(queues.spec()).deserializer(new SimpleStringSchema()).pollBatchSize(16)
-                .discoveryInterval(Duration.ofMillis(100));
     }
 
     private static DataStream<String> read(StreamExecutionEnvironment env, Source<String, ?, ?> source) {
