@@ -126,8 +126,7 @@ public class RockCaskEndToEndTest {
         env.getCheckpointConfig().setMinPauseBetweenCheckpoints(day);
         JobClient job = start(env, new InstrumentedSource(queues.source().queuePrefix(PREFIX).bounded().build(), false), passThrough(), sink());
         try {
-            String lineage = job.getJobID().toHexString();
-            SinkJobs.awaitUntil(() -> SinkJobs.stagedSubtasks(queues.store(), lineage, 1).size() == PARALLELISM, "every sink subtask staged records");
+            SinkJobs.awaitUntil(() -> SinkJobs.stagedSubtasks(queues.store(), 1).size() == PARALLELISM, "every sink subtask staged records");
             MiniCluster cluster = SCALING_CLUSTER.getMiniCluster();
             assertEquals("checkpoints completed before the scale-in", 0,
                     cluster.getExecutionGraph(job.getJobID()).get().getCheckpointStatsSnapshot().getCounts().getNumberOfCompletedCheckpoints());
@@ -139,6 +138,38 @@ public class RockCaskEndToEndTest {
             cancelIfRunning(job);
         }
         assertDeliveredExactlyOnceAndCleanedUp();
+    }
+
+    /**
+     * Two pipelines of one job, each with its own source queues and sink, write the same target:
+     * one pipeline's mapper fails (a restart of its tasks alone), and the other's staged records
+     * must survive the restarted writers, which drain what their own sink staged after the
+     * checkpoint.
+     */
+    @Test
+    public void twoSinksWritingOneTargetThroughAFailureInOnePipelineLoseRepeatAndReorderNothing() throws Exception {
+        appendRound();
+        StreamExecutionEnvironment env = env(CLUSTER, CHECKPOINT_INTERVAL_MS);
+        pipeline(env, "first", new InstrumentedSource(queues.source().queues(PREFIX + 0, PREFIX + 1).continuous().build(), false), failingMapper());
+        pipeline(env, "second", new InstrumentedSource(queues.source().queues(PREFIX + 2, PREFIX + 3).continuous().build(), false), passThrough());
+        JobClient job = env.executeAsync("two sinks, one target");
+        try {
+            for (int round = 1; round < ROUNDS; round++) {
+                awaitInTarget();
+                appendRound();
+            }
+            finish(job);
+        } finally {
+            cancelIfRunning(job);
+        }
+        assertTrue("the mapper never failed", FailOnceAfterCheckpoint.FAILED.get());
+        assertDeliveredExactlyOnceAndCleanedUp();
+    }
+
+    private void pipeline(StreamExecutionEnvironment env, String name, InstrumentedSource source, MapFunction<String, String> mapper) {
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), name + "-queues", Types.STRING).uid(name + "-queues")
+                .map(mapper).returns(Types.STRING).uid(name + "-map")
+                .sinkTo(sink()).uid(name + "-target");
     }
 
     /**

@@ -168,7 +168,7 @@ final class SinkJobs {
 
     /**
      * The subtasks with a non-empty staging queue of epoch {@code minEpoch} or later for the
-     * target (each test's store has one job's).
+     * target (each test's store has one job's: its lineage is not known outside the sink).
      */
     static Set<Integer> stagedSubtasks(Store store, long minEpoch) {
         Set<Integer> subtasks = new HashSet<>();
