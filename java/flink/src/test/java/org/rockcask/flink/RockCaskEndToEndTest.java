@@ -6,6 +6,7 @@ import static org.junit.Assert.assertTrue;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -148,22 +149,11 @@ public class RockCaskEndToEndTest {
      */
     @Test
     public void twoSinksWritingOneTargetThroughAFailureInOnePipelineLoseRepeatAndReorderNothing() throws Exception {
-        appendRound();
         StreamExecutionEnvironment env = env(CLUSTER, CHECKPOINT_INTERVAL_MS);
         pipeline(env, "first", new InstrumentedSource(queues.source().queues(PREFIX + 0, PREFIX + 1).continuous().build(), false), failingMapper());
         pipeline(env, "second", new InstrumentedSource(queues.source().queues(PREFIX + 2, PREFIX + 3).continuous().build(), false), passThrough());
-        JobClient job = env.executeAsync("two sinks, one target");
-        try {
-            for (int round = 1; round < ROUNDS; round++) {
-                awaitInTarget();
-                appendRound();
-            }
-            finish(job);
-        } finally {
-            cancelIfRunning(job);
-        }
+        runInRounds(() -> env.executeAsync("two sinks, one target"));
         assertTrue("the mapper never failed", FailOnceAfterCheckpoint.FAILED.get());
-        assertDeliveredExactlyOnceAndCleanedUp();
     }
 
     private void pipeline(StreamExecutionEnvironment env, String name, InstrumentedSource source, MapFunction<String, String> mapper) {
@@ -178,8 +168,13 @@ public class RockCaskEndToEndTest {
      */
     private void runInRounds(StreamExecutionEnvironment env, InstrumentedSource source, MapFunction<String, String> mapper, Sink<String> sink)
             throws Exception {
+        runInRounds(() -> start(env, source, mapper, sink));
+    }
+
+    /** {@link #runInRounds} of the job {@code submit} starts (once the first round is in the source queues). */
+    private void runInRounds(Callable<JobClient> submit) throws Exception {
         appendRound();
-        JobClient job = start(env, source, mapper, sink);
+        JobClient job = submit.call();
         try {
             for (int round = 1; round < ROUNDS; round++) {
                 awaitInTarget();
