@@ -69,6 +69,13 @@ public final class QueueSplitEnumerator implements SplitEnumerator<QueueSplit, E
 
     @Override
     public void addReader(int subtask) {
+        boolean wasListed = listed;
+        String location = locationOf(subtask);
+        if (location != null) {
+            // Splits waiting at its location came back from a failed reader: this one takes them
+            // (before a listing that ends now tells every reader no more splits will come).
+            assignWaitingSplitsAt(location, Collections.singletonList(subtask));
+        }
         if (bounded && !listed) {
             if (awaitingListing == null) {
                 startBoundedListingWhenAllRegistered();
@@ -76,18 +83,13 @@ public final class QueueSplitEnumerator implements SplitEnumerator<QueueSplit, E
                 askAgainIfTheAskedReaderFailed(subtask);
             }
         }
-        String location = locationOf(subtask);
-        if (location != null) {
-            // Splits waiting at its location came back from a failed reader: this one takes them.
-            assignWaitingSplitsAt(location, Collections.singletonList(subtask));
-        }
         if (!bounded) {
             // The periodic listing's first round ran before any reader had registered (the
             // enumerator starts before the tasks deploy): without this, a job would read nothing
             // for a whole discovery interval after each start.
             context.sendEventToSourceReader(subtask, new ListQueuesRequest());
         }
-        if (bounded && listed) {
+        if (bounded && wasListed) {
             context.signalNoMoreSplits(subtask);
         }
     }
@@ -154,6 +156,16 @@ public final class QueueSplitEnumerator implements SplitEnumerator<QueueSplit, E
         if (asked != null && (asked == subtask || !context.registeredReaders().containsKey(asked))) {
             awaitingListing.put(location, subtask);
             context.sendEventToSourceReader(subtask, new ListQueuesRequest());
+        }
+        // A location left with no reader (its TaskManager lost, its readers now elsewhere) will
+        // never answer: waiting for it would keep every reader waiting for the end of the listing.
+        awaitingListing.keySet().removeIf(where -> readersAt(where).isEmpty());
+        if (location != null && !awaitingListing.containsKey(location) && !locationOfHost.containsValue(location)) {
+            awaitingListing.put(location, subtask);
+            context.sendEventToSourceReader(subtask, new ListQueuesRequest());
+        }
+        if (awaitingListing.isEmpty()) {
+            finishBoundedListing();
         }
     }
 

@@ -87,6 +87,25 @@ public class QueueSplitEnumeratorTest {
     }
 
     @Test
+    public void aBoundedListingWhoseAskedLocationLostItsReadersAsksTheLocationReplacingItAndEnds() {
+        QueueSplitEnumerator enumerator = new QueueSplitEnumerator(context, true, 1000, null);
+        enumerator.start();
+        register(0, "tm-1", enumerator);
+        register(1, "tm-1", enumerator);
+        assertEquals(1, requestsTo(0));
+        // tm-1 is lost before it answers; its readers come back on tm-2.
+        context.registeredReaders().clear();
+        register(0, "tm-2", enumerator);
+        assertEquals("the new location is asked", 2, requestsTo(0));
+        register(1, "tm-2", enumerator);
+        enumerator.handleSourceEvent(0, new QueuesListed("host-2", Arrays.asList("a", "b")));
+        assertEquals(Collections.singletonList("a"), queuesOf(0));
+        assertEquals(Collections.singletonList("b"), queuesOf(1));
+        assertTrue("the listing ended", context.getSplitAssignments().get(0).hasReceivedNoMoreSplitsSignal());
+        assertTrue(context.getSplitAssignments().get(1).hasReceivedNoMoreSplitsSignal());
+    }
+
+    @Test
     public void aSplitAddedBackGoesToAReaderRegisteringAgainAtItsLocation() {
         QueueSplitEnumerator enumerator = new QueueSplitEnumerator(context, true, 1000, null);
         enumerator.start();
