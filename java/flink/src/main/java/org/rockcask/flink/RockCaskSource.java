@@ -12,6 +12,7 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.rockcask.flink.source.EnumeratorState;
 import org.rockcask.flink.source.EnumeratorStateSerializer;
 import org.rockcask.flink.source.QueueSelector;
+import org.rockcask.flink.source.ReadLimits;
 import org.rockcask.flink.source.QueueSourceReader;
 import org.rockcask.flink.source.QueueSplit;
 import org.rockcask.flink.source.QueueSplitEnumerator;
@@ -44,16 +45,16 @@ public final class RockCaskSource<T> implements Source<T, QueueSplit, Enumerator
     private final QueueSelector selector;
     private final Boundedness boundedness;
     private final DeserializationSchema<T> deserializer;
-    private final int pollBatchSize;
+    private final ReadLimits limits;
     private final long discoveryIntervalMillis;
 
     RockCaskSource(RockCaskStoreSpec store, QueueSelector selector, Boundedness boundedness, DeserializationSchema<T> deserializer,
-            int pollBatchSize, long discoveryIntervalMillis) {
+            ReadLimits limits, long discoveryIntervalMillis) {
         this.store = store;
         this.selector = selector;
         this.boundedness = boundedness;
         this.deserializer = deserializer;
-        this.pollBatchSize = pollBatchSize;
+        this.limits = limits;
         this.discoveryIntervalMillis = discoveryIntervalMillis;
     }
 
@@ -68,7 +69,7 @@ public final class RockCaskSource<T> implements Source<T, QueueSplit, Enumerator
 
     @Override
     public QueueSourceReader<T> createReader(SourceReaderContext context) {
-        return new QueueSourceReader<>(context, store, selector, deserializer, pollBatchSize);
+        return new QueueSourceReader<>(context, store, selector, deserializer, limits);
     }
 
     @Override

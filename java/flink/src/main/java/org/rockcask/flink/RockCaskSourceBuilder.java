@@ -9,6 +9,7 @@ import java.util.Objects;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.rockcask.flink.source.QueueSelector;
+import org.rockcask.flink.source.ReadLimits;
 
 /**
  * Configures a {@link RockCaskSource}. Required: the store, the queues (names or a prefix) and the
@@ -21,6 +22,7 @@ public final class RockCaskSourceBuilder<T> {
     /** The most entries one RockCask poll returns. */
     public static final int MAX_POLL_BATCH_SIZE = 1 << 20;
     public static final Duration DEFAULT_DISCOVERY_INTERVAL = Duration.ofSeconds(10);
+    public static final int DEFAULT_MAX_UNCOMMITTED_ENTRIES = 1_000_000;
     public static final Duration MIN_DISCOVERY_INTERVAL = Duration.ofMillis(10);
     public static final Duration MAX_DISCOVERY_INTERVAL = Duration.ofDays(1);
 
@@ -30,6 +32,7 @@ public final class RockCaskSourceBuilder<T> {
     private Boundedness boundedness = Boundedness.CONTINUOUS_UNBOUNDED;
     private DeserializationSchema<T> deserializer;
     private int pollBatchSize = DEFAULT_POLL_BATCH_SIZE;
+    private int maxUncommittedEntries = DEFAULT_MAX_UNCOMMITTED_ENTRIES;
     private Duration discoveryInterval = DEFAULT_DISCOVERY_INTERVAL;
 
     RockCaskSourceBuilder() {}
@@ -97,6 +100,20 @@ public final class RockCaskSourceBuilder<T> {
     }
 
     /**
+     * At most this many entries (1 to {@link Integer#MAX_VALUE}; default
+     * {@value #DEFAULT_MAX_UNCOMMITTED_ENTRIES}) one reader holds polled and not yet committed: the
+     * native memory an open checkpoint interval takes (about 150 bytes per entry) stays bounded.
+     * A reader that reaches it stops polling until the next checkpoint completes.
+     */
+    public RockCaskSourceBuilder<T> maxUncommittedEntries(int entries) {
+        if (entries < 1) {
+            throw new IllegalArgumentException("RockCask source maxUncommittedEntries must be 1 to " + Integer.MAX_VALUE + ", got " + entries);
+        }
+        this.maxUncommittedEntries = entries;
+        return this;
+    }
+
+    /**
      * How often a continuous source lists the queues again ({@link #MIN_DISCOVERY_INTERVAL} to
      * {@link #MAX_DISCOVERY_INTERVAL}); a bounded source lists them once.
      */
@@ -122,6 +139,7 @@ public final class RockCaskSourceBuilder<T> {
             throw new IllegalStateException("RockCask source needs a deserializer: call deserializer(DeserializationSchema)");
         }
         QueueSelector selector = names != null ? QueueSelector.names(names) : QueueSelector.prefix(prefix);
-        return new RockCaskSource<>(store, selector, boundedness, deserializer, pollBatchSize, discoveryInterval.toMillis());
+        return new RockCaskSource<>(store, selector, boundedness, deserializer, new ReadLimits(pollBatchSize, maxUncommittedEntries),
+                discoveryInterval.toMillis());
     }
 }

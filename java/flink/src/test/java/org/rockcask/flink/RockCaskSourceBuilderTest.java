@@ -29,8 +29,11 @@ public class RockCaskSourceBuilderTest {
     }
 
     @Test
-    public void pollBatchSizeAndDiscoveryIntervalAreCheckedAtTheirBounds() {
+    public void pollBatchSizeUncommittedEntriesAndDiscoveryIntervalAreCheckedAtTheirBounds() {
         complete().pollBatchSize(1).pollBatchSize(RockCaskSourceBuilder.MAX_POLL_BATCH_SIZE);
+        complete().maxUncommittedEntries(1).maxUncommittedEntries(Integer.MAX_VALUE).build();
+        expectArgument(() -> complete().maxUncommittedEntries(0), "maxUncommittedEntries");
+        expectArgument(() -> complete().maxUncommittedEntries(-1), "maxUncommittedEntries");
         complete().discoveryInterval(RockCaskSourceBuilder.MIN_DISCOVERY_INTERVAL).discoveryInterval(RockCaskSourceBuilder.MAX_DISCOVERY_INTERVAL);
         expectArgument(() -> complete().pollBatchSize(0), "poll batch size");
         expectArgument(() -> complete().pollBatchSize(RockCaskSourceBuilder.MAX_POLL_BATCH_SIZE + 1), "poll batch size");

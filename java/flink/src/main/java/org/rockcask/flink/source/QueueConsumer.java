@@ -46,6 +46,7 @@ final class QueueConsumer implements AutoCloseable {
             current = new Claim(store.begin());
         }
         List<Message> batch = current.transaction.poll(queue, max);
+        current.entries += batch.size();
         for (Message message : batch) {
             long sequence = message.sequence();
             current.sequences.add(sequence);
@@ -77,8 +78,12 @@ final class QueueConsumer implements AutoCloseable {
         return new QueueSplit(queue, host, uncommitted);
     }
 
-    /** Commits every transaction parked at checkpoints up to {@code checkpointId}, oldest first. */
-    void commitThrough(long checkpointId) {
+    /**
+     * Commits every transaction parked at checkpoints up to {@code checkpointId}, oldest first;
+     * returns how many entries they had claimed.
+     */
+    long commitThrough(long checkpointId) {
+        long committed = 0;
         Iterator<Map.Entry<Long, Claim>> due = parked.headMap(checkpointId, true).entrySet().iterator();
         while (due.hasNext()) {
             Claim claim = due.next().getValue();
@@ -87,8 +92,10 @@ final class QueueConsumer implements AutoCloseable {
             } finally {
                 claim.transaction.close();
             }
+            committed += claim.entries;
             due.remove();
         }
+        return committed;
     }
 
     /** Rolls every claim back to the head of the queue. */
@@ -108,6 +115,7 @@ final class QueueConsumer implements AutoCloseable {
     private static final class Claim {
         final Transaction transaction;
         final SequenceRanges sequences = new SequenceRanges();
+        long entries;
 
         Claim(Transaction transaction) {
             this.transaction = transaction;

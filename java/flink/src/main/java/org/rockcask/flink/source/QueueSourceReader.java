@@ -20,6 +20,8 @@ import org.apache.flink.util.UserCodeClassLoader;
 import org.rockcask.flink.Hosts;
 import org.rockcask.flink.RockCaskStoreSpec;
 import org.rockcask.flink.RockCaskStores;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads the queues of its splits, each through its own {@link QueueConsumer}, one batch of one
@@ -27,10 +29,12 @@ import org.rockcask.flink.RockCaskStores;
  * whose state covers them completes: exactly once, and in order per queue.
  */
 public final class QueueSourceReader<T> implements SourceReader<T, QueueSplit> {
+    private static final Logger LOG = LoggerFactory.getLogger(QueueSourceReader.class);
+
     private final SourceReaderContext context;
     private final QueueSelector selector;
     private final DeserializationSchema<T> deserializer;
-    private final int batchSize;
+    private final ReadLimits limits;
     private final String host;
     private final RockCaskStores.Lease lease;
     private final Map<String, QueueConsumer> consumers = new LinkedHashMap<>();
@@ -42,13 +46,17 @@ public final class QueueSourceReader<T> implements SourceReader<T, QueueSplit> {
     private int nextTurn;
     private boolean noMoreSplits;
     private boolean idle;
+    /** Entries polled in transactions not committed yet, over every split. */
+    private long uncommitted;
+    /** At {@link ReadLimits#maxUncommittedEntries}: nothing is polled until a checkpoint commits. */
+    private boolean waitingForCommit;
 
     public QueueSourceReader(SourceReaderContext context, RockCaskStoreSpec store, QueueSelector selector, DeserializationSchema<T> deserializer,
-            int batchSize) {
+            ReadLimits limits) {
         this.context = context;
         this.selector = selector;
         this.deserializer = deserializer;
-        this.batchSize = batchSize;
+        this.limits = limits;
         this.host = Hosts.localHost();
         this.numRecordsIn = context.metricGroup().getIOMetricGroup().getNumRecordsInCounter();
         this.numRecordsInErrors = context.metricGroup().getNumRecordsInErrorsCounter();
@@ -78,10 +86,22 @@ public final class QueueSourceReader<T> implements SourceReader<T, QueueSplit> {
     @Override
     public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
         idle = false;
+        long room = limits.maxUncommittedEntries - uncommitted;
+        if (room <= 0) {
+            if (!waitingForCommit) {
+                LOG.warn("RockCask source reader {} holds {} entries polled and not committed, its maximum: it polls again once a checkpoint "
+                        + "completes (without checkpointing, never)", context.getIndexOfSubtask(), uncommitted);
+            }
+            waitingForCommit = true;
+            return InputStatus.NOTHING_AVAILABLE;
+        }
+        int max = (int) Math.min(limits.pollBatchSize, room);
         for (int tried = 0; tried < turns.size(); tried++) {
             QueueConsumer consumer = consumers.get(turns.get(nextTurn));
             nextTurn = (nextTurn + 1) % turns.size();
-            if (consumer.poll(batchSize, payload -> emit(payload, output, consumer), numRecordsInErrors::inc) > 0) {
+            int claimed = consumer.poll(max, payload -> emit(payload, output, consumer), numRecordsInErrors::inc);
+            if (claimed > 0) {
+                uncommitted += claimed;
                 wakeup.dataSeen();
                 return InputStatus.MORE_AVAILABLE;
             }
@@ -130,12 +150,19 @@ public final class QueueSourceReader<T> implements SourceReader<T, QueueSplit> {
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
         for (QueueConsumer consumer : consumers.values()) {
-            consumer.commitThrough(checkpointId);
+            uncommitted -= consumer.commitThrough(checkpointId);
+        }
+        if (waitingForCommit && uncommitted < limits.maxUncommittedEntries) {
+            waitingForCommit = false;
+            wakeup.wakeNow();
         }
     }
 
     @Override
     public CompletableFuture<Void> isAvailable() {
+        if (waitingForCommit) {
+            return wakeup.untilWoken();
+        }
         if (!idle) {
             return CompletableFuture.completedFuture(null);
         }

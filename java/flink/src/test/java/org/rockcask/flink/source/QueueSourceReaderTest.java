@@ -1,6 +1,7 @@
 package org.rockcask.flink.source;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -45,7 +46,7 @@ public class QueueSourceReaderTest {
         lease = RockCaskStores.acquire(spec);
         context = new TestingReaderContext();
         output = new TestingReaderOutput<>();
-        reader = new QueueSourceReader<>(context, spec, QueueSelector.prefix("q"), new SimpleStringSchema(), 4);
+        reader = reader(Integer.MAX_VALUE);
         reader.start();
     }
 
@@ -53,6 +54,29 @@ public class QueueSourceReaderTest {
     public void close() {
         reader.close();
         lease.close();
+    }
+
+    private QueueSourceReader<String> reader(int maxUncommittedEntries) {
+        return new QueueSourceReader<>(context, spec, QueueSelector.prefix("q"), new SimpleStringSchema(), new ReadLimits(4, maxUncommittedEntries));
+    }
+
+    @Test
+    public void aReaderHoldingItsMaximumOfUncommittedEntriesPollsAgainOnlyOnceACheckpointCommits() throws Exception {
+        reader.close();
+        reader = reader(6);
+        reader.start();
+        reader.addSplits(Collections.singletonList(QueueSplit.fresh("q", Hosts.localHost())));
+        append("q", 10);
+        assertEquals(InputStatus.NOTHING_AVAILABLE, drain());
+        assertEquals("polled up to the maximum, in batches of 4", records("q", 0, 6), output.getEmittedRecords());
+        assertFalse("waits for a checkpoint, not for a timer", reader.isAvailable().isDone());
+        reader.snapshotState(1);
+        assertFalse(reader.isAvailable().isDone());
+        reader.notifyCheckpointComplete(1);
+        assertTrue("woken by the commit", reader.isAvailable().isDone());
+        assertEquals(4, store().queueSize("q"));
+        drain();
+        assertEquals(records("q", 0, 10), output.getEmittedRecords());
     }
 
     @Test
