@@ -189,36 +189,41 @@ impl Transaction {
         let db = store.writable_db()?;
         keys::validate_queue_name(queue)?;
         check_batch(max)?;
-        match self.claim_and_read(&db, queue, max, max_payload_bytes) {
-            Ok(messages) => Ok(messages),
-            Err(e) => {
-                self.rollback()?;
-                Err(Error::RolledBack(Box::new(e)))
-            }
-        }
+        let read = self.claim_and_read(&db, queue, max, max_payload_bytes);
+        self.or_roll_back(read)
+    }
+
+    /// `result`, or, when it failed, the failure after rolling the whole transaction back: entries
+    /// this transaction claimed must never be consumed by a later commit without being delivered.
+    fn or_roll_back<T>(&mut self, result: Result<T>) -> Result<T> {
+        result.or_else(|e| {
+            self.rollback()?;
+            Err(Error::RolledBack(Box::new(e)))
+        })
+    }
+
+    /// Claims up to `max` committed entries of `queue` that no other transaction holds, in
+    /// delivery order, and reads what each points at; `None` when there were none. Claimed before
+    /// they are read, so that a failure (the caller rolls back) gives every one of them back.
+    fn claim_entries(&mut self, db: &DbRef<'_>, queue: &str, max: usize) -> Result<Option<(Vec<u64>, Vec<(Uuid, Ownership)>)>> {
+        let mut seqs = Vec::new();
+        let claimed = self.store.queues().get_mut(queue).map(|q| {
+            q.claim(max, &mut seqs);
+            q.id
+        });
+        let Some(qid) = claimed.filter(|_| !seqs.is_empty()) else { return Ok(None) };
+        self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq }));
+        let found = seqs
+            .iter()
+            .zip(read_entries(db, qid, &seqs)?)
+            .map(|(seq, entry)| entry.ok_or_else(|| Error::Corrupt(format!("queue '{queue}' entry {seq} is missing"))))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Some((seqs, found)))
     }
 
     fn claim_and_read(&mut self, db: &DbRef<'_>, queue: &str, max: usize, max_payload_bytes: usize) -> Result<Vec<Message>> {
-        let mut seqs = Vec::new();
-        let queue_id = {
-            let mut queues = self.store.queues();
-            match queues.get_mut(queue) {
-                Some(q) => {
-                    q.claim(max, &mut seqs);
-                    Some(q.id)
-                }
-                None => None,
-            }
-        };
-        let mut out = Vec::with_capacity(seqs.len());
-        if let Some(qid) = queue_id.filter(|_| !seqs.is_empty()) {
-            // Claimed first, so that a failure below gives every one of them back (rollback).
-            self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq }));
-            let entries = read_entries(db, qid, &seqs)?;
-            let mut found = Vec::with_capacity(entries.len());
-            for (seq, entry) in seqs.iter().zip(entries) {
-                found.push(entry.ok_or_else(|| Error::Corrupt(format!("queue '{queue}' entry {seq} is missing")))?);
-            }
+        let mut out = Vec::new();
+        if let Some((seqs, found)) = self.claim_entries(db, queue, max)? {
             let ids: Vec<Uuid> = found.iter().map(|&(id, _)| id).collect();
             let payloads = self.buf.read_payloads(db, &ids)?;
             let kept = within_budget(payloads.iter().map(|p| p.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0);
@@ -300,21 +305,8 @@ impl Transaction {
         let store = self.store.clone();
         let db = store.writable_db()?;
         keys::validate_queue_name(queue)?;
-        let mut seqs = Vec::new();
-        let Some(qid) = self.store.queues().get_mut(queue).map(|q| {
-            q.claim(usize::MAX, &mut seqs);
-            q.id
-        }) else {
-            return Ok(Vec::new());
-        };
-        self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq }));
-        let read = read_entries(&db, qid, &seqs).and_then(|entries| {
-            seqs.iter().zip(entries).map(|(seq, entry)| entry.ok_or_else(|| Error::Corrupt(format!("queue '{queue}' entry {seq} is missing")))).collect()
-        });
-        read.or_else(|e| {
-            self.rollback()?;
-            Err(Error::RolledBack(Box::new(e)))
-        })
+        let claimed = self.claim_entries(&db, queue, usize::MAX);
+        Ok(self.or_roll_back(claimed)?.map_or_else(Vec::new, |(_, found)| found))
     }
 
     /// The first `max` items `poll` would return, without removing them.
