@@ -21,6 +21,9 @@ import org.rockcask.internal.StoreNative;
  * when it becomes unreachable, but close it: until then it holds the directory's lock.
  */
 public final class Store implements AutoCloseable {
+    /** The longest queue name (and name prefix) a store accepts, in UTF-8 bytes. */
+    public static final int MAX_QUEUE_NAME_BYTES = Wire.MAX_QUEUE_NAME_BYTES;
+
     private final NativeResource handle;
     private final Path path;
     private final StoreOptions options;

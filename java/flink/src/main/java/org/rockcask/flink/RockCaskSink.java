@@ -3,9 +3,9 @@ package org.rockcask.flink;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.UUID;
 import java.util.Objects;
 import java.util.StringJoiner;
+import java.util.UUID;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -13,6 +13,7 @@ import org.apache.flink.api.connector.sink2.SupportsCommitter;
 import org.apache.flink.api.connector.sink2.SupportsWriterState;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.rockcask.Store;
 import org.rockcask.flink.sink.LineageSerializer;
 import org.rockcask.flink.sink.RockCaskCommittable;
 import org.rockcask.flink.sink.RockCaskCommittableSerializer;
@@ -127,7 +128,7 @@ public final class RockCaskSink<T>
             }
             if (!StagingQueues.fits(queue)) {
                 throw new IllegalArgumentException("target queue name " + queue + " is too long: its staging queues add up to "
-                        + StagingQueues.MAX_SUFFIX_BYTES + " bytes to it and a queue name is at most " + StagingQueues.MAX_QUEUE_NAME_BYTES
+                        + StagingQueues.MAX_SUFFIX_BYTES + " bytes to it and a queue name is at most " + Store.MAX_QUEUE_NAME_BYTES
                         + " bytes");
             }
             this.targetQueue = queue;

@@ -6,6 +6,7 @@ import static org.junit.Assert.fail;
 
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.junit.Test;
+import org.rockcask.Store;
 import org.rockcask.flink.sink.StagingQueues;
 
 public class RockCaskSinkBuilderTest {
@@ -31,7 +32,7 @@ public class RockCaskSinkBuilderTest {
 
     @Test
     public void aTargetTooLongForItsStagingNamesIsRejected() {
-        String tooLong = "q".repeat(StagingQueues.MAX_QUEUE_NAME_BYTES - StagingQueues.MAX_SUFFIX_BYTES + 1);
+        String tooLong = "q".repeat(Store.MAX_QUEUE_NAME_BYTES - StagingQueues.MAX_SUFFIX_BYTES + 1);
         expectRejected(() -> RockCaskSink.<String>builder().targetQueue(tooLong), "is too long");
         expectRejected(() -> RockCaskSink.<String>builder().targetQueue(""), "must not be empty");
     }

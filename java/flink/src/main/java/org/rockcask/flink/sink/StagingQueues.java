@@ -2,6 +2,7 @@ package org.rockcask.flink.sink;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import org.rockcask.Store;
 
 /**
  * Names of the queues a sink stages records in until their checkpoint commits:
@@ -30,12 +31,9 @@ public final class StagingQueues {
         return lineagePrefix(target, lineage) + subtask + "/";
     }
 
-    /** RockCask's limit on the length of a queue name, in UTF-8 bytes. */
-    public static final int MAX_QUEUE_NAME_BYTES = 1024;
-
     /** Whether every staging queue of {@code target} has a name RockCask accepts. */
     public static boolean fits(String target) {
-        return target.getBytes(StandardCharsets.UTF_8).length + MAX_SUFFIX_BYTES <= MAX_QUEUE_NAME_BYTES;
+        return target.getBytes(StandardCharsets.UTF_8).length + MAX_SUFFIX_BYTES <= Store.MAX_QUEUE_NAME_BYTES;
     }
 
     /**

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.UUID;
 import org.apache.flink.api.common.JobID;
 import org.junit.Test;
+import org.rockcask.Store;
 
 public class StagingQueuesTest {
     private static final String LINEAGE = "0123456789abcdef0123456789abcdef";
@@ -69,11 +70,11 @@ public class StagingQueuesTest {
 
     @Test
     public void theLongestFittingTargetStillGivesValidStagingNames() {
-        String longest = "q".repeat(StagingQueues.MAX_QUEUE_NAME_BYTES - StagingQueues.MAX_SUFFIX_BYTES);
+        String longest = "q".repeat(Store.MAX_QUEUE_NAME_BYTES - StagingQueues.MAX_SUFFIX_BYTES);
         assertTrue(StagingQueues.fits(longest));
         assertFalse(StagingQueues.fits(longest + "q"));
         String name = StagingQueues.name(longest, LINEAGE, Integer.MAX_VALUE, Long.MAX_VALUE);
-        assertTrue(name.length() <= StagingQueues.MAX_QUEUE_NAME_BYTES);
+        assertTrue(name.length() <= Store.MAX_QUEUE_NAME_BYTES);
     }
 
     @Test
