@@ -3,7 +3,9 @@ package org.rockcask.flink.source;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.rockcask.Store;
 import org.rockcask.flink.sink.StagingQueues;
 
@@ -42,9 +44,10 @@ public final class QueueSelector implements Serializable {
             }
             return found;
         }
+        Set<String> existing = new HashSet<>(store.queues());
         List<String> found = new ArrayList<>();
         for (String name : names) {
-            if (store.queues(name).contains(name)) {
+            if (existing.contains(name)) {
                 found.add(name);
             }
         }
