@@ -42,7 +42,7 @@ public final class RockCaskStores {
      * empty (where the staged records would seem committed).
      *
      * @throws IllegalStateException when the directory does not exist
-     * @throws RockCaskException with status {@code NotAStore} when it holds no store
+     * @throws org.rockcask.RockCaskException with status {@code NotAStore} when it holds no store
      */
     public static Lease acquireExisting(RockCaskStoreSpec spec) {
         return acquire(spec, false);
