@@ -2,8 +2,9 @@ package org.rockcask.flink.sink;
 
 import java.io.IOException;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.rockcask.flink.internal.VersionedData;
 
-/** Version 1: host, store path, staging queue, target queue (modified UTF-8), record count (long). */
+/** Version 1: host, store path, staging queue, target queue (length-prefixed UTF-8 strings), record count (long). */
 public final class RockCaskCommittableSerializer implements SimpleVersionedSerializer<RockCaskCommittable> {
     static final int VERSION = 1;
 
@@ -15,10 +16,10 @@ public final class RockCaskCommittableSerializer implements SimpleVersionedSeria
     @Override
     public byte[] serialize(RockCaskCommittable c) throws IOException {
         return VersionedData.write(out -> {
-            out.writeUTF(c.host());
-            out.writeUTF(c.storePath());
-            out.writeUTF(c.stagingQueue());
-            out.writeUTF(c.targetQueue());
+            VersionedData.writeString(out, c.host());
+            VersionedData.writeString(out, c.storePath());
+            VersionedData.writeString(out, c.stagingQueue());
+            VersionedData.writeString(out, c.targetQueue());
             out.writeLong(c.records());
         });
     }
@@ -26,6 +27,7 @@ public final class RockCaskCommittableSerializer implements SimpleVersionedSeria
     @Override
     public RockCaskCommittable deserialize(int version, byte[] serialized) throws IOException {
         return VersionedData.read("a RockCask committable", VERSION, version, serialized,
-                in -> new RockCaskCommittable(in.readUTF(), in.readUTF(), in.readUTF(), in.readUTF(), in.readLong()));
+                in -> new RockCaskCommittable(VersionedData.readString(in, "committable host"), VersionedData.readString(in, "committable store path"),
+                        VersionedData.readString(in, "committable staging queue"), VersionedData.readString(in, "committable target queue"), in.readLong()));
     }
 }

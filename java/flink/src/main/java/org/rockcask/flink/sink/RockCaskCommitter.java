@@ -8,7 +8,7 @@ import java.util.Set;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.rockcask.RockCaskException;
 import org.rockcask.Transaction;
-import org.rockcask.flink.Hosts;
+import org.rockcask.flink.internal.Hosts;
 import org.rockcask.flink.RockCaskStoreSpec;
 import org.rockcask.flink.RockCaskStores;
 

@@ -15,7 +15,7 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.metrics.Counter;
 import org.rockcask.Store;
 import org.rockcask.Transaction;
-import org.rockcask.flink.Hosts;
+import org.rockcask.flink.internal.Hosts;
 import org.rockcask.flink.RockCaskStoreSpec;
 import org.rockcask.flink.RockCaskStores;
 import org.slf4j.Logger;

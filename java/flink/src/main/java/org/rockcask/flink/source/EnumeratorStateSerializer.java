@@ -7,7 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
-import org.rockcask.flink.sink.VersionedData;
+import org.rockcask.flink.internal.VersionedData;
 
 /** Version 1: the known (host, queue) pairs, then the unassigned splits as the split serializer writes them. */
 public final class EnumeratorStateSerializer implements SimpleVersionedSerializer<EnumeratorState> {
@@ -23,8 +23,8 @@ public final class EnumeratorStateSerializer implements SimpleVersionedSerialize
         return VersionedData.write(out -> {
             out.writeInt(state.known().size());
             for (SplitKey key : state.known()) {
-                BinaryFields.writeString(out, key.host());
-                BinaryFields.writeString(out, key.queue());
+                VersionedData.writeString(out, key.host());
+                VersionedData.writeString(out, key.queue());
             }
             out.writeInt(state.unassigned().size());
             for (QueueSplit split : state.unassigned()) {
@@ -39,8 +39,8 @@ public final class EnumeratorStateSerializer implements SimpleVersionedSerialize
             int knownCount = count(in, "known splits");
             Set<SplitKey> known = new LinkedHashSet<>();
             for (int i = 0; i < knownCount; i++) {
-                String host = BinaryFields.readString(in, "known split host");
-                known.add(new SplitKey(host, BinaryFields.readString(in, "known split queue")));
+                String host = VersionedData.readString(in, "known split host");
+                known.add(new SplitKey(host, VersionedData.readString(in, "known split queue")));
             }
             int unassignedCount = count(in, "unassigned splits");
             List<QueueSplit> unassigned = new ArrayList<>();

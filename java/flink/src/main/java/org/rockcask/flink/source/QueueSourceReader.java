@@ -17,7 +17,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.UserCodeClassLoader;
-import org.rockcask.flink.Hosts;
+import org.rockcask.flink.internal.Hosts;
 import org.rockcask.flink.RockCaskStoreSpec;
 import org.rockcask.flink.RockCaskStores;
 import org.slf4j.Logger;

@@ -4,7 +4,7 @@ import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
-import org.rockcask.flink.sink.VersionedData;
+import org.rockcask.flink.internal.VersionedData;
 
 /** Version 1: queue, host, then the skip ranges as a count and first/last pairs. */
 public final class QueueSplitSerializer implements SimpleVersionedSerializer<QueueSplit> {
@@ -26,8 +26,8 @@ public final class QueueSplitSerializer implements SimpleVersionedSerializer<Que
     }
 
     static void write(DataOutput out, QueueSplit split) throws IOException {
-        BinaryFields.writeString(out, split.queue());
-        BinaryFields.writeString(out, split.host());
+        VersionedData.writeString(out, split.queue());
+        VersionedData.writeString(out, split.host());
         long[] pairs = split.skip().toPairs();
         out.writeInt(pairs.length / 2);
         for (long bound : pairs) {
@@ -36,8 +36,8 @@ public final class QueueSplitSerializer implements SimpleVersionedSerializer<Que
     }
 
     static QueueSplit read(DataInput in) throws IOException {
-        String queue = BinaryFields.readString(in, "queue split name");
-        String host = BinaryFields.readString(in, "queue split host");
+        String queue = VersionedData.readString(in, "queue split name");
+        String host = VersionedData.readString(in, "queue split host");
         int ranges = in.readInt();
         if (ranges < 0) {
             throw new IOException("corrupt queue split " + queue + ": negative range count " + ranges);

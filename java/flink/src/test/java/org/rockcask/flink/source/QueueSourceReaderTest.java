@@ -25,7 +25,7 @@ import org.junit.rules.TemporaryFolder;
 import org.rockcask.Message;
 import org.rockcask.Store;
 import org.rockcask.Transaction;
-import org.rockcask.flink.Hosts;
+import org.rockcask.flink.internal.Hosts;
 import org.rockcask.flink.RockCaskStoreSpec;
 import org.rockcask.flink.RockCaskStores;
 

@@ -1,4 +1,4 @@
-package org.rockcask.flink;
+package org.rockcask.flink.internal;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;

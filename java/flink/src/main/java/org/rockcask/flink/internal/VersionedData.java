@@ -1,12 +1,19 @@
-package org.rockcask.flink.sink;
+package org.rockcask.flink.internal;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.DataInput;
 import java.io.DataInputStream;
+import java.io.DataOutput;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 
-/** The framing the connector's state serializers share: one supported version, data streams both ways. */
+/**
+ * The framing the connector's state serializers share: one supported version, data streams both
+ * ways, and strings as length-prefixed UTF-8 (queue names and paths may exceed what
+ * {@code writeUTF} carries).
+ */
 public final class VersionedData {
     public interface Writer {
         void write(DataOutputStream out) throws IOException;
@@ -43,5 +50,22 @@ public final class VersionedData {
             }
             return value;
         }
+    }
+
+    public static void writeString(DataOutput out, String s) throws IOException {
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(bytes.length);
+        out.write(bytes);
+    }
+
+    /** @throws IOException when the length is negative ({@code what} names the string) or runs past the end */
+    public static String readString(DataInput in, String what) throws IOException {
+        int length = in.readInt();
+        if (length < 0) {
+            throw new IOException("corrupt " + what + ": negative length " + length);
+        }
+        byte[] bytes = new byte[length];
+        in.readFully(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 }
