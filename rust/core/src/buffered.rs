@@ -16,6 +16,11 @@ use crate::shared::DbRef;
 pub(crate) struct Claim {
     pub queue: QueueId,
     pub seq: u64,
+    /// Which delivery of the entry this claim is (1 for the first); 0 while it is claimed but
+    /// not delivered (past a poll's budget, or taken by a drop or move).
+    pub deliveries: u32,
+    /// Whether the entry has a delivery count on disk that its consumption must delete.
+    pub recorded: bool,
 }
 
 /// This transaction's last write to an object.
@@ -85,6 +90,11 @@ pub(crate) struct Buffered {
     /// Queues `drop_queue` or `move_queue` emptied: the commit forgets each name that is still
     /// empty then.
     pub dropped_queues: BTreeSet<String>,
+    /// Per dead-letter queue, the encoded records of the dead letters this transaction moves
+    /// there, in the order of its own enqueues to that queue (every one of which is a dead letter).
+    pub dead_letter_records: HashMap<String, Vec<Vec<u8>>>,
+    /// Moving dead letters never fails on a full dead-letter queue.
+    pub exempt_from_capacity: bool,
 }
 
 impl Default for Buffered {
@@ -100,6 +110,8 @@ impl Default for Buffered {
             enqueued_by_id: IdMap::default(),
             owned_puts: IdSet::default(),
             dropped_queues: BTreeSet::new(),
+            dead_letter_records: HashMap::new(),
+            exempt_from_capacity: false,
         }
     }
 }

@@ -20,6 +20,7 @@ impl Buffered {
     /// and the batch queued for writing; returns its ticket. Refusing leaves the store as it was.
     pub fn prepare(&mut self, store: &Shared, db: &DbRef<'_>) -> Result<u64> {
         let mut serial = store.commit_lock();
+        self.check_capacity(&store.queues())?;
         self.check_relied_objects(db, &serial)?;
         let outcomes = self.decide_references(db, &serial)?;
         let mut tail = BatchRep::default();
@@ -29,6 +30,44 @@ impl Buffered {
         let ticket = store.group_commit().submit(Prepared { batch, appends });
         self.mark_pending_objects(&mut serial, &outcomes, ticket);
         Ok(ticket)
+    }
+
+    /// `QueueFull` if, once this commit is written after those prepared before it, a queue it
+    /// enqueues to would hold more entries than its capacity (what it consumes from that queue
+    /// makes room first). Called under the commit lock, which every change of a queue's
+    /// reserved tail is made under, so concurrent committers can never together overfill it.
+    pub fn check_capacity(&self, queues: &Queues) -> Result<()> {
+        if self.exempt_from_capacity {
+            return Ok(());
+        }
+        for (name, items) in self.enqueued.queues.iter().filter(|(_, items)| !items.is_empty()) {
+            let (capacity, depth, consuming) = match queues.get(name) {
+                Some(q) => (q.capacity, q.committed_len() + q.being_written(), self.claims.iter().filter(|c| c.queue == q.id).count() as u64),
+                None => (queues.config(name).capacity, 0, 0),
+            };
+            let adding = items.len() as u64;
+            if capacity > 0 && depth - consuming + adding > capacity {
+                return Err(Error::QueueFull { queue: name.clone(), capacity, depth: depth - consuming, adding });
+            }
+        }
+        Ok(())
+    }
+
+    /// After `QueueFull`: waits (until `deadline`) for a commit to make room in the full queues;
+    /// returns whether this commit would fit now (false once the deadline has passed without).
+    pub fn wait_for_room(&self, store: &Shared, deadline: std::time::Instant) -> Result<bool> {
+        let mut queues = store.queues();
+        loop {
+            if store.is_closed() {
+                return Err(Error::Closed("store"));
+            }
+            if self.check_capacity(&queues).is_ok() {
+                return Ok(true);
+            }
+            if !store.wait_for_arrivals(&mut queues, deadline) {
+                return Ok(self.check_capacity(&queues).is_ok());
+            }
+        }
     }
 
     /// `NoSuchObject` if an object this transaction found committed and relied on (enqueued by
@@ -123,6 +162,8 @@ impl Buffered {
         }
         let mut appends = Vec::new();
         let mut layouts = Vec::with_capacity(consuming.len());
+        // Consumed entries whose delivery count is kept in memory (and maybe on disk).
+        let mut counted = Vec::new();
         let forgotten;
         {
             let mut queues = store.queues();
@@ -134,30 +175,52 @@ impl Buffered {
                     None => {
                         let qid = queues.next_id;
                         queues.next_id += 1;
-                        queues.by_name.insert(name.clone(), qid);
-                        queues.states.insert(qid, QueueState::unpublished(qid));
+                        queues.insert(name.clone(), QueueState::unpublished(qid));
                         tail_batch.put(cf.meta, &keys::meta_queue_key(name), &qid.to_le_bytes());
                         qid
                     }
                 };
-                let first = queues.states.get_mut(&qid).expect("queue registered").reserve(items.len() as u64);
+                let state = queues.states.get_mut(&qid).expect("queue registered");
+                let first = state.reserve(items.len() as u64);
                 for (i, (id, own)) in items.iter().enumerate() {
                     tail_batch.put(cf.entries, &keys::entry_key(qid, first + i as u64), &keys::entry_value(*id, *own));
+                }
+                for (i, record) in self.dead_letter_records.get(name).into_iter().flatten().enumerate() {
+                    tail_batch.put(cf.meta, &keys::meta_dead_letter_key(qid, first + i as u64), record);
+                    state.dead_letters.insert(first + i as u64);
                 }
                 appends.push((qid, items.len() as u64));
             }
             for (qid, seqs) in &consuming {
                 if let Some(q) = queues.states.get_mut(qid) {
                     layouts.push((*qid, q.layout_after(seqs)));
-                    // Gone for every commit prepared after this one.
-                    seqs.iter().for_each(|&seq| q.consumed(seq));
+                    // Gone for every commit prepared after this one, with what was kept about them.
+                    for &seq in seqs {
+                        if q.consumed(seq) {
+                            counted.push((*qid, seq));
+                        }
+                        if q.dead_letters.remove(&seq) {
+                            tail_batch.delete(cf.meta, &keys::meta_dead_letter_key(*qid, seq));
+                        }
+                    }
                 }
+            }
+            if !consuming.is_empty() {
+                // Room in a bounded queue, for a commit waiting for it.
+                store.notify_arrivals();
             }
             forgotten = self.forget_dropped_queues(&mut queues, &appends, tail_batch, cf);
         }
         for c in &self.claims {
             // Entries are written exactly once, which is what SingleDelete requires.
             tail_batch.single_delete(cf.entries, &keys::entry_key(c.queue, c.seq));
+            if c.recorded {
+                tail_batch.delete(cf.meta, &keys::meta_deliveries_key(c.queue, c.seq));
+            }
+        }
+        for (qid, seq) in counted {
+            // A count a crash recovered, or one kept in memory only (deleting none is harmless).
+            tail_batch.delete(cf.meta, &keys::meta_deliveries_key(qid, seq));
         }
         for o in outcomes {
             match o.count {

@@ -43,6 +43,12 @@ pub enum Error {
     #[error("{status:?}: {context}: {message}")]
     Rocks { status: RocksStatus, context: String, message: String },
 
+    /// A commit would leave `queue` holding more entries than its capacity. Nothing was
+    /// written and the transaction is still open: commit again once consumers made room (or
+    /// with a wait), or roll back.
+    #[error("queue '{queue}' is full: it holds {depth} of its {capacity} entries and this commit adds {adding}")]
+    QueueFull { queue: String, capacity: u64, depth: u64, adding: u64 },
+
     /// A failure after a poll had claimed entries: the transaction was rolled back so that no
     /// entry can be consumed without having been delivered.
     #[error("transaction rolled back: {0}")]

@@ -5,7 +5,10 @@
 //! Column family `objects`: key = 16-byte UUID; value = flag byte + payload.
 //! Column family `refs`: key = UUID of a queue-owned object referenced by more than one entry;
 //! value = u64 LE count of live owned entries. Absent means exactly one.
-//! Column family `meta`: format marker, queue names -> ids, per-queue head hints.
+//! Column family `meta`: format marker, queue names -> ids, per-queue head hints, queue settings
+//! (`c/` + name, see `queue_config.rs`), delivery counts of entries of queues with a delivery
+//! limit (`d/` + queue id (u32 BE) + sequence (u64 BE) -> u32 LE) and what each dead letter
+//! records (`x/` + queue id + sequence, see `dead_letter.rs`).
 
 use std::borrow::Cow;
 
@@ -26,6 +29,9 @@ pub const META_FORMAT_KEY: &[u8] = b"format";
 pub const META_FORMAT_VALUE: &[u8] = b"rockcask-1";
 const META_QUEUE_PREFIX: &[u8] = b"q/";
 const META_HEAD_PREFIX: &[u8] = b"h/";
+const META_CONFIG_PREFIX: &[u8] = b"c/";
+const META_DELIVERIES_PREFIX: &[u8] = b"d/";
+const META_DEAD_LETTER_PREFIX: &[u8] = b"x/";
 
 pub type QueueId = u32;
 
@@ -136,6 +142,58 @@ pub fn meta_head_key(queue: QueueId) -> Vec<u8> {
     [META_HEAD_PREFIX, &queue.to_be_bytes()[..]].concat()
 }
 
+pub fn meta_config_key(name: &str) -> Vec<u8> {
+    [META_CONFIG_PREFIX, name.as_bytes()].concat()
+}
+
+pub fn meta_config_prefix() -> &'static [u8] {
+    META_CONFIG_PREFIX
+}
+
+/// Key of the delivery count of entry `seq` of queue `queue`.
+pub fn meta_deliveries_key(queue: QueueId, seq: u64) -> [u8; 14] {
+    per_entry_meta_key(META_DELIVERIES_PREFIX, queue, seq)
+}
+
+pub fn meta_deliveries_prefix() -> &'static [u8] {
+    META_DELIVERIES_PREFIX
+}
+
+/// Key of what dead letter `seq` of dead-letter queue `queue` records.
+pub fn meta_dead_letter_key(queue: QueueId, seq: u64) -> [u8; 14] {
+    per_entry_meta_key(META_DEAD_LETTER_PREFIX, queue, seq)
+}
+
+pub fn meta_dead_letter_prefix() -> &'static [u8] {
+    META_DEAD_LETTER_PREFIX
+}
+
+/// The dead-letter keys of queue `queue`: `[start, end)`.
+pub fn meta_dead_letter_range(queue: QueueId) -> (Vec<u8>, Vec<u8>) {
+    let start = [META_DEAD_LETTER_PREFIX, &queue.to_be_bytes()[..]].concat();
+    let end = [META_DEAD_LETTER_PREFIX, &(queue as u64 + 1).to_be_bytes()[4..]].concat();
+    if queue == QueueId::MAX {
+        return (start, [META_DEAD_LETTER_PREFIX, &[0xFF; 13][..]].concat());
+    }
+    (start, end)
+}
+
+fn per_entry_meta_key(prefix: &[u8], queue: QueueId, seq: u64) -> [u8; 14] {
+    let mut k = [0u8; 14];
+    k[..2].copy_from_slice(prefix);
+    k[2..].copy_from_slice(&entry_key(queue, seq));
+    k
+}
+
+/// The queue id and sequence of a `d/` or `x/` key.
+pub fn decode_per_entry_meta_key(key: &[u8]) -> Result<(QueueId, u64)> {
+    if key.len() != 14 {
+        return Err(Error::Corrupt(format!("per-entry meta key of {} bytes", key.len())));
+    }
+    let queue = QueueId::from_be_bytes(key[2..6].try_into().expect("4 bytes"));
+    Ok((queue, decode_entry_seq(&key[2..])?))
+}
+
 pub fn decode_u32(v: &[u8], what: &str) -> Result<u32> {
     Ok(u32::from_le_bytes(v.try_into().map_err(|_| Error::Corrupt(format!("{what} of {} bytes", v.len())))?))
 }
@@ -188,6 +246,23 @@ mod tests {
         let (codec, body) = crate::compress::Policy { codec: Compression::Zstd, threshold: 0 }.compress(&payload);
         let v = [&[object_flag(Ownership::Owned, codec)][..], &body].concat();
         assert_eq!(object_payload(&v).unwrap(), (Ownership::Owned, std::borrow::Cow::Borrowed(&payload[..])));
+    }
+
+    #[test]
+    fn per_entry_meta_keys_round_trip_and_sort_by_queue_then_sequence() {
+        let k = meta_deliveries_key(7, 300);
+        assert!(k.starts_with(meta_deliveries_prefix()));
+        assert_eq!(decode_per_entry_meta_key(&k).unwrap(), (7, 300));
+        assert!(meta_dead_letter_key(1, u64::MAX) < meta_dead_letter_key(2, 0));
+        for q in [0, 5, QueueId::MAX] {
+            let (start, end) = meta_dead_letter_range(q);
+            assert!(start.as_slice() <= &meta_dead_letter_key(q, 0)[..]);
+            assert!(&meta_dead_letter_key(q, u64::MAX)[..] < end.as_slice());
+            if q < QueueId::MAX {
+                assert!(end.as_slice() <= &meta_dead_letter_key(q + 1, 0)[..]);
+            }
+        }
+        assert!(decode_per_entry_meta_key(b"x/short").is_err());
     }
 
     #[test]

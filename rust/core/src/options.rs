@@ -22,6 +22,9 @@ pub struct StoreOptions {
     pub compression: Policy,
     /// Per-queue codecs overriding `compression.codec` for `enqueue(queue, bytes)`.
     pub queue_compression: HashMap<String, Compression>,
+    /// Delivery limit of every queue whose settings give none (0: no limit): an entry delivered
+    /// this many times without being consumed goes to its dead-letter queue.
+    pub max_deliveries: u32,
 }
 
 impl StoreOptions {
@@ -44,6 +47,7 @@ impl Default for StoreOptions {
             read_only: false,
             compression: Policy::default(),
             queue_compression: HashMap::new(),
+            max_deliveries: 0,
         }
     }
 }

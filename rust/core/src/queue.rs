@@ -5,8 +5,10 @@
 //! entries leave behind (the classic RocksDB-queue trap); entries are fetched by point lookups.
 
 use std::collections::{BTreeSet, HashMap};
+use std::time::Instant;
 
 use crate::keys::QueueId;
+use crate::queue_config::QueueConfig;
 
 #[derive(Debug)]
 pub(crate) struct QueueState {
@@ -25,11 +27,23 @@ pub(crate) struct QueueState {
     returned: BTreeSet<u64>,
     /// Entries claimed by open transactions: still on disk, invisible to other consumers.
     in_flight: BTreeSet<u64>,
+    /// Deliveries that ended without the entry being consumed (a rollback, a failed commit, a
+    /// crash), for the entries still present that had any. Kept only for those, so the first
+    /// delivery and the consumption of an entry cost nothing here.
+    failed_deliveries: HashMap<u64, u32>,
+    /// Handed-back entries not to be claimed before their time (a rollback with a delay).
+    not_before: HashMap<u64, Instant>,
+    /// Entries that are dead letters (they carry a record of why): never dead-lettered again.
+    pub dead_letters: BTreeSet<u64>,
+    /// The queue's delivery limit in force (0: none); its entries' counts are kept on disk.
+    pub max_deliveries: u32,
+    /// Most entries the queue may hold at commit (0: no limit).
+    pub capacity: u64,
 }
 
 impl QueueState {
     pub fn new(id: QueueId, head: u64, tail: u64) -> Self {
-        QueueState { id, head, tail, reserved_tail: tail, published: true, returned: BTreeSet::new(), in_flight: BTreeSet::new() }
+        QueueState::recovered(id, head, tail, BTreeSet::new())
     }
 
     /// A queue a commit creates: listed once that commit is published.
@@ -40,7 +54,31 @@ impl QueueState {
     /// State rebuilt at open: `below_head` are entries still on disk under `head` (claimed or
     /// handed back before the restart); they are handed out first, lowest first.
     pub fn recovered(id: QueueId, head: u64, tail: u64, below_head: BTreeSet<u64>) -> Self {
-        QueueState { id, head, tail, reserved_tail: tail, published: true, returned: below_head, in_flight: BTreeSet::new() }
+        QueueState {
+            id,
+            head,
+            tail,
+            reserved_tail: tail,
+            published: true,
+            returned: below_head,
+            in_flight: BTreeSet::new(),
+            failed_deliveries: HashMap::new(),
+            not_before: HashMap::new(),
+            dead_letters: BTreeSet::new(),
+            max_deliveries: 0,
+            capacity: 0,
+        }
+    }
+
+    /// Takes on the settings `config` gives (with the store's default delivery limit).
+    pub fn configure(&mut self, config: &QueueConfig, default_max_deliveries: u32) {
+        self.max_deliveries = config.effective_max_deliveries(default_max_deliveries);
+        self.capacity = config.capacity;
+    }
+
+    /// Entries being written by commits prepared but not yet published.
+    pub fn being_written(&self) -> u64 {
+        self.reserved_tail - self.tail
     }
 
     /// Entries committed and still present (including those claimed by open transactions).
@@ -50,7 +88,22 @@ impl QueueState {
 
     /// Entries a consumer could claim right now.
     pub fn available(&self) -> u64 {
-        (self.tail - self.head) + self.returned.len() as u64
+        (self.tail - self.head) + self.returned.len() as u64 - self.delayed_now(Instant::now())
+    }
+
+    /// Handed-back entries whose delay has not passed at `now`.
+    fn delayed_now(&self, now: Instant) -> u64 {
+        self.not_before.values().filter(|&&t| t > now).count() as u64
+    }
+
+    /// When the next delayed entry becomes claimable, if one is waiting.
+    pub fn next_due(&self) -> Option<Instant> {
+        let now = Instant::now();
+        self.not_before.values().copied().filter(|&t| t > now).min()
+    }
+
+    fn is_due(&self, seq: u64, now: Instant) -> bool {
+        self.not_before.get(&seq).is_none_or(|&t| t <= now)
     }
 
     /// No entry at all: none committed, claimed, handed back or being written. Such a queue
@@ -66,12 +119,24 @@ impl QueueState {
         first
     }
 
-    /// Claim up to `max` entries in FIFO order.
+    /// Claim up to `max` entries in FIFO order: the handed-back ones that are due, lowest
+    /// first, then from the head.
     pub fn claim(&mut self, max: usize, out: &mut Vec<u64>) {
-        while out.len() < max {
-            let Some(seq) = self.returned.pop_first() else { break };
-            self.in_flight.insert(seq);
-            out.push(seq);
+        if self.not_before.is_empty() {
+            while out.len() < max {
+                let Some(seq) = self.returned.pop_first() else { break };
+                self.in_flight.insert(seq);
+                out.push(seq);
+            }
+        } else {
+            let now = Instant::now();
+            let due: Vec<u64> = self.returned.iter().copied().filter(|&s| self.is_due(s, now)).take(max - out.len().min(max)).collect();
+            for seq in due {
+                self.returned.remove(&seq);
+                self.not_before.remove(&seq);
+                self.in_flight.insert(seq);
+                out.push(seq);
+            }
         }
         while out.len() < max && self.head < self.tail {
             let seq = self.head;
@@ -81,9 +146,30 @@ impl QueueState {
         }
     }
 
+    /// Whether entry `seq` is present and claimed by no transaction.
+    pub fn is_claimable(&self, seq: u64) -> bool {
+        self.returned.contains(&seq) || (self.head..self.tail).contains(&seq)
+    }
+
+    /// Claims entry `seq` wherever it is, if it is claimable (not claimed, present); entries
+    /// between the head and it become handed-back ones, so they keep their turn.
+    pub fn claim_exact(&mut self, seq: u64) -> bool {
+        if self.returned.remove(&seq) {
+            self.not_before.remove(&seq);
+        } else if (self.head..self.tail).contains(&seq) {
+            self.returned.extend(self.head..seq);
+            self.head = seq + 1;
+        } else {
+            return false;
+        }
+        self.in_flight.insert(seq);
+        true
+    }
+
     /// The first `max` claimable entries, without claiming them.
     pub fn peek(&self, max: usize, out: &mut Vec<u64>) {
-        out.extend(self.returned.iter().copied().take(max));
+        let now = Instant::now();
+        out.extend(self.returned.iter().copied().filter(|&s| self.is_due(s, now)).take(max));
         let rest = (max - out.len().min(max)) as u64;
         out.extend(self.head..self.tail.min(self.head.saturating_add(rest)));
     }
@@ -95,9 +181,47 @@ impl QueueState {
         }
     }
 
-    /// A commit consumed a claimed entry.
-    pub fn consumed(&mut self, seq: u64) {
+    /// `give_back` of an entry that was delivered (its `deliveries`-th delivery) and is not
+    /// to be claimed again before `not_before`.
+    pub fn give_back_delivered(&mut self, seq: u64, deliveries: u32, not_before: Option<Instant>) {
+        if self.in_flight.remove(&seq) {
+            self.returned.insert(seq);
+            self.note_failed_deliveries(seq, deliveries);
+            if let Some(t) = not_before {
+                self.not_before.insert(seq, t);
+            }
+        }
+    }
+
+    /// Entry `seq` has come back unconsumed from `deliveries` deliveries so far.
+    pub fn note_failed_deliveries(&mut self, seq: u64, deliveries: u32) {
+        self.failed_deliveries.insert(seq, deliveries);
+    }
+
+    /// Deliveries of `seq` that ended without it being consumed.
+    pub fn failed_deliveries(&self, seq: u64) -> u32 {
+        self.failed_deliveries.get(&seq).copied().unwrap_or(0)
+    }
+
+    /// Entries over the delivery limit (none unless a crash left them so): to be dead-lettered.
+    pub fn over_limit(&self) -> Vec<(u64, u32)> {
+        if self.max_deliveries == 0 {
+            return Vec::new();
+        }
+        let mut over: Vec<(u64, u32)> = self
+            .failed_deliveries
+            .iter()
+            .filter(|&(seq, &n)| n >= self.max_deliveries && !self.dead_letters.contains(seq))
+            .map(|(&seq, &n)| (seq, n))
+            .collect();
+        over.sort_unstable();
+        over
+    }
+
+    /// A commit consumed a claimed entry. Returns whether it had failed deliveries recorded.
+    pub fn consumed(&mut self, seq: u64) -> bool {
         self.in_flight.remove(&seq);
+        !self.failed_deliveries.is_empty() && self.failed_deliveries.remove(&seq).is_some()
     }
 
     /// The commit that was to consume `seq` failed to write it: the entry is still on disk and
@@ -170,6 +294,11 @@ pub(crate) struct Queues {
     pub by_name: HashMap<String, QueueId>,
     pub states: HashMap<QueueId, QueueState>,
     pub next_id: QueueId,
+    /// Settings of the queues that have any (by name: a queue may be configured before it
+    /// exists).
+    pub configs: HashMap<String, QueueConfig>,
+    /// `StoreOptions::max_deliveries`.
+    pub default_max_deliveries: u32,
 }
 
 impl Queues {
@@ -180,6 +309,22 @@ impl Queues {
     pub fn get_mut(&mut self, name: &str) -> Option<&mut QueueState> {
         let id = *self.by_name.get(name)?;
         self.states.get_mut(&id)
+    }
+
+    pub fn config(&self, name: &str) -> QueueConfig {
+        self.configs.get(name).cloned().unwrap_or_default()
+    }
+
+    /// Registers the state of queue `name` with its settings.
+    pub fn insert(&mut self, name: String, mut state: QueueState) {
+        state.configure(&self.config(&name), self.default_max_deliveries);
+        self.by_name.insert(name, state.id);
+        self.states.insert(state.id, state);
+    }
+
+    /// The name of queue `id` (a scan: for the rare paths that start from an id).
+    pub fn name_of(&self, id: QueueId) -> Option<&str> {
+        self.by_name.iter().find(|&(_, &q)| q == id).map(|(name, _)| name.as_str())
     }
 }
 

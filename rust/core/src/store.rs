@@ -14,6 +14,9 @@ use crate::keys::{self, QueueId, ALL_CFS, CF_ENTRIES, CF_META, CF_OBJECTS};
 use crate::lock::{StoreLock, LOCK_FILE};
 use crate::options::StoreOptions;
 use crate::queue::{HeadLayout, QueueState, Queues};
+use crate::dead_letter::{DeadLetter, DeadLetterRecord};
+use crate::queue_config::QueueConfig;
+use uuid::Uuid;
 use crate::rocks_options;
 use crate::shared::Shared;
 use crate::transaction::Transaction;
@@ -109,8 +112,15 @@ impl Store {
             check_format_marker(&db, &path)?;
         }
         let cf_ids = batch::verify_format(&db)?;
-        let queues = recover_queues(&db)?;
-        Ok(Store { shared: Arc::new(Shared::new(path, options, db, queues, cf_ids, cache, lock)) })
+        let queues = recover_queues(&db, options.max_deliveries)?;
+        let store = Store { shared: Arc::new(Shared::new(path, options, db, queues, cf_ids, cache, lock)) };
+        if !store.shared.options().read_only {
+            // Entries whose last delivery ended with the process (a crash while they were
+            // claimed) and that reached their queue's limit go to the dead-letter queue now,
+            // before any consumer can receive them again.
+            crate::dead_letter::dead_letter_over_limit(&store.shared)?;
+        }
+        Ok(store)
     }
 
     pub fn path(&self) -> &Path {
@@ -189,6 +199,67 @@ impl Store {
             payload_bytes,
             stored_payload_bytes,
         })
+    }
+
+    /// Gives `queue` these settings (all defaults: forgets its settings), durably (synced when
+    /// commits are) and at once for every transaction. A lower delivery limit applies to entries
+    /// already over it at their next failed delivery, or at the next open.
+    pub fn configure_queue(&self, queue: &str, config: QueueConfig) -> Result<()> {
+        config.validate(queue)?;
+        let db = self.shared.writable_db()?;
+        // Under the commit lock, so no commit is prepared against half of the change.
+        let _serial = self.shared.commit_lock();
+        let key = keys::meta_config_key(queue);
+        let mut wo = rocksdb::WriteOptions::default();
+        wo.set_sync(self.shared.options().sync_on_commit);
+        let written = if config.is_default() { db.db().delete_cf_opt(db.cf(CF_META), &key, &wo) } else { db.db().put_cf_opt(db.cf(CF_META), &key, config.encode(), &wo) };
+        written.context(|| format!("writing the settings of queue '{queue}'"))?;
+        let mut queues = self.shared.queues();
+        let default_max = queues.default_max_deliveries;
+        if let Some(q) = queues.get_mut(queue) {
+            q.configure(&config, default_max);
+        }
+        if config.is_default() {
+            queues.configs.remove(queue);
+        } else {
+            queues.configs.insert(queue.to_string(), config);
+        }
+        // A larger capacity is room for a commit waiting for it.
+        self.shared.notify_arrivals();
+        Ok(())
+    }
+
+    /// The settings of `queue` (defaults when it has none).
+    pub fn queue_config(&self, queue: &str) -> Result<QueueConfig> {
+        keys::validate_queue_name(queue)?;
+        self.shared.db()?;
+        Ok(self.shared.queues().config(queue))
+    }
+
+    /// The first `max` dead letters of `queue` (found in its dead-letter queue), lowest
+    /// position first, each with its payload and record.
+    pub fn dead_letters(&self, queue: &str, max: usize) -> Result<Vec<DeadLetter>> {
+        keys::validate_queue_name(queue)?;
+        if max > crate::options::MAX_BATCH_ITEMS {
+            return Err(Error::InvalidArgument(format!("{max} dead letters are more than the {} one call lists", crate::options::MAX_BATCH_ITEMS)));
+        }
+        let qid = {
+            let queues = self.shared.queues();
+            let dlq = queues.config(queue).dead_letter_queue_of(queue);
+            match queues.by_name.get(&dlq) {
+                Some(&qid) => qid,
+                None => return Ok(Vec::new()),
+            }
+        };
+        let records = crate::dead_letter::records_of(&self.shared, qid, max)?;
+        let db = self.shared.db()?;
+        let seqs: Vec<u64> = records.keys().copied().collect();
+        let entries = crate::transaction::read_entries(&db, qid, &seqs)?;
+        // A dead letter consumed since its record was read is left out.
+        let present: Vec<(u64, DeadLetterRecord, Uuid)> = records.into_iter().zip(entries).filter_map(|((seq, r), e)| e.map(|(id, _)| (seq, r, id))).collect();
+        let ids: Vec<Uuid> = present.iter().map(|(_, _, id)| *id).collect();
+        let payloads = crate::buffered::Buffered::default().read_payloads(&db, &ids)?;
+        Ok(present.into_iter().zip(payloads).map(|((sequence, record, id), payload)| DeadLetter { sequence, id, payload, record }).collect())
     }
 
     /// Flush memtables and compact everything: reclaims the space of consumed entries now
@@ -388,10 +459,18 @@ pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cach
 
 /// Rebuild every queue's state from its persisted head layout plus one bounded seek for the
 /// tail. Consumed entries all lie below the persisted head, so their tombstones are never walked.
-fn recover_queues(db: &DB) -> Result<Queues> {
+/// Then the queues' settings, their entries' delivery counts and their dead letters.
+fn recover_queues(db: &DB, default_max_deliveries: u32) -> Result<Queues> {
     let meta = db.cf_handle(CF_META).expect("opened with all column families");
     let entries = db.cf_handle(CF_ENTRIES).expect("opened with all column families");
-    let mut queues = Queues::default();
+    let mut queues = Queues { default_max_deliveries, ..Queues::default() };
+    for item in db.iterator_cf(meta, IteratorMode::From(keys::meta_config_prefix(), Direction::Forward)) {
+        let (k, v) = item.context(|| "reading queue settings".into())?;
+        let Some(name) = k.strip_prefix(keys::meta_config_prefix()) else { break };
+        let name = String::from_utf8(name.to_vec()).map_err(|_| Error::Corrupt("queue name of settings is not UTF-8".into()))?;
+        let config = QueueConfig::decode(&v, &name)?;
+        queues.configs.insert(name, config);
+    }
     let mut names: HashMap<QueueId, String> = HashMap::new();
     for item in db.iterator_cf(meta, IteratorMode::From(keys::meta_queue_prefix(), Direction::Forward)) {
         let (k, v) = item.context(|| "listing queues".into())?;
@@ -415,10 +494,38 @@ fn recover_queues(db: &DB) -> Result<Queues> {
         };
         it.status().context(|| format!("recovering queue '{name}'"))?;
         queues.next_id = queues.next_id.max(id + 1);
-        queues.states.insert(id, QueueState::recovered(id, layout.head, tail, layout.below_head_set()));
-        queues.by_name.insert(name, id);
+        queues.insert(name, QueueState::recovered(id, layout.head, tail, layout.below_head_set()));
     }
+    for_each_per_entry_record(db, keys::meta_deliveries_prefix(), "delivery counts", |queue, seq, v| {
+        let n = keys::decode_u32(v, "delivery count")?;
+        if let Some(q) = queues.states.get_mut(&queue) {
+            q.note_failed_deliveries(seq, n);
+        }
+        Ok(())
+    })?;
+    for_each_per_entry_record(db, keys::meta_dead_letter_prefix(), "dead letters", |queue, seq, _| {
+        if let Some(q) = queues.states.get_mut(&queue) {
+            q.dead_letters.insert(seq);
+        }
+        Ok(())
+    })?;
     Ok(queues)
+}
+
+/// Calls `each` with the queue, sequence and value of every `meta` record under `prefix` (the
+/// `d/` and `x/` records of `keys.rs`).
+fn for_each_per_entry_record(db: &DB, prefix: &[u8], what: &str, mut each: impl FnMut(QueueId, u64, &[u8]) -> Result<()>) -> Result<()> {
+    let meta = db.cf_handle(CF_META).expect("opened with all column families");
+    let mut ro = ReadOptions::default();
+    ro.set_iterate_upper_bound([prefix, &[0xFF; 13][..]].concat());
+    let mut it = db.raw_iterator_cf_opt(meta, ro);
+    it.seek(prefix);
+    while let (Some(k), Some(v)) = (it.key(), it.value()) {
+        let (queue, seq) = keys::decode_per_entry_meta_key(k)?;
+        each(queue, seq, v)?;
+        it.next();
+    }
+    it.status().context(|| format!("reading {what}"))
 }
 
 /// Exclusive upper bound of one queue's entry keys (longer than any of its 12-byte keys).

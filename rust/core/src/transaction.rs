@@ -24,6 +24,7 @@ use uuid::Uuid;
 
 use crate::buffered::{delete_object, Buffered, Claim, ObjectWrite};
 use crate::commit;
+use crate::dead_letter::{self, Doomed};
 use crate::compress::{Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, Ownership, QueueId, CF_ENTRIES};
@@ -41,15 +42,24 @@ pub struct Message {
     /// never reused while the queue exists (a dropped queue created again starts over). `None`
     /// for an item this transaction enqueued itself (it has no position before the commit).
     pub sequence: Option<u64>,
+    /// Which delivery of the entry this is: 1 the first time, one more each time it came back
+    /// unconsumed (see `Transaction::rollback_because`). For `peek`, the count a poll would
+    /// give now. After the process ends with an entry claimed, the count survives only for
+    /// queues with a delivery limit (their claims are recorded on disk).
+    pub deliveries: u32,
 }
+
+/// The reasons dead letters record when the caller gave none.
+const ROLLED_BACK: &str = "rolled back";
+const DROPPED_OPEN: &str = "transaction closed without commit or rollback";
 
 /// How a transaction whose commit failed reports itself finished.
 const FAILED_COMMIT: &str = "ended by a failed commit";
 
 pub struct Transaction {
-    store: Arc<Shared>,
+    pub(crate) store: Arc<Shared>,
     finished: Option<&'static str>,
-    buf: Buffered,
+    pub(crate) buf: Buffered,
     /// Payload bytes written, before and after compression (added to the store's figures on
     /// commit).
     payload_bytes: u64,
@@ -67,7 +77,7 @@ impl Transaction {
         }
     }
 
-    fn check_open(&self) -> Result<()> {
+    pub(crate) fn check_open(&self) -> Result<()> {
         if let Some(how) = self.finished {
             return Err(Error::TransactionFinished(how));
         }
@@ -195,7 +205,7 @@ impl Transaction {
 
     /// `result`, or, when it failed, the failure after rolling the whole transaction back: entries
     /// this transaction claimed must never be consumed by a later commit without being delivered.
-    fn or_roll_back<T>(&mut self, result: Result<T>) -> Result<T> {
+    pub(crate) fn or_roll_back<T>(&mut self, result: Result<T>) -> Result<T> {
         result.or_else(|e| {
             self.rollback()?;
             Err(Error::RolledBack(Box::new(e)))
@@ -205,37 +215,62 @@ impl Transaction {
     /// Claims up to `max` committed entries of `queue` that no other transaction holds, in
     /// delivery order, and reads what each points at; `None` when there were none. Claimed before
     /// they are read, so that a failure (the caller rolls back) gives every one of them back.
-    fn claim_entries(&mut self, db: &DbRef<'_>, queue: &str, max: usize) -> Result<Option<(Vec<u64>, Vec<(Uuid, Ownership)>)>> {
+    fn claim_entries(&mut self, db: &DbRef<'_>, queue: &str, max: usize) -> Result<Option<Claimed>> {
         let mut seqs = Vec::new();
         let claimed = self.store.queues().get_mut(queue).map(|q| {
             q.claim(max, &mut seqs);
-            q.id
+            let failed: Vec<u32> = seqs.iter().map(|&seq| q.failed_deliveries(seq)).collect();
+            (q.id, failed, q.max_deliveries > 0)
         });
-        let Some(qid) = claimed.filter(|_| !seqs.is_empty()) else { return Ok(None) };
-        self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq }));
-        let found = seqs
+        let Some((qid, failed, tracked)) = claimed.filter(|_| !seqs.is_empty()) else { return Ok(None) };
+        self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq, deliveries: 0, recorded: false }));
+        let entries = seqs
             .iter()
             .zip(read_entries(db, qid, &seqs)?)
             .map(|(seq, entry)| entry.ok_or_else(|| Error::Corrupt(format!("queue '{queue}' entry {seq} is missing"))))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Some((seqs, found)))
+        Ok(Some(Claimed { queue: qid, seqs, entries, failed, tracked }))
+    }
+
+    /// The last `n` claims are delivered now: each becomes its entry's next delivery, recorded
+    /// on disk first when the queue has a delivery limit. That record is written to the
+    /// write-ahead log without a sync: it survives the process ending (what a crash loop on a
+    /// bad entry is), costs no fsync, and is synced by the next synced commit.
+    fn deliver_last_claims(&mut self, db: &DbRef<'_>, claimed: &Claimed, n: usize) -> Result<()> {
+        if claimed.tracked && n > 0 {
+            let mut batch = rocksdb::WriteBatch::default();
+            for (&seq, &failed) in claimed.seqs.iter().zip(&claimed.failed).take(n) {
+                batch.put_cf(db.cf(keys::CF_META), keys::meta_deliveries_key(claimed.queue, seq), (failed + 1).to_le_bytes());
+            }
+            let mut wo = rocksdb::WriteOptions::default();
+            wo.set_sync(false);
+            db.db().write_opt(batch, &wo).context(|| "recording deliveries".to_string())?;
+        }
+        let from = self.buf.claims.len() - n;
+        for (c, &failed) in self.buf.claims[from..].iter_mut().zip(&claimed.failed) {
+            c.deliveries = failed + 1;
+            c.recorded = claimed.tracked;
+        }
+        Ok(())
     }
 
     fn claim_and_read(&mut self, db: &DbRef<'_>, queue: &str, max: usize, max_payload_bytes: usize) -> Result<Vec<Message>> {
         let mut out = Vec::new();
-        if let Some((seqs, found)) = self.claim_entries(db, queue, max)? {
-            let ids: Vec<Uuid> = found.iter().map(|&(id, _)| id).collect();
+        if let Some(claimed) = self.claim_entries(db, queue, max)? {
+            let ids: Vec<Uuid> = claimed.entries.iter().map(|&(id, _)| id).collect();
             let payloads = self.buf.read_payloads(db, &ids)?;
             let kept = within_budget(payloads.iter().map(|p| p.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0);
             // The claims past the budget go back, to be the head of the next poll.
-            self.hand_back_claims(self.buf.claims.len() - (seqs.len() - kept), QueueState::give_back);
-            for &(id, own) in &found[..kept] {
+            self.hand_back_claims(self.buf.claims.len() - (claimed.seqs.len() - kept), |q, c| q.give_back(c.seq));
+            self.deliver_last_claims(db, &claimed, kept)?;
+            for &(id, own) in &claimed.entries[..kept] {
                 if own == Ownership::Owned {
                     *self.buf.ref_delta.entry(id).or_insert(0) -= 1;
                 }
             }
-            out.extend(ids.into_iter().zip(payloads).zip(&seqs).take(kept).map(|((id, payload), &seq)| Message { id, payload, sequence: Some(seq) }));
-            if kept < seqs.len() {
+            let delivered = ids.into_iter().zip(payloads).zip(claimed.seqs.iter().zip(&claimed.failed)).take(kept);
+            out.extend(delivered.map(|((id, payload), (&seq, &failed))| Message { id, payload, sequence: Some(seq), deliveries: failed + 1 }));
+            if kept < claimed.seqs.len() {
                 return Ok(out);
             }
         }
@@ -251,7 +286,7 @@ impl Transaction {
             let kept = within_budget(taken.iter().map(|(_, p)| p.as_ref().map_or(0, Vec::len)), max_payload_bytes.saturating_sub(used), out.len());
             let own_items = self.buf.take_back_own_enqueues(queue, kept);
             for ((id, _), (_, payload)) in own_items.into_iter().zip(taken) {
-                out.push(Message { id, payload, sequence: None });
+                out.push(Message { id, payload, sequence: None, deliveries: 1 });
             }
         }
         Ok(out)
@@ -306,7 +341,7 @@ impl Transaction {
         let db = store.writable_db()?;
         keys::validate_queue_name(queue)?;
         let claimed = self.claim_entries(&db, queue, usize::MAX);
-        Ok(self.or_roll_back(claimed)?.map_or_else(Vec::new, |(_, found)| found))
+        Ok(self.or_roll_back(claimed)?.map_or_else(Vec::new, |c| c.entries))
     }
 
     /// The first `max` items `poll` would return, without removing them.
@@ -321,24 +356,32 @@ impl Transaction {
         keys::validate_queue_name(queue)?;
         check_batch(max)?;
         let mut seqs = Vec::new();
+        let mut failed = Vec::new();
         let queue_id = {
             let queues = self.store.queues();
             queues.get(queue).map(|q| {
                 q.peek(max, &mut seqs);
+                failed.extend(seqs.iter().map(|&seq| q.failed_deliveries(seq)));
                 q.id
             })
         };
         let mut out = Vec::with_capacity(seqs.len());
         if let Some(qid) = queue_id.filter(|_| !seqs.is_empty()) {
             // An entry may be consumed by another commit between the peek and this read: skip it.
-            let (present, ids): (Vec<u64>, Vec<Uuid>) =
-                seqs.iter().zip(read_entries(&db, qid, &seqs)?).filter_map(|(&seq, entry)| entry.map(|(id, _)| (seq, id))).unzip();
+            let (present, ids): (Vec<(u64, u32)>, Vec<Uuid>) = seqs
+                .iter()
+                .zip(failed)
+                .zip(read_entries(&db, qid, &seqs)?)
+                .filter_map(|((&seq, failed), entry)| entry.map(|(id, _)| ((seq, failed), id)))
+                .unzip();
             let payloads = self.buf.read_payloads(&db, &ids)?;
-            out.extend(ids.into_iter().zip(payloads).zip(present).map(|((id, payload), seq)| Message { id, payload, sequence: Some(seq) }));
+            out.extend(
+                ids.into_iter().zip(payloads).zip(present).map(|((id, payload), (seq, failed))| Message { id, payload, sequence: Some(seq), deliveries: failed + 1 }),
+            );
         }
         if let Some(own_items) = self.buf.enqueued.get(queue) {
             for &(id, _) in own_items.iter().take(max - out.len()) {
-                out.push(Message { id, payload: self.buf.payload_of(&db, id)?, sequence: None });
+                out.push(Message { id, payload: self.buf.payload_of(&db, id)?, sequence: None, deliveries: 1 });
             }
         }
         out.truncate(within_budget(out.iter().map(|m| m.payload.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0));
@@ -357,10 +400,13 @@ impl Transaction {
                 if self.store.is_closed() {
                     return Err(Error::Closed("store"));
                 }
-                if queues.get(queue).is_some_and(|q| q.available() > 0) {
+                let (available, next_due) = queues.get(queue).map_or((false, None), |q| (q.available() > 0, q.next_due()));
+                if available {
                     break;
                 }
-                if !self.store.wait_for_arrivals(&mut queues, deadline) {
+                // A delayed entry becoming due arrives without anyone committing.
+                let until = next_due.map_or(deadline, |due| due.min(deadline));
+                if !self.store.wait_for_arrivals(&mut queues, until) && until == deadline {
                     return Ok(None);
                 }
             }
@@ -448,19 +494,34 @@ impl Transaction {
     /// - the write itself failed (an `IOError` such as a full disk): nothing of it is visible,
     ///   and the store refuses further writes until it is reopened, which shows whether the write
     ///   reached the disk after all.
+    ///
+    /// One refusal leaves the transaction open with everything it did: `Error::QueueFull`, when
+    /// the commit would put a queue over its capacity (see `commit_waiting`).
     pub fn commit(&mut self) -> Result<()> {
+        self.commit_waiting(Duration::ZERO)
+    }
+
+    /// `commit` that, when a queue it enqueues to is at capacity, waits up to `wait` for
+    /// consumers to make room (a commit consuming from it) and tries again; `Error::QueueFull`
+    /// once `wait` has passed, with the transaction still open.
+    pub fn commit_waiting(&mut self, wait: Duration) -> Result<()> {
         self.check_open()?;
+        let deadline = Instant::now().checked_add(wait).ok_or_else(|| Error::InvalidArgument("wait is too long".into()))?;
         let store = self.store.clone();
-        let prepared = store.writable_db().and_then(|db| {
-            let ticket = self.prepare(&db)?;
-            Ok((db, ticket))
-        });
-        let (db, ticket) = match prepared {
-            Ok(p) => p,
-            Err(e) => {
-                self.rollback()?;
-                self.finished = Some(FAILED_COMMIT);
-                return Err(e);
+        let (db, ticket) = loop {
+            let prepared = store.writable_db().and_then(|db| {
+                let ticket = self.prepare(&db)?;
+                Ok((db, ticket))
+            });
+            match prepared {
+                Ok(p) => break p,
+                Err(Error::QueueFull { .. }) if Instant::now() < deadline && self.buf.wait_for_room(&store, deadline)? => continue,
+                Err(e @ Error::QueueFull { .. }) => return Err(e),
+                Err(e) => {
+                    self.rollback_because(&format!("commit refused: {e}"), None)?;
+                    self.finished = Some(FAILED_COMMIT);
+                    return Err(e);
+                }
             }
         };
         let written = commit::wait_written(&store, &db, ticket);
@@ -488,37 +549,74 @@ impl Transaction {
     /// Undo everything: claimed entries go back to the head of their queues in order.
     /// Idempotent; also what dropping an open transaction does.
     pub fn rollback(&mut self) -> Result<()> {
+        self.rollback_because(ROLLED_BACK, None)
+    }
+
+    /// `rollback` saying why: the entries it delivered come back with one more failed
+    /// delivery, and those that reach their queue's delivery limit are moved to its dead-letter
+    /// queue instead, recording `reason` (cut to `dead_letter::MAX_REASON_BYTES`). With
+    /// `retry_after`, the others are not delivered again before that much time has passed;
+    /// they keep their place, so once due they come before every entry after them.
+    ///
+    /// The transaction is over even when moving dead letters fails (the error says why; those
+    /// entries stay in their queue and are moved at the next rollback that finds them, or at
+    /// the next open). A `retry_after` too long to be a point in time is refused first, with
+    /// the transaction still open.
+    pub fn rollback_because(&mut self, reason: &str, retry_after: Option<Duration>) -> Result<()> {
         if self.finished.is_some() {
             return Ok(());
         }
-        self.release_claims();
+        let not_before = match retry_after {
+            Some(d) => Some(Instant::now().checked_add(d).ok_or_else(|| Error::InvalidArgument(format!("retry delay of {d:?} is too long")))?),
+            None => None,
+        };
+        let doomed = self.hand_back_delivered(not_before);
         self.buf = Buffered::default();
         self.finished = Some("rolled back");
-        Ok(())
+        dead_letter::move_to_dead_letter_queues(&self.store, doomed, reason)
     }
 
-    /// A rollback hands every claim back.
-    fn release_claims(&mut self) {
-        self.hand_back_claims(0, QueueState::give_back);
+    /// A rollback hands every claim back, except the delivered ones that reached their queue's
+    /// limit: those are returned, still claimed, to be dead-lettered (unless the store refuses
+    /// writes, when they go back too, their counts kept).
+    fn hand_back_delivered(&mut self, not_before: Option<Instant>) -> Vec<Doomed> {
+        let writable = self.store.check_writable().is_ok();
+        let mut doomed = Vec::new();
+        self.hand_back_claims(0, |q, c| {
+            if c.deliveries == 0 {
+                q.give_back(c.seq);
+            } else if writable && q.max_deliveries > 0 && c.deliveries >= q.max_deliveries && !q.dead_letters.contains(&c.seq) {
+                doomed.push(Doomed { queue: c.queue, seq: c.seq, deliveries: c.deliveries });
+            } else {
+                q.give_back_delivered(c.seq, c.deliveries, not_before);
+            }
+        });
+        doomed
     }
 
     /// After a failed write: the entries this commit was to consume are still on disk (and
     /// were taken out of every later commit's view when it was prepared); they go back to the
-    /// head of their queues, lowest first, as a rollback hands them back.
+    /// head of their queues, lowest first, as a rollback hands them back, each delivery counted
+    /// as failed.
     pub(crate) fn restore_claims(&mut self) {
-        self.hand_back_claims(0, QueueState::restore);
+        self.hand_back_claims(0, |q, c| {
+            q.restore(c.seq);
+            if c.deliveries > 0 {
+                q.note_failed_deliveries(c.seq, c.deliveries);
+            }
+        });
     }
 
     /// Hands the claims from index `from` on back to their queues with `how`, and wakes
     /// waiting consumers (a poll that returns fewer than it claimed hands back its last ones).
-    fn hand_back_claims(&mut self, from: usize, how: fn(&mut QueueState, u64)) {
+    fn hand_back_claims(&mut self, from: usize, mut how: impl FnMut(&mut QueueState, &Claim)) {
         if from >= self.buf.claims.len() {
             return;
         }
         let mut queues = self.store.queues();
         for c in self.buf.claims.drain(from..) {
             if let Some(q) = queues.states.get_mut(&c.queue) {
-                how(q, c.seq);
+                how(q, &c);
             }
         }
         self.store.notify_arrivals();
@@ -531,14 +629,24 @@ impl Transaction {
 
 impl Drop for Transaction {
     fn drop(&mut self) {
-        let _ = self.rollback();
+        let _ = self.rollback_because(DROPPED_OPEN, None);
     }
+}
+
+/// What `claim_entries` claimed of one queue: sequence numbers, the entries read, each one's
+/// failed deliveries so far, and whether the queue records deliveries on disk.
+struct Claimed {
+    queue: QueueId,
+    seqs: Vec<u64>,
+    entries: Vec<(Uuid, Ownership)>,
+    failed: Vec<u32>,
+    tracked: bool,
 }
 
 /// The entries at `seqs` of queue `qid` (`None` where there is none). Each run of consecutive
 /// sequence numbers (what a poll usually claims) is read with one iterator over its key range
 /// (a seek, then one step per entry); the scattered rest with one batched lookup.
-fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option<(Uuid, Ownership)>>> {
+pub(crate) fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option<(Uuid, Ownership)>>> {
     let mut out = Vec::with_capacity(seqs.len());
     let mut scattered = Vec::new();
     let mut start = 0;

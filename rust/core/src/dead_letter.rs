@@ -1,0 +1,305 @@
+//! Dead letters. An entry that comes back unconsumed (a rollback, a transaction dropped
+//! without commit, a refused commit, the process ending while it was claimed) from as many
+//! deliveries as its queue allows is moved, with its object and in one commit, to the tail of
+//! the queue's dead-letter queue, with a record of where it came from, how often it was
+//! delivered, why the last delivery failed and when. A dead letter is never dead-lettered
+//! again: it stays in its dead-letter queue until it is requeued, dropped or consumed.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use uuid::Uuid;
+
+use crate::buffered::Claim;
+use crate::error::{Error, Result, RocksContext};
+use crate::keys::{self, QueueId, CF_ENTRIES, CF_META};
+use crate::shared::Shared;
+use crate::transaction::Transaction;
+
+/// Longest reason kept, in UTF-8 bytes; a longer one is cut at a character boundary.
+pub const MAX_REASON_BYTES: usize = 4096;
+
+/// Layout version of a dead-letter record (its first byte).
+const FORMAT: u8 = 1;
+
+/// One dead letter, as `Store::dead_letters` lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeadLetter {
+    /// Its position in the dead-letter queue.
+    pub sequence: u64,
+    pub id: Uuid,
+    /// `None` when its object was deleted with `delete`.
+    pub payload: Option<Vec<u8>>,
+    pub record: DeadLetterRecord,
+}
+
+/// What a dead letter records about itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeadLetterRecord {
+    /// The queue it was dead-lettered from, and its position there.
+    pub origin_queue: String,
+    pub origin_sequence: u64,
+    /// Deliveries it had, the last one included.
+    pub deliveries: u32,
+    /// Why the last delivery failed: the caller's reason, or what ended it.
+    pub reason: String,
+    /// When it was dead-lettered, in milliseconds since the Unix epoch.
+    pub dead_at_millis: u64,
+}
+
+impl DeadLetterRecord {
+    pub fn encode(&self) -> Vec<u8> {
+        let name = self.origin_queue.as_bytes();
+        let mut v = Vec::with_capacity(23 + name.len() + self.reason.len());
+        v.push(FORMAT);
+        v.extend_from_slice(&self.deliveries.to_le_bytes());
+        v.extend_from_slice(&self.dead_at_millis.to_le_bytes());
+        v.extend_from_slice(&self.origin_sequence.to_le_bytes());
+        v.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        v.extend_from_slice(name);
+        v.extend_from_slice(self.reason.as_bytes());
+        v
+    }
+
+    pub fn decode(v: &[u8]) -> Result<DeadLetterRecord> {
+        let corrupt = || Error::Corrupt(format!("dead-letter record of {} bytes", v.len()));
+        if v.len() < 23 || v[0] != FORMAT {
+            return Err(corrupt());
+        }
+        let u64_at = |i: usize| u64::from_le_bytes(v[i..i + 8].try_into().expect("8 bytes"));
+        let name_len = u16::from_le_bytes([v[21], v[22]]) as usize;
+        let name = v.get(23..23 + name_len).ok_or_else(corrupt)?;
+        let text = |b: &[u8]| String::from_utf8(b.to_vec()).map_err(|_| corrupt());
+        Ok(DeadLetterRecord {
+            deliveries: u32::from_le_bytes(v[1..5].try_into().expect("4 bytes")),
+            dead_at_millis: u64_at(5),
+            origin_sequence: u64_at(13),
+            origin_queue: text(name)?,
+            reason: text(&v[23 + name_len..])?,
+        })
+    }
+}
+
+/// `reason` cut to `MAX_REASON_BYTES` at a character boundary.
+pub fn bounded_reason(reason: &str) -> &str {
+    if reason.len() <= MAX_REASON_BYTES {
+        return reason;
+    }
+    let mut end = MAX_REASON_BYTES;
+    while !reason.is_char_boundary(end) {
+        end -= 1;
+    }
+    &reason[..end]
+}
+
+/// An entry to dead-letter: claimed (in flight) for this move, with its deliveries so far.
+pub(crate) struct Doomed {
+    pub queue: QueueId,
+    pub seq: u64,
+    pub deliveries: u32,
+}
+
+/// Moves each doomed entry to its queue's dead-letter queue in one commit, recording `reason`.
+/// If the commit fails, the entries go back to their queues (their counts noted, so the next
+/// attempt finds them again) and the failure is returned.
+pub(crate) fn move_to_dead_letter_queues(store: &Arc<Shared>, doomed: Vec<Doomed>, reason: &str) -> Result<()> {
+    if doomed.is_empty() {
+        return Ok(());
+    }
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let reason = bounded_reason(reason);
+    let mut tx = Transaction::new(store.clone());
+    // Where each goes, worked out under the queues lock.
+    let mut targets: Vec<(String, String)> = Vec::with_capacity(doomed.len());
+    {
+        let mut queues = store.queues();
+        for d in &doomed {
+            let origin = queues.name_of(d.queue).unwrap_or_default().to_string();
+            let dlq = queues.config(&origin).dead_letter_queue_of(&origin);
+            if let Some(q) = queues.states.get_mut(&d.queue) {
+                q.note_failed_deliveries(d.seq, d.deliveries);
+            }
+            targets.push((origin, dlq));
+        }
+    }
+    // Claims first: whatever fails below hands every one of them back.
+    for d in &doomed {
+        tx.buf.claims.push(Claim { queue: d.queue, seq: d.seq, deliveries: 0, recorded: true });
+    }
+    tx.buf.exempt_from_capacity = true;
+    let moved = (|| {
+        let db = store.writable_db()?;
+        for (d, (origin, dlq)) in doomed.iter().zip(&targets) {
+            let v = db.db().get_pinned_cf(db.cf(CF_ENTRIES), keys::entry_key(d.queue, d.seq)).context(|| format!("reading entry {} of queue '{origin}'", d.seq))?;
+            let entry = keys::decode_entry_value(&v.ok_or_else(|| Error::Corrupt(format!("queue '{origin}' entry {} is missing", d.seq)))?)?;
+            tx.buf.enqueued.push(dlq, entry);
+            let record = DeadLetterRecord { origin_queue: origin.clone(), origin_sequence: d.seq, deliveries: d.deliveries, reason: reason.to_string(), dead_at_millis: now };
+            tx.buf.dead_letter_records.entry(dlq.clone()).or_default().push(record.encode());
+        }
+        Ok(())
+    })();
+    if let Err(e) = moved {
+        tx.rollback()?;
+        return Err(e);
+    }
+    tx.commit()
+}
+
+/// At open: every entry whose recorded deliveries reached its queue's limit (its last delivery
+/// ended with the process) is moved to its dead-letter queue.
+pub(crate) fn dead_letter_over_limit(store: &Arc<Shared>) -> Result<()> {
+    let mut doomed = Vec::new();
+    {
+        let mut queues = store.queues();
+        for q in queues.states.values_mut() {
+            for (seq, deliveries) in q.over_limit() {
+                if q.claim_exact(seq) {
+                    doomed.push(Doomed { queue: q.id, seq, deliveries });
+                }
+            }
+        }
+    }
+    move_to_dead_letter_queues(store, doomed, PROCESS_ENDED)
+}
+
+/// The reason recorded for an entry whose last delivery ended with the process.
+pub const PROCESS_ENDED: &str = "the process ended while the entry was being delivered";
+
+/// The dead letters of `dead_letter_queue` (id `qid`), lowest first, at most `max`, each with
+/// its record.
+pub(crate) fn records_of(store: &Shared, qid: QueueId, max: usize) -> Result<BTreeMap<u64, DeadLetterRecord>> {
+    let db = store.db()?;
+    let (start, end) = keys::meta_dead_letter_range(qid);
+    let mut ro = rocksdb::ReadOptions::default();
+    ro.set_iterate_upper_bound(end);
+    let mut it = db.db().raw_iterator_cf_opt(db.cf(CF_META), ro);
+    it.seek(start);
+    let mut out = BTreeMap::new();
+    while let (Some(k), Some(v)) = (it.key(), it.value()) {
+        if out.len() >= max {
+            break;
+        }
+        let (_, seq) = keys::decode_per_entry_meta_key(k)?;
+        out.insert(seq, DeadLetterRecord::decode(v)?);
+        it.next();
+    }
+    it.status().context(|| "reading dead letters".to_string())?;
+    Ok(out)
+}
+
+/// Which dead letters of a queue a call means.
+#[derive(Clone, Copy, Debug)]
+pub enum Selection<'a> {
+    All,
+    /// These positions in the dead-letter queue; each must be a dead letter no other
+    /// transaction holds.
+    Only(&'a [u64]),
+}
+
+impl Transaction {
+    /// Puts dead letters of `queue` (those in its dead-letter queue) back at the tail of the
+    /// queue each came from, as new entries (their delivery counts start over); their records
+    /// go with them. With `Selection::All`, those another transaction holds are left.
+    /// Returns how many it requeues. Takes effect at commit, like everything in a transaction.
+    pub fn requeue_dead_letters(&mut self, queue: &str, which: Selection<'_>) -> Result<u64> {
+        let claimed = self.claim_dead_letters(queue, which)?;
+        for (record, entry) in &claimed {
+            self.buf.enqueued.push(&record.origin_queue, *entry);
+        }
+        Ok(claimed.len() as u64)
+    }
+
+    /// Deletes dead letters of `queue`, as consuming them would (a queue-owned object goes with
+    /// its last entry). Returns how many.
+    pub fn drop_dead_letters(&mut self, queue: &str, which: Selection<'_>) -> Result<u64> {
+        let claimed = self.claim_dead_letters(queue, which)?;
+        for (_, (id, own)) in &claimed {
+            if *own == keys::Ownership::Owned {
+                *self.buf.ref_delta.entry(*id).or_insert(0) -= 1;
+            }
+        }
+        Ok(claimed.len() as u64)
+    }
+
+    /// Claims the selected dead letters of `queue` and reads each one's record and entry. A
+    /// failure after claiming rolls the transaction back, as a poll's does.
+    fn claim_dead_letters(&mut self, queue: &str, which: Selection<'_>) -> Result<Vec<(DeadLetterRecord, (Uuid, keys::Ownership))>> {
+        self.check_open()?;
+        let store = self.store.clone();
+        let db = store.writable_db()?;
+        keys::validate_queue_name(queue)?;
+        let (qid, seqs) = {
+            let mut queues = store.queues();
+            let dlq = queues.config(queue).dead_letter_queue_of(queue);
+            let Some(q) = queues.get_mut(&dlq) else {
+                return match which {
+                    Selection::Only(&[first, ..]) => Err(Error::InvalidArgument(format!("queue '{queue}' has no dead letter {first}: '{dlq}' holds none"))),
+                    _ => Ok(Vec::new()),
+                };
+            };
+            let seqs: Vec<u64> = match which {
+                Selection::All => q.dead_letters.iter().copied().filter(|&s| q.is_claimable(s)).collect(),
+                Selection::Only(seqs) => {
+                    let mut seqs = seqs.to_vec();
+                    seqs.sort_unstable();
+                    seqs.dedup();
+                    if let Some(bad) = seqs.iter().find(|&&s| !q.dead_letters.contains(&s) || !q.is_claimable(s)) {
+                        let why = if q.dead_letters.contains(bad) { "another transaction holds it" } else { "there is no such dead letter" };
+                        return Err(Error::InvalidArgument(format!("dead letter {bad} of queue '{queue}' (in '{dlq}'): {why}")));
+                    }
+                    seqs
+                }
+            };
+            for &seq in &seqs {
+                q.claim_exact(seq);
+            }
+            (q.id, seqs)
+        };
+        self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq, deliveries: 0, recorded: false }));
+        let read = (|| {
+            let entries = crate::transaction::read_entries(&db, qid, &seqs)?;
+            let record_keys: Vec<[u8; 14]> = seqs.iter().map(|&s| keys::meta_dead_letter_key(qid, s)).collect();
+            let records = db.db().batched_multi_get_cf(db.cf(CF_META), record_keys.iter(), true);
+            seqs.iter()
+                .zip(entries)
+                .zip(records)
+                .map(|((seq, entry), record)| {
+                    let record = record.context(|| format!("reading dead letter {seq} of queue '{queue}'"))?;
+                    let missing = || Error::Corrupt(format!("dead letter {seq} of queue '{queue}' is missing"));
+                    Ok((DeadLetterRecord::decode(&record.ok_or_else(missing)?)?, entry.ok_or_else(missing)?))
+                })
+                .collect::<Result<Vec<_>>>()
+        })();
+        self.or_roll_back(read)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_and_garbage_is_refused() {
+        let r = DeadLetterRecord { origin_queue: "parse €".into(), origin_sequence: u64::MAX, deliveries: 3, reason: "bad input: 'x'".into(), dead_at_millis: 1_700_000_000_000 };
+        assert_eq!(DeadLetterRecord::decode(&r.encode()).unwrap(), r);
+        let empty = DeadLetterRecord { origin_queue: String::new(), reason: String::new(), ..r.clone() };
+        assert_eq!(DeadLetterRecord::decode(&empty.encode()).unwrap(), empty);
+        assert!(DeadLetterRecord::decode(&r.encode()[..20]).is_err());
+        let mut bad = r.encode();
+        bad[0] = 9;
+        assert!(DeadLetterRecord::decode(&bad).is_err());
+        let mut long_name = r.encode();
+        long_name[21] = 0xFF;
+        assert!(DeadLetterRecord::decode(&long_name).is_err());
+    }
+
+    #[test]
+    fn reasons_are_cut_at_a_character_boundary() {
+        assert_eq!(bounded_reason("short"), "short");
+        let long = "é".repeat(MAX_REASON_BYTES); // two bytes each
+        let cut = bounded_reason(&long);
+        assert!(cut.len() <= MAX_REASON_BYTES && cut.len() >= MAX_REASON_BYTES - 1);
+        assert!(long.starts_with(cut));
+    }
+}

@@ -1,0 +1,145 @@
+//! Bounded queues: a commit that would overfill a queue is refused (or waits for room), checked
+//! inside the commit so that concurrent producers never push a queue past its capacity.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rockcask_core::{Error, QueueConfig, Store, StoreOptions};
+
+fn open(dir: &std::path::Path) -> Store {
+    Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+}
+
+fn bounded(capacity: u64) -> QueueConfig {
+    QueueConfig { capacity, ..QueueConfig::default() }
+}
+
+#[test]
+fn a_commit_over_capacity_is_refused_and_leaves_the_transaction_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    store.configure_queue("q", bounded(3)).unwrap();
+    let mut tx = store.begin().unwrap();
+    for i in 0..4u8 {
+        tx.enqueue("q", &[i]).unwrap();
+    }
+    let full = tx.commit().unwrap_err();
+    assert!(matches!(full, Error::QueueFull { ref queue, capacity: 3, depth: 0, adding: 4 } if queue == "q"), "{full}");
+    assert!(full.to_string().contains("queue 'q' is full"), "{full}");
+    assert!(tx.is_open());
+    assert_eq!(tx.poll("q", 1).unwrap().len(), 1, "its own enqueue, taken back");
+    tx.commit().unwrap();
+    assert_eq!(store.queue_size("q").unwrap(), 3);
+
+    // Consuming in the same commit makes room; entries claimed elsewhere still count.
+    let mut holder = store.begin().unwrap();
+    holder.poll("q", 1).unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.poll("q", 1).unwrap();
+    tx.enqueue("q", b"x").unwrap();
+    tx.commit().unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("q", b"y").unwrap();
+    assert!(matches!(tx.commit(), Err(Error::QueueFull { depth: 3, .. })));
+    tx.rollback().unwrap();
+    holder.rollback().unwrap();
+    // Only what is enqueued is bounded: a commit that only consumes always passes.
+    store.configure_queue("q", bounded(1)).unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.poll("q", 1).unwrap();
+    tx.commit().unwrap();
+    assert_eq!(store.queue_size("q").unwrap(), 2);
+}
+
+#[test]
+fn a_waiting_commit_resumes_when_a_consumer_makes_room() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    store.configure_queue("q", bounded(2)).unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("q", b"1").unwrap();
+    tx.enqueue("q", b"2").unwrap();
+    tx.commit().unwrap();
+    let mut timed_out = store.begin().unwrap();
+    timed_out.enqueue("q", b"late").unwrap();
+    assert!(matches!(timed_out.commit_waiting(Duration::from_millis(50)), Err(Error::QueueFull { .. })));
+    assert!(timed_out.is_open());
+    timed_out.rollback().unwrap();
+
+    let resumed = Arc::new(AtomicBool::new(false));
+    let producer = {
+        let (store, resumed) = (store.clone(), resumed.clone());
+        std::thread::spawn(move || {
+            let mut tx = store.begin().unwrap();
+            tx.enqueue("q", b"3").unwrap();
+            tx.commit_waiting(Duration::from_secs(30)).unwrap();
+            resumed.store(true, Ordering::SeqCst);
+        })
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!resumed.load(Ordering::SeqCst), "blocked while the queue is full");
+    let mut consumer = store.begin().unwrap();
+    consumer.poll("q", 1).unwrap();
+    consumer.commit().unwrap();
+    producer.join().unwrap();
+    assert!(resumed.load(Ordering::SeqCst));
+    assert_eq!(store.queue_size("q").unwrap(), 2);
+}
+
+#[test]
+fn concurrent_producers_never_push_a_queue_past_its_capacity() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    const CAPACITY: u64 = 50;
+    store.configure_queue("q", bounded(CAPACITY)).unwrap();
+    let producers: Vec<_> = (0..4)
+        .map(|p| {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                for i in 0..100u32 {
+                    let mut tx = store.begin().unwrap();
+                    for j in 0..7u32 {
+                        tx.enqueue("q", &(p * 100_000 + i * 10 + j).to_be_bytes()).unwrap();
+                    }
+                    tx.commit_waiting(Duration::from_secs(60)).unwrap();
+                }
+            })
+        })
+        .collect();
+    let mut consumed = 0;
+    let mut most = 0;
+    while consumed < 4 * 100 * 7 {
+        most = most.max(store.queue_size("q").unwrap());
+        let mut tx = store.begin().unwrap();
+        consumed += tx.poll("q", 13).unwrap().len();
+        tx.commit().unwrap();
+    }
+    for p in producers {
+        p.join().unwrap();
+    }
+    assert!(most <= CAPACITY, "the queue held {most} entries, over its capacity of {CAPACITY}");
+    assert_eq!(store.queue_size("q").unwrap(), 0);
+}
+
+#[test]
+fn capacity_counts_moves_and_holds_for_queues_created_by_the_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    store.configure_queue("new", bounded(1)).unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("new", b"a").unwrap();
+    tx.enqueue("new", b"b").unwrap();
+    assert!(matches!(tx.commit(), Err(Error::QueueFull { .. })));
+    tx.rollback().unwrap();
+    assert!(store.queue_names().unwrap().is_empty());
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("from", b"a").unwrap();
+    tx.enqueue("from", b"b").unwrap();
+    tx.commit().unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.move_queue("from", "new").unwrap();
+    assert!(matches!(tx.commit(), Err(Error::QueueFull { adding: 2, .. })));
+    tx.rollback().unwrap();
+    assert_eq!(store.queue_size("from").unwrap(), 2);
+}
