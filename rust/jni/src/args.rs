@@ -190,6 +190,33 @@ impl Arg for Ids {
     }
 }
 
+/// Positions in a queue from a `long[]` (null: none given), at most `MAX_BATCH_ITEMS`, none
+/// negative.
+pub struct Sequences(pub Option<Vec<u64>>);
+
+impl Arg for Sequences {
+    type Raw<'local> = JLongArray<'local>;
+    type Value<'local> = Sequences;
+    const DESCRIPTOR: &'static str = "[J";
+    fn from_java<'local>(env: &mut Env<'local>, raw: JLongArray<'local>, name: &'static str) -> BridgeResult<Sequences> {
+        use rockcask_core::options::MAX_BATCH_ITEMS;
+        if raw.is_null() {
+            return Ok(Sequences(None));
+        }
+        let len = crate::wire::array_len(env, &raw, name)?;
+        if len > MAX_BATCH_ITEMS {
+            return Err(BridgeError::InvalidArgument(format!("{name} holds {len} sequences; at most {MAX_BATCH_ITEMS} are allowed")));
+        }
+        let mut values = vec![0i64; len];
+        raw.get_region(env, 0, &mut values)?;
+        let seqs = values
+            .into_iter()
+            .map(|v| u64::try_from(v).map_err(|_| BridgeError::InvalidArgument(format!("{name}: sequence {v} is negative"))))
+            .collect::<BridgeResult<Vec<u64>>>()?;
+        Ok(Sequences(Some(seqs)))
+    }
+}
+
 /// A path, passed as its UTF-8 bytes (Java's `String.getBytes(UTF_8)`, so no modified UTF-8).
 impl Arg for PathBuf {
     type Raw<'local> = JByteArray<'local>;

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use jni::objects::JByteArray;
 use jni::Env;
 use rockcask_core::compress::{Compression, Policy};
-use rockcask_core::{Store, StoreOptions};
+use rockcask_core::{QueueConfig, Store, StoreOptions};
 
-use crate::args::{decode_code, Arg, NewHandle, RecordOut};
+use crate::args::{decode_code, Arg, Count, NewHandle, RecordOut};
 use crate::contract::{self, Record, Slots, StatsSlot, StoreSlot};
 use crate::error::{BridgeError, BridgeResult};
 use crate::handle::{free_handle, Tagged};
@@ -25,6 +25,9 @@ native_class! {
         fn queueSize(store: &StoreHandle, queue: wire::QueueName) -> i64 = queue_size;
         fn stats(store: &StoreHandle) -> RecordOut = stats;
         fn compact(store: &StoreHandle) -> () = compact;
+        fn configureQueue(store: &StoreHandle, queue: wire::QueueName, max_deliveries: i64, dead_letter_queue: Option<String>, capacity: i64) -> () = configure_queue;
+        fn queueOptions(store: &StoreHandle, queue: wire::QueueName) -> Vec<u8> = queue_options;
+        fn deadLetters(store: &StoreHandle, queue: wire::QueueName, max: Count) -> Vec<u8> = dead_letters;
     }
 }
 
@@ -38,6 +41,26 @@ impl Tagged for StoreHandle {
 /// A `Compression` code from Java (`Compression::code`; `contract::COMPRESSION_CODES`).
 pub(crate) fn codec(code: i64, name: &str) -> BridgeResult<Compression> {
     decode_code(code, name, "compression", Compression::from_code)
+}
+
+/// A delivery limit from Java's `int` (0: none).
+fn delivery_limit(v: i64, what: &str) -> BridgeResult<u32> {
+    u32::try_from(v).map_err(|_| BridgeError::InvalidArgument(format!("{what} must not be negative, got {v}")))
+}
+
+/// `maxDeliveries` -1 keeps the store's default; `capacity` 0 is no limit.
+fn configure_queue(_env: &mut Env<'_>, store: &StoreHandle, queue: wire::QueueName, max_deliveries: i64, dead_letter_queue: Option<String>, capacity: i64) -> BridgeResult<()> {
+    let max_deliveries = if max_deliveries == -1 { None } else { Some(delivery_limit(max_deliveries, "maxDeliveries")?) };
+    let capacity = u64::try_from(capacity).map_err(|_| BridgeError::InvalidArgument(format!("capacity must not be negative, got {capacity}")))?;
+    Ok(store.0.configure_queue(queue.as_str(), QueueConfig { max_deliveries, dead_letter_queue, capacity })?)
+}
+
+fn queue_options(_env: &mut Env<'_>, store: &StoreHandle, queue: wire::QueueName) -> BridgeResult<Vec<u8>> {
+    Ok(wire::pack_queue_config(&store.0.queue_config(queue.as_str())?))
+}
+
+fn dead_letters(_env: &mut Env<'_>, store: &StoreHandle, queue: wire::QueueName, max: Count) -> BridgeResult<Vec<u8>> {
+    Ok(wire::pack_dead_letters(&store.0.dead_letters(queue.as_str(), max.0)?))
 }
 
 fn size(v: i64, what: &str) -> BridgeResult<usize> {
@@ -68,6 +91,7 @@ impl Arg for StoreRecord {
             read_only: record.flag(StoreSlot::ReadOnly),
             compression: Policy { codec: codec(record.get(StoreSlot::Compression), "compression")?, threshold: size(threshold, "compression threshold")? },
             queue_compression: wire::unpack_queue_codecs(queues)?.into_iter().map(|(q, c)| codec(c.into(), "queue compression").map(|c| (q, c))).collect::<BridgeResult<_>>()?,
+            max_deliveries: delivery_limit(record.get(StoreSlot::MaxDeliveries), "max deliveries")?,
         }))
     }
 }

@@ -10,9 +10,10 @@ use std::time::Duration;
 use jni::objects::{JByteArray, JByteBuffer, JObjectArray};
 use jni::Env;
 use parking_lot::{Mutex, MutexGuard};
+use rockcask_core::dead_letter::Selection;
 use rockcask_core::Transaction;
 
-use crate::args::{Count, Ids, JavaByteArray, JavaByteArrays};
+use crate::args::{Count, Ids, JavaByteArray, JavaByteArrays, Sequences};
 use crate::contract;
 use crate::error::{BridgeError, BridgeResult};
 use crate::handle::{free_handle, Tagged};
@@ -33,7 +34,11 @@ native_class! {
         fn getAll(tx: &TxHandle, ids: Ids) -> JavaByteArrays = get_all;
         fn delete(tx: &TxHandle, msb: i64, lsb: i64) -> bool = delete;
         fn commit(tx: &TxHandle) -> () = commit;
+        fn commitWaiting(tx: &TxHandle, wait_millis: Duration) -> () = commit_waiting;
         fn rollback(tx: &TxHandle) -> () = rollback;
+        fn rollbackBecause(tx: &TxHandle, reason: String, retry_after_millis: Duration) -> () = rollback_because;
+        fn requeueDeadLetters(tx: &TxHandle, queue: QueueName, sequences: Sequences) -> i64 = requeue_dead_letters;
+        fn dropDeadLetters(tx: &TxHandle, queue: QueueName, sequences: Sequences) -> i64 = drop_dead_letters;
         fn dropQueue(tx: &TxHandle, queue: QueueName) -> i64 = drop_queue;
         fn moveQueue(tx: &TxHandle, from: QueueName, to: QueueName) -> i64 = move_queue;
     }
@@ -167,8 +172,30 @@ fn commit(_env: &mut Env<'_>, tx: &TxHandle) -> BridgeResult<()> {
     Ok(tx.lock()?.commit()?)
 }
 
+fn commit_waiting(_env: &mut Env<'_>, tx: &TxHandle, wait: Duration) -> BridgeResult<()> {
+    Ok(tx.lock()?.commit_waiting(wait)?)
+}
+
 fn rollback(_env: &mut Env<'_>, tx: &TxHandle) -> BridgeResult<()> {
     Ok(tx.lock()?.rollback()?)
+}
+
+/// A retry delay of 0 means none.
+fn rollback_because(_env: &mut Env<'_>, tx: &TxHandle, reason: String, retry_after: Duration) -> BridgeResult<()> {
+    Ok(tx.lock()?.rollback_because(&reason, (!retry_after.is_zero()).then_some(retry_after))?)
+}
+
+/// `None` (a null array) selects every dead letter of the queue.
+fn selection(sequences: &Sequences) -> Selection<'_> {
+    sequences.0.as_deref().map_or(Selection::All, Selection::Only)
+}
+
+fn requeue_dead_letters(_env: &mut Env<'_>, tx: &TxHandle, queue: QueueName, sequences: Sequences) -> BridgeResult<i64> {
+    Ok(tx.lock()?.requeue_dead_letters(queue.as_str(), selection(&sequences))? as i64)
+}
+
+fn drop_dead_letters(_env: &mut Env<'_>, tx: &TxHandle, queue: QueueName, sequences: Sequences) -> BridgeResult<i64> {
+    Ok(tx.lock()?.drop_dead_letters(queue.as_str(), selection(&sequences))? as i64)
 }
 
 fn drop_queue(_env: &mut Env<'_>, tx: &TxHandle, queue: QueueName) -> BridgeResult<i64> {

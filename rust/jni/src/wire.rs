@@ -2,12 +2,12 @@
 //! JNI: one byte[] per call instead of one Java object per item.
 //!
 //! Packed messages (big-endian, read by `org.rockcask.Wire`): i32 count, then per message
-//! i64 msb, i64 lsb, i64 sequence (-1 when it has none yet), i32 payload length (-1 when the
-//! object is gone), payload bytes.
+//! i64 msb, i64 lsb, i64 sequence (-1 when it has none yet), i32 deliveries, i32 payload length
+//! (-1 when the object is gone), payload bytes.
 
 use jni::objects::{JByteArray, JByteBuffer, JPrimitiveArray, TypeArray};
 use jni::Env;
-use rockcask_core::{Message, Uuid};
+use rockcask_core::{DeadLetter, Message, QueueConfig, Uuid};
 
 use crate::error::{BridgeError, BridgeResult};
 
@@ -102,7 +102,7 @@ pub const MAX_JAVA_ARRAY_BYTES: usize = i32::MAX as usize - 8;
 
 /// Bytes `pack_messages` writes besides payloads: the count, then per message id and length.
 const PACKED_HEADER_BYTES: usize = 4;
-const PACKED_MESSAGE_BYTES: usize = 28;
+const PACKED_MESSAGE_BYTES: usize = 32;
 
 /// Payload bytes a packed list of up to `max` messages may carry and still fit one Java array,
 /// for `Transaction::poll_within` (so a poll of large payloads returns fewer, never fails).
@@ -110,8 +110,8 @@ pub fn payload_budget(max: usize) -> usize {
     MAX_JAVA_ARRAY_BYTES.saturating_sub(PACKED_HEADER_BYTES).saturating_sub(PACKED_MESSAGE_BYTES.saturating_mul(max))
 }
 
-/// i32 count, then per message: i64 msb, i64 lsb, i64 sequence (-1 for none), i32 payload
-/// length (-1 for none), payload.
+/// i32 count, then per message: i64 msb, i64 lsb, i64 sequence (-1 for none), i32 deliveries,
+/// i32 payload length (-1 for none), payload.
 pub fn pack_messages(messages: &[Message]) -> Vec<u8> {
     let size = PACKED_HEADER_BYTES + messages.iter().map(|m| PACKED_MESSAGE_BYTES + m.payload.as_ref().map_or(0, Vec::len)).sum::<usize>();
     let mut out = Vec::with_capacity(size);
@@ -122,13 +122,50 @@ pub fn pack_messages(messages: &[Message]) -> Vec<u8> {
         out.extend_from_slice(&lsb.to_be_bytes());
         // Sequences stay far below i64::MAX: one per entry ever committed to the queue.
         out.extend_from_slice(&m.sequence.map_or(-1, |s| s as i64).to_be_bytes());
-        match &m.payload {
-            Some(p) => {
-                out.extend_from_slice(&(p.len() as i32).to_be_bytes());
-                out.extend_from_slice(p);
-            }
-            None => out.extend_from_slice(&(-1i32).to_be_bytes()),
+        // Counts stay far below i32::MAX: one per delivery of one entry.
+        out.extend_from_slice(&(m.deliveries.min(i32::MAX as u32) as i32).to_be_bytes());
+        put_optional_bytes(&mut out, m.payload.as_deref());
+    }
+    out
+}
+
+/// i32 length (-1 for none), then the bytes.
+fn put_optional_bytes(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
+    match bytes {
+        Some(b) => {
+            out.extend_from_slice(&(b.len() as i32).to_be_bytes());
+            out.extend_from_slice(b);
         }
+        None => out.extend_from_slice(&(-1i32).to_be_bytes()),
+    }
+}
+
+/// A queue's settings for `Store.queueOptions`: i64 delivery limit (-1: the store's default),
+/// i64 capacity (0: none), dead-letter queue as i32 length (-1: the default) + UTF-8 name.
+pub fn pack_queue_config(config: &QueueConfig) -> Vec<u8> {
+    let mut out = Vec::with_capacity(20);
+    out.extend_from_slice(&config.max_deliveries.map_or(-1, i64::from).to_be_bytes());
+    out.extend_from_slice(&(config.capacity as i64).to_be_bytes());
+    put_optional_bytes(&mut out, config.dead_letter_queue.as_deref().map(str::as_bytes));
+    out
+}
+
+/// Dead letters for `Store.deadLetters`: i32 count, then per dead letter: i64 msb, i64 lsb,
+/// i64 sequence, i64 origin sequence, i32 deliveries, i64 dead-at millis, origin queue and
+/// reason as i32 length + UTF-8, payload as i32 length (-1 for none) + bytes.
+pub fn pack_dead_letters(letters: &[DeadLetter]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&(letters.len() as i32).to_be_bytes());
+    for d in letters {
+        let (msb, lsb) = d.id.as_u64_pair();
+        for n in [msb as i64, lsb as i64, d.sequence as i64, d.record.origin_sequence as i64] {
+            out.extend_from_slice(&n.to_be_bytes());
+        }
+        out.extend_from_slice(&(d.record.deliveries.min(i32::MAX as u32) as i32).to_be_bytes());
+        out.extend_from_slice(&(d.record.dead_at_millis as i64).to_be_bytes());
+        put_optional_bytes(&mut out, Some(d.record.origin_queue.as_bytes()));
+        put_optional_bytes(&mut out, Some(d.record.reason.as_bytes()));
+        put_optional_bytes(&mut out, d.payload.as_deref());
     }
     out
 }
@@ -169,23 +206,44 @@ pub fn unpack_queue_codecs(buf: &[u8]) -> BridgeResult<Vec<(String, i32)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rockcask_core::DeadLetterRecord;
 
     #[test]
     fn packed_messages_have_count_ids_sequences_lengths_and_missing_markers() {
         let id = Uuid::from_u64_pair(1, 2);
         let packed = pack_messages(&[
-            Message { id, payload: Some(b"ab".to_vec()), sequence: Some(7) },
-            Message { id, payload: None, sequence: None },
+            Message { id, payload: Some(b"ab".to_vec()), sequence: Some(7), deliveries: 3 },
+            Message { id, payload: None, sequence: None, deliveries: 1 },
         ]);
         assert_eq!(&packed[..4], &2i32.to_be_bytes());
         assert_eq!(&packed[4..12], &1u64.to_be_bytes());
         assert_eq!(&packed[12..20], &2u64.to_be_bytes());
         assert_eq!(&packed[20..28], &7i64.to_be_bytes());
-        assert_eq!(&packed[28..32], &2i32.to_be_bytes());
-        assert_eq!(&packed[32..34], b"ab");
-        assert_eq!(&packed[50..58], &(-1i64).to_be_bytes());
-        assert_eq!(&packed[58..62], &(-1i32).to_be_bytes());
-        assert_eq!(packed.len(), 62);
+        assert_eq!(&packed[28..32], &3i32.to_be_bytes());
+        assert_eq!(&packed[32..36], &2i32.to_be_bytes());
+        assert_eq!(&packed[36..38], b"ab");
+        assert_eq!(&packed[54..62], &(-1i64).to_be_bytes());
+        assert_eq!(&packed[62..66], &1i32.to_be_bytes());
+        assert_eq!(&packed[66..70], &(-1i32).to_be_bytes());
+        assert_eq!(packed.len(), 70);
+    }
+
+    #[test]
+    fn packed_queue_settings_and_dead_letters_have_their_documented_layout() {
+        let config = QueueConfig { max_deliveries: None, dead_letter_queue: Some("dl".into()), capacity: 9 };
+        let packed = pack_queue_config(&config);
+        assert_eq!(&packed[..8], &(-1i64).to_be_bytes());
+        assert_eq!(&packed[8..16], &9i64.to_be_bytes());
+        assert_eq!(&packed[16..], &[0, 0, 0, 2, b'd', b'l']);
+        assert_eq!(&pack_queue_config(&QueueConfig::default())[16..], &(-1i32).to_be_bytes());
+        let record = DeadLetterRecord { origin_queue: "q".into(), origin_sequence: 4, deliveries: 2, reason: "r".into(), dead_at_millis: 5 };
+        let packed = pack_dead_letters(&[DeadLetter { sequence: 3, id: Uuid::from_u64_pair(1, 2), payload: None, record }]);
+        assert_eq!(&packed[..4], &1i32.to_be_bytes());
+        assert_eq!(&packed[20..28], &3i64.to_be_bytes());
+        assert_eq!(&packed[28..36], &4i64.to_be_bytes());
+        assert_eq!(&packed[36..40], &2i32.to_be_bytes());
+        assert_eq!(&packed[40..48], &5i64.to_be_bytes());
+        assert_eq!(&packed[48..], &[0, 0, 0, 1, b'q', 0, 0, 0, 1, b'r', 0xFF, 0xFF, 0xFF, 0xFF]);
     }
 }
 

@@ -15,11 +15,13 @@ public final class Message {
     private final UUID id;
     private final byte[] payload;
     private final long sequence;
+    private final int deliveries;
 
-    Message(UUID id, byte[] payload, long sequence) {
+    Message(UUID id, byte[] payload, long sequence, int deliveries) {
         this.id = id;
         this.payload = payload;
         this.sequence = sequence;
+        this.deliveries = deliveries;
     }
 
     /** The id of the object this entry points at (use it to enqueue the same object elsewhere). */
@@ -45,6 +47,17 @@ public final class Message {
         return sequence;
     }
 
+    /**
+     * Which delivery of the entry this is: 1 the first time, one more each time it came back
+     * without being consumed (a rollback, a transaction closed without commit, a refused or
+     * failed commit, and, for queues with a delivery limit, the process ending while it was
+     * delivered: their deliveries are recorded in the store as they happen). For
+     * {@link Transaction#peek}, the count a poll would give now. Not part of {@link #equals}.
+     */
+    public int deliveries() {
+        return deliveries;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof Message && ((Message) o).id.equals(id) && ((Message) o).sequence == sequence && Arrays.equals(((Message) o).payload, payload);
@@ -57,6 +70,6 @@ public final class Message {
 
     @Override
     public String toString() {
-        return "Message[" + id + ", #" + sequence + ", " + (payload == null ? "deleted" : payload.length + " bytes") + "]";
+        return "Message[" + id + ", #" + sequence + ", delivery " + deliveries + ", " + (payload == null ? "deleted" : payload.length + " bytes") + "]";
     }
 }

@@ -26,7 +26,12 @@ public class RockCaskException extends RuntimeException {
         /** A snapshot file that cannot be read or trusted ({@link SnapshotException}). */
         BadSnapshot,
         /** The destination of an export, import or checkpoint already exists. */
-        TargetExists
+        TargetExists,
+        /**
+         * A commit would put a queue over its {@link QueueOptions#capacity()}: nothing was
+         * written and the transaction is still open.
+         */
+        QueueFull
     }
 
     private final Status status;

@@ -94,6 +94,45 @@ public final class Store implements AutoCloseable {
                 v[Wire.STATS_STORED_PAYLOAD_BYTES]);
     }
 
+    /**
+     * Gives {@code queue} these settings, kept in the store (written durably at once, and in
+     * force for every transaction from now on). {@link QueueOptions#defaults()} forgets its
+     * settings. A lower delivery limit applies to entries already over it at their next failed
+     * delivery, or at the next open; a lower capacity to the next commits (entries already there
+     * stay).
+     */
+    public void configureQueue(String queue, QueueOptions options) {
+        byte[] name = Wire.queueName(queue);
+        Wire.checkQueueName(name);
+        Objects.requireNonNull(options, "options");
+        handle.run(h -> StoreNative.configureQueue(h, name, options.maxDeliveries(), options.deadLetterQueue(), options.capacity()));
+    }
+
+    /** The settings of {@code queue} ({@link QueueOptions#defaults()} when it has none). */
+    public QueueOptions queueOptions(String queue) {
+        byte[] name = Wire.queueName(queue);
+        Wire.checkQueueName(name);
+        return handle.call(h -> Wire.queueOptions(StoreNative.queueOptions(h, name)));
+    }
+
+    /**
+     * The first {@code max} dead letters of {@code queue} (the entries its dead-letter queue
+     * holds that were dead-lettered, from this queue or another sharing that dead-letter queue),
+     * lowest position first, each with its payload and why it died. Requeue or drop them with
+     * {@link Transaction#requeueDeadLetters(String, long...)} and
+     * {@link Transaction#dropDeadLetters(String, long...)}; a consumer may also poll the
+     * dead-letter queue ({@code <queue>.dead} unless {@link QueueOptions#deadLetterQueue()} names
+     * another) like any queue.
+     */
+    public List<DeadLetter> deadLetters(String queue, int max) {
+        byte[] name = Wire.queueName(queue);
+        Wire.checkQueueName(name);
+        if (max < 0 || max > Wire.MAX_BATCH_ITEMS) {
+            throw new IllegalArgumentException("max must be 0 to " + Wire.MAX_BATCH_ITEMS + ": " + max);
+        }
+        return handle.call(h -> Wire.deadLetters(StoreNative.deadLetters(h, name, max)));
+    }
+
     /** Flushes and compacts now, reclaiming the space of consumed entries at once. */
     public void compact() {
         handle.run(StoreNative::compact);

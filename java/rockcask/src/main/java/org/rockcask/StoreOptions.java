@@ -17,6 +17,7 @@ public final class StoreOptions {
     private Compression compression = Compression.NONE;
     private int compressionThreshold = 256;
     private Map<String, Compression> queueCompression = Collections.emptyMap();
+    private int maxDeliveries;
 
     private StoreOptions() {}
 
@@ -30,6 +31,7 @@ public final class StoreOptions {
         o.compression = compression;
         o.compressionThreshold = compressionThreshold;
         o.queueCompression = queueCompression;
+        o.maxDeliveries = maxDeliveries;
         return o;
     }
 
@@ -163,6 +165,24 @@ public final class StoreOptions {
     }
 
     /**
+     * The delivery limit of every queue whose {@link QueueOptions} give none: an entry delivered
+     * this many times without being consumed goes to its queue's dead-letter queue. 0 (the
+     * default): no limit.
+     */
+    public int maxDeliveries() {
+        return maxDeliveries;
+    }
+
+    public StoreOptions maxDeliveries(int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("maxDeliveries must be 0 (no limit) or positive: " + n);
+        }
+        StoreOptions o = copy();
+        o.maxDeliveries = n;
+        return o;
+    }
+
+    /**
      * These options as the native side reads them: the {@code STORE_} slots of {@link Wire} as
      * big-endian longs, then the per-queue codecs (i32 count, then per queue i32 length, UTF-8
      * name, i32 code).
@@ -178,6 +198,7 @@ public final class StoreOptions {
         slots[Wire.STORE_READ_ONLY] = readOnly ? 1 : 0;
         slots[Wire.STORE_COMPRESSION] = compression.code;
         slots[Wire.STORE_COMPRESSION_THRESHOLD] = compressionThreshold;
+        slots[Wire.STORE_MAX_DELIVERIES] = maxDeliveries;
         try {
             for (long slot : slots) {
                 out.writeLong(slot);
@@ -199,6 +220,6 @@ public final class StoreOptions {
     public String toString() {
         return "StoreOptions[syncOnCommit=" + syncOnCommit + ", blockCacheBytes=" + blockCacheBytes + ", writeBufferBytes="
                 + writeBufferBytes + ", createIfMissing=" + createIfMissing + ", readOnly=" + readOnly + ", compression=" + compression
-                + ", compressionThreshold=" + compressionThreshold + ", queueCompression=" + queueCompression + "]";
+                + ", compressionThreshold=" + compressionThreshold + ", queueCompression=" + queueCompression + ", maxDeliveries=" + maxDeliveries + "]";
     }
 }

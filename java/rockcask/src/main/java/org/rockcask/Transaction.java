@@ -161,11 +161,7 @@ public final class Transaction implements AutoCloseable {
      */
     public synchronized Message take(String queue, Duration timeout) {
         byte[] name = name(queue);
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout must not be negative: " + timeout);
-        }
-        long millis = timeout.getSeconds() > Long.MAX_VALUE / 2000 ? Long.MAX_VALUE / 2 : timeout.toMillis();
+        long millis = millis(timeout, "timeout");
         return handle.call(h -> {
             checkOpen();
             flush(h);
@@ -311,17 +307,135 @@ public final class Transaction implements AutoCloseable {
      * </ul>
      */
     public synchronized void commit() {
+        commit(Duration.ZERO);
+    }
+
+    /**
+     * {@link #commit()} that, when a queue this transaction enqueues to is at its
+     * {@link QueueOptions#capacity()}, waits up to {@code wait} for consumers to make room (a
+     * commit consuming from that queue) and tries again: how a producer is slowed down by a slow
+     * consumer instead of filling the disk. The capacity is checked inside the commit, in commit
+     * order, so concurrent producers never push a queue past it together.
+     *
+     * <p>Status {@code QueueFull} (a {@link RockCaskException}) when there is still no room once
+     * {@code wait} has passed ({@link #commit()} does not wait): nothing was written and the
+     * transaction <em>stays open</em> with everything it did, to be committed again later or
+     * rolled back. Every other failure ends the transaction as {@link #commit()} says.
+     */
+    public synchronized void commit(Duration wait) {
+        long millis = millis(wait, "wait");
         handle.run(h -> {
             checkWritable();
             flush(h);
             try {
-                TransactionNative.commit(h);
+                TransactionNative.commitWaiting(h, millis);
+            } catch (RockCaskException e) {
+                if (e.status() != RockCaskException.Status.QueueFull) {
+                    finished = "ended by a failed commit";
+                }
+                throw e;
             } catch (RuntimeException e) {
                 finished = "ended by a failed commit";
                 throw e;
             }
             finished = "committed";
         });
+    }
+
+    /**
+     * {@link #rollback()} saying why: each item this transaction polled comes back with one more
+     * failed delivery ({@link Message#deliveries()}), and those that reach their queue's delivery
+     * limit ({@link QueueOptions#maxDeliveries()}, {@link StoreOptions#maxDeliveries()}) are moved,
+     * with their objects and in one commit, to the queue's dead-letter queue, which records
+     * {@code reason} (cut to 4096 UTF-8 bytes), the count and the time ({@link Store#deadLetters}).
+     * Without a reason, a dead letter records "rolled back".
+     *
+     * <p>The transaction is over even if moving dead letters fails (the exception says why):
+     * those entries stay in their queue and are moved by the next rollback that finds them, or
+     * when the store is next opened.
+     */
+    public void rollback(String reason) {
+        rollback(reason, Duration.ZERO);
+    }
+
+    /**
+     * {@link #rollback(String)} that also delays the items it gives back (NiFi's "penalize"):
+     * none is delivered again before {@code retryAfter} has passed. A delayed item keeps its
+     * place: polls skip it until it is due, delivering the items after it meanwhile, and once
+     * due it comes before every item after it that was not delivered yet. The order rule: a poll
+     * delivers the due items handed back by rollbacks, lowest {@link Message#sequence()} first,
+     * then the items never delivered, in order. Delays are kept in memory: after the store is
+     * reopened, delayed items are due at once. {@code Duration.ZERO}: no delay.
+     */
+    public synchronized void rollback(String reason, Duration retryAfter) {
+        Objects.requireNonNull(reason, "reason");
+        long millis = millis(retryAfter, "retryAfter");
+        handle.run(h -> {
+            pending.clear();
+            lastPendingPut = null;
+            TransactionNative.rollbackBecause(h, reason, millis);
+            if (finished == null) {
+                finished = "rolled back";
+            }
+        });
+    }
+
+    /**
+     * Puts every dead letter of {@code queue} (those in its dead-letter queue that no other
+     * transaction holds) back at the tail of the queue each came from, as new entries whose
+     * deliveries count from 1 again. Takes effect at commit.
+     *
+     * @return how many it requeues
+     */
+    public synchronized long requeueAllDeadLetters(String queue) {
+        return onDeadLetters(queue, null, true);
+    }
+
+    /**
+     * {@link #requeueAllDeadLetters} of the dead letters at these {@link DeadLetter#sequence()}s
+     * only; each must be a dead letter of {@code queue} that no other transaction holds.
+     */
+    public synchronized long requeueDeadLetters(String queue, long... sequences) {
+        return onDeadLetters(queue, checkedSequences(sequences), true);
+    }
+
+    /** Deletes every dead letter of {@code queue} no other transaction holds, at commit. */
+    public synchronized long dropAllDeadLetters(String queue) {
+        return onDeadLetters(queue, null, false);
+    }
+
+    /** {@link #dropAllDeadLetters} of the dead letters at these {@link DeadLetter#sequence()}s only. */
+    public synchronized long dropDeadLetters(String queue, long... sequences) {
+        return onDeadLetters(queue, checkedSequences(sequences), false);
+    }
+
+    private long onDeadLetters(String queue, long[] sequences, boolean requeue) {
+        byte[] name = name(queue);
+        return handle.call(h -> {
+            checkWritable();
+            flush(h);
+            return requeue ? TransactionNative.requeueDeadLetters(h, name, sequences) : TransactionNative.dropDeadLetters(h, name, sequences);
+        });
+    }
+
+    private static long[] checkedSequences(long[] sequences) {
+        Objects.requireNonNull(sequences, "sequences");
+        if (sequences.length == 0) {
+            throw new IllegalArgumentException("no sequences given (the *All* variant takes every dead letter)");
+        }
+        if (sequences.length > Wire.MAX_BATCH_ITEMS) {
+            throw new IllegalArgumentException(sequences.length + " sequences are more than the " + Wire.MAX_BATCH_ITEMS + " one call takes");
+        }
+        return sequences.clone();
+    }
+
+    /** A non-negative duration in milliseconds for the native side, capped where no wait ends. */
+    private static long millis(Duration d, String what) {
+        Objects.requireNonNull(d, what);
+        if (d.isNegative()) {
+            throw new IllegalArgumentException(what + " must not be negative: " + d);
+        }
+        return d.getSeconds() > Long.MAX_VALUE / 2000 ? Long.MAX_VALUE / 2 : d.toMillis();
     }
 
     /** Discards everything; polled items go back to the head of their queues. Idempotent. */

@@ -46,7 +46,8 @@ final class Wire {
     static final int STORE_READ_ONLY = 4;
     static final int STORE_COMPRESSION = 5;
     static final int STORE_COMPRESSION_THRESHOLD = 6;
-    static final int STORE_SLOTS = 7;
+    static final int STORE_MAX_DELIVERIES = 7;
+    static final int STORE_SLOTS = 8;
 
     /** {@link Store#stats()}. */
     static final int STATS_QUEUES = 0;
@@ -115,13 +116,48 @@ final class Wire {
         for (int i = 0; i < n; i++) {
             UUID id = new UUID(b.getLong(), b.getLong());
             long sequence = b.getLong();
-            int len = b.getInt();
-            byte[] payload = null;
-            if (len >= 0) {
-                payload = new byte[len];
-                b.get(payload);
-            }
-            out.add(new Message(id, payload, sequence));
+            int deliveries = b.getInt();
+            out.add(new Message(id, optionalBytes(b), sequence, deliveries));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /** i32 length (-1 for none), then the bytes. */
+    private static byte[] optionalBytes(ByteBuffer b) {
+        int len = b.getInt();
+        if (len < 0) {
+            return null;
+        }
+        byte[] bytes = new byte[len];
+        b.get(bytes);
+        return bytes;
+    }
+
+    private static String optionalString(ByteBuffer b) {
+        byte[] bytes = optionalBytes(b);
+        return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    static QueueOptions queueOptions(byte[] packed) {
+        ByteBuffer b = ByteBuffer.wrap(packed);
+        long maxDeliveries = b.getLong();
+        long capacity = b.getLong();
+        return new QueueOptions((int) maxDeliveries, optionalString(b), capacity);
+    }
+
+    static List<DeadLetter> deadLetters(byte[] packed) {
+        ByteBuffer b = ByteBuffer.wrap(packed);
+        int n = b.getInt();
+        List<DeadLetter> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            UUID id = new UUID(b.getLong(), b.getLong());
+            long sequence = b.getLong();
+            long originSequence = b.getLong();
+            int deliveries = b.getInt();
+            java.time.Instant deadAt = java.time.Instant.ofEpochMilli(b.getLong());
+            String origin = optionalString(b);
+            String reason = optionalString(b);
+            out.add(new DeadLetter(sequence, id, optionalBytes(b), origin, originSequence, deliveries, reason, deadAt));
         }
         return Collections.unmodifiableList(out);
     }

@@ -257,17 +257,19 @@ public class StoreTest {
     }
 
     @Test
-    public void messagesCompareByIdSequenceAndPayload() {
+    public void messagesCompareByIdSequenceAndPayloadButNotByDeliveries() {
         UUID id = UUID.randomUUID();
-        Message a = new Message(id, b("x"), 3);
-        assertEquals(a, new Message(id, b("x"), 3));
-        assertEquals(a.hashCode(), new Message(id, b("x"), 3).hashCode());
-        assertFalse(a.equals(new Message(id, b("y"), 3)));
-        assertFalse(a.equals(new Message(UUID.randomUUID(), b("x"), 3)));
-        assertFalse(a.equals(new Message(id, b("x"), 4)));
+        Message a = new Message(id, b("x"), 3, 1);
+        assertEquals(a, new Message(id, b("x"), 3, 1));
+        assertEquals(a, new Message(id, b("x"), 3, 2));
+        assertEquals(a.hashCode(), new Message(id, b("x"), 3, 2).hashCode());
+        assertFalse(a.equals(new Message(id, b("y"), 3, 1)));
+        assertFalse(a.equals(new Message(UUID.randomUUID(), b("x"), 3, 1)));
+        assertFalse(a.equals(new Message(id, b("x"), 4, 1)));
         assertTrue(a.toString().contains("1 bytes"));
         assertTrue(a.toString().contains("#3"));
-        assertTrue(new Message(id, null, Message.NO_SEQUENCE).toString().contains("deleted"));
+        assertTrue(new Message(id, b("x"), 3, 7).toString().contains("delivery 7"));
+        assertTrue(new Message(id, null, Message.NO_SEQUENCE, 1).toString().contains("deleted"));
     }
 
     @Test

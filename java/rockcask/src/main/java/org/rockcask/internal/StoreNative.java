@@ -33,4 +33,13 @@ public final class StoreNative {
     public static native long[] stats(long store);
 
     public static native void compact(long store);
+
+    /** {@code maxDeliveries} -1: the store's default; {@code deadLetterQueue} null: {@code <queue>.dead}; {@code capacity} 0: none. */
+    public static native void configureQueue(long store, byte[] queue, long maxDeliveries, String deadLetterQueue, long capacity);
+
+    /** The queue's settings, packed as {@code Wire.queueOptions} reads them. */
+    public static native byte[] queueOptions(long store, byte[] queue);
+
+    /** Dead letters, packed as {@code Wire.deadLetters} reads them. */
+    public static native byte[] deadLetters(long store, byte[] queue, int max);
 }

@@ -45,7 +45,19 @@ public final class TransactionNative {
 
     public static native void commit(long tx);
 
+    /** Waits up to {@code waitMillis} for room in a full queue. */
+    public static native void commitWaiting(long tx, long waitMillis);
+
     public static native void rollback(long tx);
+
+    /** {@code retryAfterMillis} 0: no delay. */
+    public static native void rollbackBecause(long tx, String reason, long retryAfterMillis);
+
+    /** {@code sequences} null: every dead letter of the queue. How many it requeues. */
+    public static native long requeueDeadLetters(long tx, byte[] queue, long[] sequences);
+
+    /** {@code sequences} null: every dead letter of the queue. How many it drops. */
+    public static native long dropDeadLetters(long tx, byte[] queue, long[] sequences);
 
     /** How many entries the drop removes. */
     public static native long dropQueue(long tx, byte[] queue);

@@ -1,0 +1,138 @@
+package org.rockcask;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/** Bounded queues through the Java API: QueueFull, waiting commits, concurrent producers. */
+public class CapacityTest {
+    @Rule
+    public TemporaryFolder tmp = new TemporaryFolder();
+
+    private Store store;
+
+    @Before
+    public void openStore() {
+        Path dir = tmp.getRoot().toPath().resolve("store");
+        store = Store.open(dir, StoreOptions.defaults().syncOnCommit(false));
+    }
+
+    @After
+    public void closeStore() {
+        store.close();
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    public void queueFullLeavesTheTransactionOpenWithEverythingItDid() {
+        store.configureQueue("q", QueueOptions.defaults().capacity(2));
+        try (Transaction tx = store.begin()) {
+            tx.enqueue("q", b("1"));
+            tx.enqueue("q", b("2"));
+            tx.enqueue("q", b("3"));
+            RockCaskException full = assertThrows(RockCaskException.class, tx::commit);
+            assertEquals(RockCaskException.Status.QueueFull, full.status());
+            assertTrue(full.getMessage(), full.getMessage().contains("queue 'q' is full: it holds 0 of its 2 entries and this commit adds 3"));
+            assertEquals("still open, its own enqueues there", 3, tx.peek("q", 10).size());
+            tx.poll("q");
+            tx.commit();
+        }
+        assertEquals(2, store.queueSize("q"));
+    }
+
+    @Test
+    public void aBlockedProducerResumesWhenAConsumerCommits() throws Exception {
+        store.configureQueue("q", QueueOptions.defaults().capacity(1));
+        try (Transaction tx = store.begin()) {
+            tx.enqueue("q", b("first"));
+            tx.commit();
+        }
+        try (Transaction tx = store.begin()) {
+            tx.enqueue("q", b("too many"));
+            assertThrows(RockCaskException.class, () -> tx.commit(Duration.ofMillis(20)));
+            tx.rollback();
+        }
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            CountDownLatch started = new CountDownLatch(1);
+            Future<?> producer = pool.submit(() -> {
+                try (Transaction tx = store.begin()) {
+                    tx.enqueue("q", b("second"));
+                    started.countDown();
+                    tx.commit(Duration.ofSeconds(60));
+                }
+            });
+            started.await();
+            Thread.sleep(100);
+            assertFalse("waits while the queue is full", producer.isDone());
+            try (Transaction tx = store.begin()) {
+                assertEquals("first", new String(tx.poll("q").payload(), StandardCharsets.UTF_8));
+                tx.commit();
+            }
+            producer.get(30, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(1, store.queueSize("q"));
+    }
+
+    @Test
+    public void concurrentProducersNeverPushAQueuePastItsCapacity() throws Exception {
+        int capacity = 20;
+        int producers = 4;
+        int commits = 50;
+        int perCommit = 3;
+        store.configureQueue("q", QueueOptions.defaults().capacity(capacity));
+        ExecutorService pool = Executors.newFixedThreadPool(producers);
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int p = 0; p < producers; p++) {
+                running.add(pool.submit(() -> {
+                    for (int i = 0; i < commits; i++) {
+                        try (Transaction tx = store.begin()) {
+                            for (int j = 0; j < perCommit; j++) {
+                                tx.enqueue("q", b("x"));
+                            }
+                            tx.commit(Duration.ofSeconds(60));
+                        }
+                    }
+                }));
+            }
+            long most = 0;
+            int consumed = 0;
+            while (consumed < producers * commits * perCommit) {
+                most = Math.max(most, store.queueSize("q"));
+                try (Transaction tx = store.begin()) {
+                    consumed += tx.poll("q", 7).size();
+                    tx.commit();
+                }
+            }
+            for (Future<?> f : running) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            assertTrue("held " + most + " entries, capacity " + capacity, most <= capacity);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}
