@@ -157,6 +157,11 @@ pub enum Command {
     )]
     Staging(StagingCommand),
 
+    /// List, requeue or drop a queue's dead letters (entries moved to its dead-letter queue
+    /// after as many deliveries as the queue allows)
+    #[command(subcommand)]
+    Dead(DeadCommand),
+
     /// Write a RocksDB checkpoint of a store (hard links where possible) to a new directory
     #[command(after_help = EXIT_CODES)]
     Checkpoint {
@@ -199,6 +204,58 @@ pub enum StagingCommand {
         #[command(flatten)]
         filter: RequiredLineage,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DeadCommand {
+    /// List the dead letters of QUEUE, lowest position first, one
+    /// `position<TAB>origin queue<TAB>origin position<TAB>deliveries<TAB>dead at (UTC)<TAB>reason<TAB>payload`
+    /// line each (names and reasons escaped as text); opens the store read-only
+    #[command(after_help = DUMP_HELP)]
+    List {
+        /// The store's directory
+        store_dir: PathBuf,
+        /// The queue whose dead letters to list (they are in its dead-letter queue)
+        queue: String,
+        /// Stop after this many
+        #[arg(long, value_name = "N", default_value_t = 1000)]
+        limit: usize,
+        /// How payloads are written
+        #[arg(long, value_enum, default_value_t = PayloadFormat::Text)]
+        format: PayloadFormat,
+    },
+    /// Put dead letters back at the tail of the queue each came from (all of them, or those at
+    /// the positions given); prints `requeued<TAB>count`
+    #[command(after_help = EXIT_CODES)]
+    Requeue {
+        /// The store's directory (opened for writing: no other process may have it open)
+        store_dir: PathBuf,
+        queue: String,
+        #[command(flatten)]
+        which: DeadLetterPositions,
+    },
+    /// Delete dead letters (all of them, or those at the positions given) with their objects;
+    /// prints `dropped<TAB>count`
+    #[command(after_help = EXIT_CODES)]
+    Drop {
+        /// The store's directory (opened for writing: no other process may have it open)
+        store_dir: PathBuf,
+        queue: String,
+        #[command(flatten)]
+        which: DeadLetterPositions,
+    },
+}
+
+/// Which dead letters a command changes.
+#[derive(Args, Debug)]
+#[group(required = true, multiple = false)]
+pub struct DeadLetterPositions {
+    /// Only the dead letter at this position (as `dead list` shows it); repeatable
+    #[arg(long = "position", value_name = "N")]
+    pub positions: Vec<u64>,
+    /// Every dead letter of the queue
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// Which staging queues a command looks at.

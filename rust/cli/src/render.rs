@@ -25,6 +25,17 @@ pub fn escape_text(bytes: &[u8], out: &mut String) {
 
 /// A payload in text form; `-` is reserved for "object deleted", so a payload that is exactly
 /// `-` is escaped.
+impl crate::args::PayloadFormat {
+    /// The function writing a payload in this format.
+    pub fn renderer(self) -> fn(&[u8], &mut String) {
+        match self {
+            crate::args::PayloadFormat::Text => payload_text,
+            crate::args::PayloadFormat::Hex => hex,
+            crate::args::PayloadFormat::Base64 => base64,
+        }
+    }
+}
+
 pub fn payload_text(bytes: &[u8], out: &mut String) {
     if bytes == b"-" {
         out.push_str("\\u{2d}");

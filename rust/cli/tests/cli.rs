@@ -441,7 +441,7 @@ fn help_of_every_subcommand_describes_it_and_lists_the_exit_codes() {
     let out = rockcask(&["--help"]);
     assert_exit(&out, 0);
     let help = stdout(&out);
-    for command in ["stats", "queues", "dump", "export", "import", "verify", "checkpoint", "staging"] {
+    for command in ["stats", "queues", "dump", "export", "import", "verify", "checkpoint", "staging", "dead"] {
         assert!(help.contains(command), "top-level help misses {command}:\n{help}");
     }
     assert!(help.contains("Exit codes:") && help.contains("snapshot damaged or unreadable"), "{help}");
@@ -461,6 +461,12 @@ fn help_of_every_subcommand_describes_it_and_lists_the_exit_codes() {
         assert!(help.contains(mentions) && help.contains("Exit codes:") && help.contains("target already exists"), "{command} --help:\n{help}");
     }
     assert!(stdout(&rockcask(&["dump", "--help"])).contains("base64"));
+    for (verb, mentions) in [("list", "--limit"), ("requeue", "--position"), ("drop", "--all")] {
+        let out = rockcask(&["dead", verb, "--help"]);
+        assert_exit(&out, 0);
+        let help = stdout(&out);
+        assert!(help.contains(mentions) && help.contains("Exit codes:"), "dead {verb} --help:\n{help}");
+    }
     for (verb, mentions) in [("list", "--target"), ("commit", "--lineage"), ("abort", "--lineage")] {
         let out = rockcask(&["staging", verb, "--help"]);
         assert_exit(&out, 0);
@@ -569,4 +575,66 @@ fn staging_commit_needs_a_lineage_and_the_store_to_itself() {
     let missing = dir.path().join("missing");
     assert_failure(&rockcask(&[OsStr::new("staging"), OsStr::new("commit"), missing.as_os_str(), OsStr::new("--lineage"), OsStr::new("dead")]), 3, "missing");
     assert!(!missing.exists(), "nothing is created");
+}
+
+/// Queue "in" (limit 1, dead letters to "in.dead") with three dead letters: "a" (reason
+/// "bad\tinput"), "b" and "c", and one live entry "d".
+fn store_with_dead_letters(dir: &Path) {
+    let store = open(dir);
+    store.configure_queue("in", rockcask_core::QueueConfig { max_deliveries: Some(1), ..Default::default() }).unwrap();
+    let mut tx = store.begin().unwrap();
+    for item in ["a", "b", "c", "d"] {
+        tx.enqueue("in", item.as_bytes()).unwrap();
+    }
+    tx.commit().unwrap();
+    for reason in ["bad\tinput", "x", "y"] {
+        let mut tx = store.begin().unwrap();
+        tx.poll("in", 1).unwrap();
+        tx.rollback_because(reason, None).unwrap();
+    }
+    store.close().unwrap();
+}
+
+#[test]
+fn dead_list_shows_each_dead_letter_with_its_origin_reason_and_payload() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    store_with_dead_letters(&store);
+    let out = rockcask(&[OsStr::new("dead"), OsStr::new("list"), store.as_os_str(), OsStr::new("in")]);
+    assert_exit(&out, 0);
+    let listed = stdout(&out);
+    let lines: Vec<Vec<&str>> = listed.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(lines.len(), 3, "{listed}");
+    assert_eq!((lines[0][0], lines[0][1], lines[0][2], lines[0][3]), ("0", "in", "0", "1"));
+    assert!(lines[0][4].ends_with('Z') && lines[0][4].len() == 24, "{listed}");
+    assert_eq!((lines[0][5], lines[0][6]), ("bad\\tinput", "a"));
+    assert_eq!(lines[2][6], "c");
+    let out = rockcask(&[OsStr::new("dead"), OsStr::new("list"), store.as_os_str(), OsStr::new("in"), OsStr::new("--limit"), OsStr::new("1"), OsStr::new("--format"), OsStr::new("hex")]);
+    assert_eq!(stdout(&out).lines().count(), 1);
+    assert!(stdout(&out).ends_with("\t61\n"), "{}", stdout(&out));
+    let out = rockcask(&[OsStr::new("dead"), OsStr::new("list"), store.as_os_str(), OsStr::new("nothing")]);
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn dead_requeue_and_drop_change_the_dead_letters_chosen_and_need_a_choice() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    store_with_dead_letters(&store);
+    let out = rockcask(&[OsStr::new("dead"), OsStr::new("requeue"), store.as_os_str(), OsStr::new("in")]);
+    assert_exit(&out, 2);
+    let out = rockcask(&[OsStr::new("dead"), OsStr::new("requeue"), store.as_os_str(), OsStr::new("in"), OsStr::new("--position"), OsStr::new("1")]);
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out), "requeued\t1\n");
+    let out = rockcask(&[OsStr::new("dead"), OsStr::new("drop"), store.as_os_str(), OsStr::new("in"), OsStr::new("--position"), OsStr::new("1")]);
+    assert_failure(&out, 1, "no such dead letter");
+    let out = rockcask(&[OsStr::new("dead"), OsStr::new("drop"), store.as_os_str(), OsStr::new("in"), OsStr::new("--all")]);
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out), "dropped\t2\n");
+    let out = rockcask(&[OsStr::new("dump"), store.as_os_str(), OsStr::new("in")]);
+    let payloads: Vec<String> = stdout(&out).lines().map(|l| l.rsplit('\t').next().unwrap().to_string()).collect();
+    assert_eq!(payloads, vec!["d", "b"]);
+    let out = rockcask(&[OsStr::new("queues"), store.as_os_str()]);
+    assert_eq!(stdout(&out), "in\t2\nin.dead\t0\n");
 }

@@ -10,7 +10,7 @@ use rockcask_core::StoreStats;
 use super::{finish_output, open_read_only};
 use crate::args::PayloadFormat;
 use crate::failure::CliResult;
-use crate::render::{base64, escape_text, hex, json_string, payload_text};
+use crate::render::{escape_text, json_string};
 
 pub fn stats(dir: &Path, json: bool) -> CliResult {
     let store = open_read_only(dir)?;
@@ -68,11 +68,7 @@ pub fn queues(dir: &Path) -> CliResult {
 pub fn dump(dir: &Path, queue: &str, limit: Option<u64>, format: PayloadFormat) -> CliResult {
     let store = open_read_only(dir)?;
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let render: fn(&[u8], &mut String) = match format {
-        PayloadFormat::Text => payload_text,
-        PayloadFormat::Hex => hex,
-        PayloadFormat::Base64 => base64,
-    };
+    let render = format.renderer();
     let limit = limit.unwrap_or(u64::MAX);
     let mut line = String::new();
     // A failed write (the reader went away, say) stops the walk; it is reported after it.

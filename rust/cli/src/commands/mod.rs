@@ -1,6 +1,7 @@
 //! One function per subcommand; `run` dispatches. Inspection commands (read-only, output on
 //! stdout for scripts) are in `inspect.rs`, snapshot and checkpoint commands in `snapshot.rs`.
 
+mod dead;
 mod inspect;
 mod snapshot;
 mod staging;
@@ -10,7 +11,7 @@ use std::path::Path;
 
 use rockcask_core::{Store, StoreOptions};
 
-use crate::args::{Command, StagingCommand};
+use crate::args::{Command, DeadCommand, StagingCommand};
 use crate::failure::{CliResult, Failure};
 
 pub fn run(command: Command) -> CliResult {
@@ -27,6 +28,9 @@ pub fn run(command: Command) -> CliResult {
         Command::Staging(StagingCommand::List { store_dir, filter }) => staging::list(&store_dir, &filter),
         Command::Staging(StagingCommand::Commit { store_dir, filter }) => staging::settle(&store_dir, &filter.into(), staging::Settle::Commit),
         Command::Staging(StagingCommand::Abort { store_dir, filter }) => staging::settle(&store_dir, &filter.into(), staging::Settle::Abort),
+        Command::Dead(DeadCommand::List { store_dir, queue, limit, format }) => dead::list(&store_dir, &queue, limit, format),
+        Command::Dead(DeadCommand::Requeue { store_dir, queue, which }) => dead::change(&store_dir, &queue, &which, dead::Change::Requeue),
+        Command::Dead(DeadCommand::Drop { store_dir, queue, which }) => dead::change(&store_dir, &queue, &which, dead::Change::Drop),
     }
 }
 
