@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: Rust unit and store tests, the JUnit suites (under -Xcheck:jni), Flink's own
-# connector test suites (JUnit 5, through the console launcher), then publishes to mavenLocal
-# and runs the example consumer projects (native API, Tokyo Cabinet drop-in, Flink job) against
-# the published jars.
+# connector test suites (JUnit 5, through the console launcher), then publishes to mavenLocal,
+# checks what landed there (POMs, sources and javadoc jars, module names) and runs the example
+# consumer projects (native API, Tokyo Cabinet drop-in, Flink job, and the native API from Maven
+# on the module path) against the published jars.
 # Ends with one line totalling the passed and failed tests of all runners.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,10 +24,12 @@ step() {
 
 step rust cargo test --release --locked --workspace
 step java $gradle test publishToMavenLocal
+step published-jars $gradle checkMavenLocal
 step flink-suites $gradle :flink:connectorSuites
 step example $gradle -p java/examples/flow-demo -PdemoArgs=20000 runDemo
 step dropin-example $gradle -p java/examples/tokyocabinet-queue -PdemoArgs=20000 runDemo
 step flink-example $gradle -p java/examples/flink-flow -PdemoArgs=20000 runDemo
+step maven-example mvn -B --no-transfer-progress -q -f java/examples/maven-consumer/pom.xml clean compile exec:exec
 
 passed=0
 failed=0
@@ -36,7 +39,7 @@ while read -r p f; do
 done < <(
     sed -n 's/^test result: [a-zA-Z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1 \2/p' "$logs/rust.log"
     sed -n 's/^[a-z-]*: \([0-9]*\) passed, \([0-9]*\) failed, [0-9]* skipped$/\1 \2/p' "$logs/java.log" "$logs/flink-suites.log"
-    for example in example dropin-example flink-example; do
+    for example in published-jars example dropin-example flink-example maven-example; do
         if grep -q '^CHECK OK' "$logs/$example.log"; then echo "1 0"; else echo "0 1"; fi
     done
 )

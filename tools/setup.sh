@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building RockCask needs and is missing (Debian/Ubuntu, as root or with sudo):
-# a C++ toolchain and libclang for RocksDB's bindings, a JDK 17, Gradle. Rust comes from
-# rustup (>= 1.89: rust-rocksdb and std file locks); it cannot be fetched from a package registry.
+# a C++ toolchain and libclang for RocksDB's bindings, a JDK 17, Gradle, Maven (for the Maven
+# consumer example). Rust comes from rustup (>= 1.89: rust-rocksdb and std file locks); it cannot
+# be fetched from a package registry.
 set -euo pipefail
 
 need=()
@@ -9,6 +10,7 @@ command -v c++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)
 command -v javac >/dev/null || need+=(openjdk-17-jdk-headless)
 command -v gradle >/dev/null || need+=(gradle)
+command -v mvn >/dev/null || need+=(maven)
 # bindgen (through clang-sys) loads libclang itself at build time: libclang.so, libclang.so.N
 # or libclang-N.so*. LLVM's runtime packages bring libclang-cpp.so.N, the C++ API, which
 # bindgen cannot use, so a broad libclang* match would wrongly count it.

@@ -11,7 +11,6 @@ import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import org.junit.Rule;
@@ -25,12 +24,7 @@ public class ReadmeExampleTest {
 
     @Test
     public void theReadmeExampleCompilesAndRuns() throws Exception {
-        String readme = new String(Files.readAllBytes(Paths.get(System.getProperty("rockcask.readme", "../../README.md"))), StandardCharsets.UTF_8);
-        int start = readme.indexOf("<!-- example:start");
-        int end = readme.indexOf("<!-- example:end -->");
-        assertTrue("README has the example markers", start >= 0 && end > start);
-        String block = readme.substring(start, end);
-        String code = block.substring(block.indexOf("```java") + "```java".length(), block.lastIndexOf("```"));
+        String code = ReadmeExampleCode.read();
         assertTrue("the example is about 20-40 lines", code.split("\n").length <= 40);
 
         Path src = tmp.newFolder("src").toPath().resolve("ReadmeExample.java");
