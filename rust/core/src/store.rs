@@ -117,8 +117,10 @@ impl Store {
         if !store.shared.options().read_only {
             // Entries whose last delivery ended with the process (a crash while they were
             // claimed) and that reached their queue's limit go to the dead-letter queue now,
-            // before any consumer can receive them again.
-            crate::dead_letter::dead_letter_over_limit(&store.shared)?;
+            // before any consumer can receive them again. If that write fails (a full disk),
+            // the store still opens: it then refuses writes naming the cause, and those entries
+            // are moved by the first rollback that finds them, or at the next open.
+            let _ = crate::dead_letter::dead_letter_over_limit(&store.shared);
         }
         Ok(store)
     }
