@@ -6,41 +6,15 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
-import org.junit.After;
-import org.junit.Before;
-import org.junit.Rule;
 import org.junit.Test;
-import org.junit.rules.TemporaryFolder;
 
 /** {@link Transaction#getAll}: one call for many ids, each answered as {@code get} would. */
-public class BatchedGetTest {
-    @Rule
-    public TemporaryFolder tmp = new TemporaryFolder();
-
-    private Store store;
-
-    @Before
-    public void openStore() {
-        Path dir = tmp.getRoot().toPath().resolve("store");
-        store = Store.open(dir, StoreOptions.defaults().syncOnCommit(false));
-    }
-
-    @After
-    public void closeStore() {
-        store.close();
-    }
-
-    private static byte[] b(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
+public class BatchedGetTest extends WithOpenStore {
     private List<UUID> stored(int n) {
         List<UUID> ids = new ArrayList<>();
         try (Transaction tx = store.begin()) {

@@ -6,7 +6,6 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,34 +14,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.After;
-import org.junit.Before;
-import org.junit.Rule;
 import org.junit.Test;
-import org.junit.rules.TemporaryFolder;
 
 /** Bounded queues through the Java API: QueueFull, waiting commits, concurrent producers. */
-public class CapacityTest {
-    @Rule
-    public TemporaryFolder tmp = new TemporaryFolder();
-
-    private Store store;
-
-    @Before
-    public void openStore() {
-        Path dir = tmp.getRoot().toPath().resolve("store");
-        store = Store.open(dir, StoreOptions.defaults().syncOnCommit(false));
-    }
-
-    @After
-    public void closeStore() {
-        store.close();
-    }
-
-    private static byte[] b(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
+public class CapacityTest extends WithOpenStore {
     @Test
     public void queueFullLeavesTheTransactionOpenWithEverythingItDid() {
         store.configureQueue("q", QueueOptions.defaults().capacity(2));

@@ -16,36 +16,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.After;
-import org.junit.Before;
-import org.junit.Rule;
 import org.junit.Test;
-import org.junit.rules.TemporaryFolder;
 import org.rockcask.testsupport.ChildJvm;
 
 /** Delivery counts, the delivery limit and dead letters, delayed retry: through the Java API. */
-public class PoisonMessagesTest {
-    @Rule
-    public TemporaryFolder tmp = new TemporaryFolder();
-
-    private Path dir;
-    private Store store;
-
-    @Before
-    public void openStore() {
-        dir = tmp.getRoot().toPath().resolve("store");
-        store = Store.open(dir, StoreOptions.defaults().syncOnCommit(false));
-    }
-
-    @After
-    public void closeStore() {
-        store.close();
-    }
-
-    private static byte[] b(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
+public class PoisonMessagesTest extends WithOpenStore {
     private static String text(Message m) {
         return new String(m.payload(), StandardCharsets.UTF_8);
     }

@@ -7,41 +7,15 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
-import org.junit.After;
-import org.junit.Before;
-import org.junit.Rule;
 import org.junit.Test;
-import org.junit.rules.TemporaryFolder;
 
 /** Entry positions ({@link Message#sequence()}) and whole-queue operations: list by prefix, drop, move. */
-public class QueueAdminTest {
-    @Rule
-    public TemporaryFolder tmp = new TemporaryFolder();
-
-    private Path dir;
-    private Store store;
-
-    @Before
-    public void openStore() {
-        dir = tmp.getRoot().toPath().resolve("store");
-        store = Store.open(dir, StoreOptions.defaults().syncOnCommit(false));
-    }
-
-    @After
-    public void closeStore() {
-        store.close();
-    }
-
-    private static byte[] b(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
+public class QueueAdminTest extends WithOpenStore {
     private static List<String> texts(List<Message> ms) {
         List<String> out = new ArrayList<>();
         for (Message m : ms) {
