@@ -22,6 +22,9 @@ pub struct StoreOptions {
     pub compression: Policy,
     /// Per-queue codecs overriding `compression.codec` for `enqueue(queue, bytes)`.
     pub queue_compression: HashMap<String, Compression>,
+    /// Count commits, latencies and per-queue figures (`Store::metrics`). Off, nothing is
+    /// counted (RocksDB's own figures are still read).
+    pub metrics: bool,
 }
 
 impl StoreOptions {
@@ -44,6 +47,7 @@ impl Default for StoreOptions {
             read_only: false,
             compression: Policy::default(),
             queue_compression: HashMap::new(),
+            metrics: true,
         }
     }
 }

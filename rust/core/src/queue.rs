@@ -131,6 +131,16 @@ impl QueueState {
         }
         HeadLayout { head: self.head, below_head: runs }
     }
+
+    /// One past the last published entry.
+    pub fn tail(&self) -> u64 {
+        self.tail
+    }
+
+    /// The lowest entry still present (claimed, handed back or at the head), if any.
+    pub fn lowest_present(&self) -> Option<u64> {
+        [self.returned.first().copied(), self.in_flight.first().copied(), (self.head < self.tail).then_some(self.head)].into_iter().flatten().min()
+    }
 }
 
 /// Persisted per queue: the head and the runs of entries still on disk below it.
@@ -170,6 +180,7 @@ pub(crate) struct Queues {
     pub by_name: HashMap<String, QueueId>,
     pub states: HashMap<QueueId, QueueState>,
     pub next_id: QueueId,
+    pub metrics: crate::metrics::QueueMetrics,
 }
 
 impl Queues {

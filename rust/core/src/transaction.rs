@@ -207,10 +207,13 @@ impl Transaction {
     /// they are read, so that a failure (the caller rolls back) gives every one of them back.
     fn claim_entries(&mut self, db: &DbRef<'_>, queue: &str, max: usize) -> Result<Option<(Vec<u64>, Vec<(Uuid, Ownership)>)>> {
         let mut seqs = Vec::new();
-        let claimed = self.store.queues().get_mut(queue).map(|q| {
+        let mut queues = self.store.queues();
+        let claimed = queues.get_mut(queue).map(|q| {
             q.claim(max, &mut seqs);
             q.id
         });
+        claimed.inspect(|&qid| queues.metrics.count_claimed(qid, seqs.len() as u64));
+        drop(queues);
         let Some(qid) = claimed.filter(|_| !seqs.is_empty()) else { return Ok(None) };
         self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq }));
         let found = seqs
@@ -451,6 +454,7 @@ impl Transaction {
     pub fn commit(&mut self) -> Result<()> {
         self.check_open()?;
         let store = self.store.clone();
+        let started = store.metrics().start();
         let prepared = store.writable_db().and_then(|db| {
             let ticket = self.prepare(&db)?;
             Ok((db, ticket))
@@ -470,6 +474,7 @@ impl Transaction {
                 self.buf.claims.clear();
                 self.finished = Some("committed");
                 store.count_payload(self.payload_bytes, self.stored_bytes);
+                store.metrics().count_commit(started);
                 Ok(())
             }
             Err(e) => {
@@ -506,6 +511,7 @@ impl Transaction {
     /// were taken out of every later commit's view when it was prepared); they go back to the
     /// head of their queues, lowest first, as a rollback hands them back.
     pub(crate) fn restore_claims(&mut self) {
+        crate::metrics::uncount_consumed(&self.store, &self.buf.claims);
         self.hand_back_claims(0, QueueState::restore);
     }
 
@@ -520,6 +526,7 @@ impl Transaction {
             if let Some(q) = queues.states.get_mut(&c.queue) {
                 how(q, c.seq);
             }
+            queues.metrics.count_returned(c.queue, 1);
         }
         self.store.notify_arrivals();
     }
