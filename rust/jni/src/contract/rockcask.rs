@@ -15,6 +15,7 @@ slots! {
         ReadOnly = "READ_ONLY",
         Compression = "COMPRESSION",
         CompressionThreshold = "COMPRESSION_THRESHOLD",
+        Metrics = "METRICS",
     }
 }
 

@@ -17,6 +17,7 @@ public final class StoreOptions {
     private Compression compression = Compression.NONE;
     private int compressionThreshold = 256;
     private Map<String, Compression> queueCompression = Collections.emptyMap();
+    private boolean metrics = true;
 
     private StoreOptions() {}
 
@@ -30,6 +31,7 @@ public final class StoreOptions {
         o.compression = compression;
         o.compressionThreshold = compressionThreshold;
         o.queueCompression = queueCompression;
+        o.metrics = metrics;
         return o;
     }
 
@@ -163,6 +165,22 @@ public final class StoreOptions {
     }
 
     /**
+     * On (default): the store counts commits, their latency and per-queue figures for
+     * {@link Store#metrics()}, and shows them as JMX MXBeans (domain {@code org.rockcask}; see
+     * {@link org.rockcask.management.StoreMXBean}). Off: nothing is counted and no bean is
+     * registered; {@link Store#metrics()} then reports depths, memory and disk only.
+     */
+    public boolean metrics() {
+        return metrics;
+    }
+
+    public StoreOptions metrics(boolean v) {
+        StoreOptions o = copy();
+        o.metrics = v;
+        return o;
+    }
+
+    /**
      * These options as the native side reads them: the {@code STORE_} slots of {@link Wire} as
      * big-endian longs, then the per-queue codecs (i32 count, then per queue i32 length, UTF-8
      * name, i32 code).
@@ -178,6 +196,7 @@ public final class StoreOptions {
         slots[Wire.STORE_READ_ONLY] = readOnly ? 1 : 0;
         slots[Wire.STORE_COMPRESSION] = compression.code;
         slots[Wire.STORE_COMPRESSION_THRESHOLD] = compressionThreshold;
+        slots[Wire.STORE_METRICS] = metrics ? 1 : 0;
         try {
             for (long slot : slots) {
                 out.writeLong(slot);
@@ -199,6 +218,6 @@ public final class StoreOptions {
     public String toString() {
         return "StoreOptions[syncOnCommit=" + syncOnCommit + ", blockCacheBytes=" + blockCacheBytes + ", writeBufferBytes="
                 + writeBufferBytes + ", createIfMissing=" + createIfMissing + ", readOnly=" + readOnly + ", compression=" + compression
-                + ", compressionThreshold=" + compressionThreshold + ", queueCompression=" + queueCompression + "]";
+                + ", compressionThreshold=" + compressionThreshold + ", queueCompression=" + queueCompression + ", metrics=" + metrics + "]";
     }
 }
