@@ -55,7 +55,9 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Print the store's figures as `name: value` lines (or one JSON object)
+    /// Print the store's figures as `name: value` lines, then a tab-separated table of the
+    /// queues (or one JSON object). Counts and latencies are those of this command's own open (0);
+    /// the age of a queue's oldest entry counts from that open, a lower bound
     #[command(after_help = EXIT_CODES)]
     Stats {
         /// The store's directory

@@ -69,25 +69,70 @@ fn sample(dir: &tempfile::TempDir) -> (PathBuf, Vec<Uuid>) {
 }
 
 #[test]
-fn stats_prints_stable_name_value_lines_and_json() {
+fn stats_prints_stable_name_value_lines_a_queue_table_and_json() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = sample(&dir);
 
     let out = rockcask(&[OsStr::new("stats"), store.as_os_str()]);
     assert_exit(&out, 0);
     let text = stdout(&out);
-    let names: Vec<&str> = text.lines().map(|l| l.split_once(": ").unwrap().0).collect();
-    assert_eq!(names, ["queues", "queued_items", "objects_estimate", "disk_bytes", "memtable_bytes", "block_cache_bytes", "table_reader_bytes"]);
-    assert!(text.contains("queues: 2\n") && text.contains("queued_items: 6\n"), "{text}");
-    for line in text.lines() {
-        line.split_once(": ").unwrap().1.parse::<u64>().unwrap();
+    let (figures, table) = text.split_once("\n\n").expect("figures, an empty line, the queue table");
+    let names: Vec<&str> = figures.lines().map(|l| l.split_once(": ").unwrap().0).collect();
+    assert_eq!(
+        names[..16],
+        [
+            "queues", "queued_items", "objects_estimate", "disk_bytes", "memtable_bytes", "block_cache_bytes", "table_reader_bytes", "live_sst_bytes", "wal_bytes",
+            "delayed_write_rate", "write_stopped", "write_stall_delays", "write_stall_stops", "commits", "commits_per_second", "commit_latency_count",
+        ]
+    );
+    assert!(names.contains(&"commit_latency_p999_nanos") && names.contains(&"synced_write_max_nanos") && names.contains(&"group_commit_size_p50"), "{text}");
+    assert!(figures.contains("queues: 2\n") && figures.contains("queued_items: 6\n") && figures.contains("commits: 0\n"), "{text}");
+    assert!(figures.contains("write_stopped: 0\n") && figures.contains("commits_per_second: 0.000\n"), "{text}");
+    for line in figures.lines() {
+        line.split_once(": ").unwrap().1.parse::<f64>().unwrap();
     }
+    let rows: Vec<Vec<&str>> = table.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(
+        rows[0],
+        [
+            "queue", "depth", "available", "claimed", "enqueued", "enqueued_per_second", "polled", "polled_per_second", "consumed", "consumed_per_second", "returned",
+            "dead_lettered", "oldest_entry_age_ms", "oldest_age_is_lower_bound",
+        ]
+    );
+    assert_eq!(rows.len(), 3, "{table}");
+    // Entries already there when the command opened the store: their age counts from its open.
+    assert_eq!((rows[1][0], rows[1][1], rows[1][2], rows[1][3], rows[1][13]), ("alpha", "5", "5", "0", "1"));
+    assert_eq!((rows[2][0], rows[2][1], rows[2][4], rows[2][13]), ("beta", "1", "0", "1"));
+    rows[1][12].parse::<u64>().unwrap();
 
     let out = rockcask(&[OsStr::new("stats"), store.as_os_str(), OsStr::new("--json")]);
     assert_exit(&out, 0);
     let json = stdout(&out);
     assert_eq!(json.lines().count(), 1, "{json}");
-    assert!(json.starts_with("{\"queues\": 2, \"queued_items\": 6, \"objects_estimate\": ") && json.trim_end().ends_with('}'), "{json}");
+    assert!(json.starts_with("{\"queues\": 2, \"queued_items\": 6, \"objects_estimate\": ") && json.trim_end().ends_with("]}"), "{json}");
+    assert!(json.contains("\"write_stall_stops\": 0, \"commits\": 0, "), "{json}");
+    assert!(json.contains("\"queue_figures\": [{\"name\": \"alpha\", \"depth\": 5, \"available\": 5, \"claimed\": 0, "), "{json}");
+    assert!(json.contains("{\"name\": \"beta\", \"depth\": 1, "), "{json}");
+    assert!(json.contains("\"oldest_age_is_lower_bound\": 1}"), "{json}");
+}
+
+#[test]
+fn stats_of_an_empty_queue_has_no_oldest_age() {
+    let dir = tempfile::tempdir().unwrap();
+    let store_dir = dir.path().join("store");
+    let store = open(&store_dir);
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("drained", b"x").unwrap();
+    tx.commit().unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.poll("drained", 1).unwrap();
+    tx.commit().unwrap();
+    store.close().unwrap();
+    let out = rockcask(&[OsStr::new("stats"), store_dir.as_os_str()]);
+    assert_exit(&out, 0);
+    assert!(stdout(&out).ends_with("\ndrained\t0\t0\t0\t0\t0.000\t0\t0.000\t0\t0.000\t0\t0\t-\t0\n"), "{}", stdout(&out));
+    let out = rockcask(&[OsStr::new("stats"), store_dir.as_os_str(), OsStr::new("--json")]);
+    assert!(stdout(&out).contains("\"oldest_entry_age_ms\": null, \"oldest_age_is_lower_bound\": 0}"), "{}", stdout(&out));
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //! transaction polls `batch` items and enqueues `batch` new 64-byte ones. Shows what a cycle
 //! costs in the core alone, split into the poll, the enqueues and the commit.
 //!
-//! `cargo run --release -p rockcask-core --example queue_cycles -- [transactions] [batch] [depth] [sync]`
-//! (`sync` 0 leaves commits unsynced, which separates the CPU cost from the disk's.)
+//! `cargo run --release -p rockcask-core --example queue_cycles -- [transactions] [batch] [depth] [sync] [metrics]`
+//! (`sync` 0 leaves commits unsynced, which separates the CPU cost from the disk's; `metrics` 0
+//! turns counting off, to see what it costs.)
 
 use std::time::{Duration, Instant};
 
@@ -15,8 +16,9 @@ fn main() {
     let batch: usize = args.get(2).map_or(100, |s| s.parse().expect("batch"));
     let depth: usize = args.get(3).map_or(1_000, |s| s.parse().expect("depth"));
     let sync = args.get(4).map_or(true, |s| s != "0");
+    let metrics = args.get(5).map_or(true, |s| s != "0");
     let root = tempfile::tempdir().expect("temp dir");
-    let options = StoreOptions { sync_on_commit: sync, ..StoreOptions::default() };
+    let options = StoreOptions { sync_on_commit: sync, metrics, ..StoreOptions::default() };
     let store = Store::open(root.path().join("store"), options).expect("open");
     let payload = [7u8; 64];
     let mut tx = store.begin().expect("begin");

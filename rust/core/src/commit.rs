@@ -204,6 +204,7 @@ impl Buffered {
                         }
                     }
                 }
+                queues.metrics.count_consumed(*qid, seqs.len() as u64);
             }
             if !consuming.is_empty() {
                 // Room in a bounded queue, for a commit waiting for it.
@@ -257,6 +258,7 @@ impl Buffered {
             }
             queues.by_name.remove(name);
             queues.states.remove(&qid);
+            queues.metrics.forget(qid);
             tail_batch.delete(cf.meta, &keys::meta_queue_key(name));
             tail_batch.delete(cf.meta, &keys::meta_head_key(qid));
             forgotten.push(qid);
@@ -322,7 +324,9 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &[(u64, Prepared)]) -> Res
     }
     let mut wo = rocksdb::WriteOptions::default();
     wo.set_sync(store.options().sync_on_commit);
+    let started = store.metrics().start();
     db.db().write_opt(all.to_write_batch(), &wo).context(|| format!("committing to {}", store.path().display()))?;
+    store.metrics().count_group_write(started, group.len());
     {
         let mut queues = store.queues();
         for (_, prepared) in group {
@@ -330,6 +334,7 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &[(u64, Prepared)]) -> Res
                 if let Some(q) = queues.states.get_mut(&qid) {
                     q.publish(n);
                 }
+                queues.count_published(qid, n);
             }
         }
         store.notify_arrivals();

@@ -143,7 +143,12 @@ pub(crate) fn move_to_dead_letter_queues(store: &Arc<Shared>, doomed: Vec<Doomed
         tx.rollback()?;
         return Err(e);
     }
-    tx.commit()
+    tx.commit()?;
+    let mut queues = store.queues();
+    for d in &doomed {
+        queues.metrics.count_dead_lettered(d.queue, 1);
+    }
+    Ok(())
 }
 
 /// At open: every entry whose recorded deliveries reached its queue's limit (its last delivery

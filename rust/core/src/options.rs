@@ -25,6 +25,9 @@ pub struct StoreOptions {
     /// Delivery limit of every queue whose settings give none (0: no limit): an entry delivered
     /// this many times without being consumed goes to its dead-letter queue.
     pub max_deliveries: u32,
+    /// Count commits, latencies and per-queue figures (`Store::metrics`). Off, nothing is
+    /// counted (RocksDB's own figures are still read).
+    pub metrics: bool,
 }
 
 impl StoreOptions {
@@ -48,6 +51,7 @@ impl Default for StoreOptions {
             compression: Policy::default(),
             queue_compression: HashMap::new(),
             max_deliveries: 0,
+            metrics: true,
         }
     }
 }

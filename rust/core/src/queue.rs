@@ -86,6 +86,11 @@ impl QueueState {
         (self.tail - self.head) + self.returned.len() as u64 + self.in_flight.len() as u64
     }
 
+    /// Entries claimed by open transactions.
+    pub fn claimed_len(&self) -> u64 {
+        self.in_flight.len() as u64
+    }
+
     /// Entries a consumer could claim right now.
     pub fn available(&self) -> u64 {
         (self.tail - self.head) + self.returned.len() as u64 - self.delayed_now(Instant::now())
@@ -255,6 +260,16 @@ impl QueueState {
         }
         HeadLayout { head: self.head, below_head: runs }
     }
+
+    /// One past the last published entry.
+    pub fn tail(&self) -> u64 {
+        self.tail
+    }
+
+    /// The lowest entry still present (claimed, handed back or at the head), if any.
+    pub fn lowest_present(&self) -> Option<u64> {
+        [self.returned.first().copied(), self.in_flight.first().copied(), (self.head < self.tail).then_some(self.head)].into_iter().flatten().min()
+    }
 }
 
 /// Persisted per queue: the head and the runs of entries still on disk below it.
@@ -299,6 +314,7 @@ pub(crate) struct Queues {
     pub configs: HashMap<String, QueueConfig>,
     /// `StoreOptions::max_deliveries`.
     pub default_max_deliveries: u32,
+    pub metrics: crate::metrics::QueueMetrics,
 }
 
 impl Queues {

@@ -13,6 +13,7 @@ use crate::batch::CfIds;
 use crate::error::{Error, Result, RocksContext};
 use crate::group_commit::{CommitState, GroupCommit};
 use crate::lock::StoreLock;
+use crate::metrics::{Clock, Metrics, QueueMetrics};
 use crate::options::StoreOptions;
 use crate::queue::Queues;
 
@@ -37,6 +38,7 @@ pub(crate) struct Shared {
     /// Payload bytes committed since open, before and after compression.
     payload_bytes: AtomicU64,
     stored_payload_bytes: AtomicU64,
+    metrics: Metrics,
     /// RockCask's lock on the directory (writers only): released only after RocksDB has closed
     /// (`close`), and declared after `db` so that dropping a store never closed frees them in
     /// that order too.
@@ -56,8 +58,11 @@ impl DbRef<'_> {
 }
 
 impl Shared {
-    pub fn new(path: PathBuf, options: StoreOptions, db: DB, queues: Queues, cf_ids: CfIds, cache: Option<Cache>, lock: Option<StoreLock>) -> Shared {
+    pub fn new(path: PathBuf, options: StoreOptions, db: DB, mut queues: Queues, cf_ids: CfIds, cache: Option<Cache>, lock: Option<StoreLock>) -> Shared {
+        let clock = Clock::start();
+        queues.metrics = QueueMetrics::at_open(options.metrics, clock, &queues.states);
         Shared {
+            metrics: Metrics::new(options.metrics, clock),
             path,
             options,
             db: RwLock::new(Some(db)),
@@ -84,6 +89,10 @@ impl Shared {
 
     pub fn cf_ids(&self) -> CfIds {
         self.cf_ids
+    }
+
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
     }
 
     pub fn group_commit(&self) -> &GroupCommit {

@@ -217,11 +217,16 @@ impl Transaction {
     /// they are read, so that a failure (the caller rolls back) gives every one of them back.
     fn claim_entries(&mut self, db: &DbRef<'_>, queue: &str, max: usize) -> Result<Option<Claimed>> {
         let mut seqs = Vec::new();
-        let claimed = self.store.queues().get_mut(queue).map(|q| {
+        let mut queues = self.store.queues();
+        let claimed = queues.get_mut(queue).map(|q| {
             q.claim(max, &mut seqs);
             let failed: Vec<u32> = seqs.iter().map(|&seq| q.failed_deliveries(seq)).collect();
             (q.id, failed, q.max_deliveries > 0)
         });
+        if let Some((qid, _, _)) = &claimed {
+            queues.metrics.count_claimed(*qid, seqs.len() as u64);
+        }
+        drop(queues);
         let Some((qid, failed, tracked)) = claimed.filter(|_| !seqs.is_empty()) else { return Ok(None) };
         self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq, deliveries: 0, recorded: false }));
         let entries = seqs
@@ -508,6 +513,7 @@ impl Transaction {
         self.check_open()?;
         let deadline = Instant::now().checked_add(wait).ok_or_else(|| Error::InvalidArgument("wait is too long".into()))?;
         let store = self.store.clone();
+        let started = store.metrics().start();
         let (db, ticket) = loop {
             let prepared = store.writable_db().and_then(|db| {
                 let ticket = self.prepare(&db)?;
@@ -531,6 +537,7 @@ impl Transaction {
                 self.buf.claims.clear();
                 self.finished = Some("committed");
                 store.count_payload(self.payload_bytes, self.stored_bytes);
+                store.metrics().count_commit(started);
                 Ok(())
             }
             Err(e) => {
@@ -599,6 +606,7 @@ impl Transaction {
     /// head of their queues, lowest first, as a rollback hands them back, each delivery counted
     /// as failed.
     pub(crate) fn restore_claims(&mut self) {
+        crate::metrics::uncount_consumed(&self.store, &self.buf.claims);
         self.hand_back_claims(0, |q, c| {
             q.restore(c.seq);
             if c.deliveries > 0 {
@@ -618,6 +626,7 @@ impl Transaction {
             if let Some(q) = queues.states.get_mut(&c.queue) {
                 how(q, &c);
             }
+            queues.metrics.count_returned(c.queue, 1);
         }
         self.store.notify_arrivals();
     }

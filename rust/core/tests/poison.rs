@@ -89,6 +89,10 @@ fn an_entry_reaching_the_limit_is_dead_lettered_with_its_reason_while_the_rest_f
     assert!(d.record.dead_at_millis <= now && d.record.dead_at_millis + 60_000 > now);
     assert_eq!(store.queue_size("in").unwrap(), 0);
     assert_eq!(store.queue_size("in.dead").unwrap(), 1);
+    let figures = store.metrics().unwrap();
+    let of = |name: &str| figures.queues.iter().find(|q| q.name == name).unwrap().counts.clone();
+    assert_eq!(of("in").dead_lettered, 1);
+    assert_eq!(of("in.dead").enqueued, 1);
     // Its object moved with it (queue-owned, owned now by the dead letter).
     assert_eq!(store.begin().unwrap().get(d.id).unwrap().as_deref(), Some(&2u32.to_be_bytes()[..]));
     // Records and settings survive a reopen.

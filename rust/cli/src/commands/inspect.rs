@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use rockcask_core::StoreStats;
+use rockcask_core::{QueueFigures, StoreMetrics, Summary};
 
 use super::{finish_output, open_read_only};
 use crate::args::PayloadFormat;
@@ -14,17 +14,20 @@ use crate::render::{escape_text, json_string};
 
 pub fn stats(dir: &Path, json: bool) -> CliResult {
     let store = open_read_only(dir)?;
-    let stats = store.stats()?;
+    let metrics = store.metrics()?;
     let mut out = io::stdout().lock();
-    let written = if json { write_json(&mut out, &stats) } else { write_lines(&mut out, &stats) };
+    let written = if json { write_json(&mut out, &metrics) } else { write_lines(&mut out, &metrics) };
     finish_output(written, &mut out)
 }
 
-/// The figures in a fixed order under fixed names. The payload counters of `StoreStats` count
-/// since the store was opened, which for a command that has only just opened it is always 0:
-/// they are left out.
-fn figures(s: &StoreStats) -> [(&'static str, u64); 7] {
-    [
+/// The store's figures in a fixed order under fixed names. Counts, rates and latencies are
+/// those of this command's own open of the store (0 for a command that only reads), and the
+/// payload counters of `StoreStats` are left out for the same reason; the queues' depths, the
+/// age of their oldest entries (counted from this open: a lower bound) and RocksDB's memory,
+/// disk and stall figures are the store's.
+fn figures(m: &StoreMetrics) -> Vec<(String, String)> {
+    let s = &m.stats;
+    let mut out: Vec<(String, String)> = [
         ("queues", s.queues),
         ("queued_items", s.queued_items),
         ("objects_estimate", s.objects_estimate),
@@ -32,18 +35,95 @@ fn figures(s: &StoreStats) -> [(&'static str, u64); 7] {
         ("memtable_bytes", s.memtable_bytes),
         ("block_cache_bytes", s.block_cache_bytes),
         ("table_reader_bytes", s.table_reader_bytes),
+        ("live_sst_bytes", m.live_sst_bytes),
+        ("wal_bytes", m.wal_bytes),
+        ("delayed_write_rate", m.delayed_write_rate),
+        ("write_stopped", u64::from(m.write_stopped)),
+        ("write_stall_delays", m.write_stall_delays),
+        ("write_stall_stops", m.write_stall_stops),
+        ("commits", m.commits),
+    ]
+    .into_iter()
+    .map(|(name, v)| (name.to_string(), v.to_string()))
+    .collect();
+    out.push(("commits_per_second".into(), rate(m.commits_per_second)));
+    out.extend(summary("commit_latency", "_nanos", &m.commit_latency_nanos));
+    out.extend(summary("synced_write", "_nanos", &m.synced_write_nanos));
+    out.extend(summary("group_commit_size", "", &m.group_commit_size));
+    out
+}
+
+/// `prefix_count`, then `prefix_p50unit` ... `prefix_maxunit`.
+fn summary(prefix: &str, unit: &str, s: &Summary) -> Vec<(String, String)> {
+    let name = |what: &str| format!("{prefix}_{what}{unit}");
+    vec![
+        (format!("{prefix}_count"), s.count.to_string()),
+        (name("p50"), s.p50.to_string()),
+        (name("p90"), s.p90.to_string()),
+        (name("p99"), s.p99.to_string()),
+        (name("p999"), s.p999.to_string()),
+        (name("max"), s.max.to_string()),
     ]
 }
 
-fn write_lines(out: &mut impl Write, stats: &StoreStats) -> io::Result<()> {
-    for (name, value) in figures(stats) {
+fn rate(per_second: f64) -> String {
+    format!("{per_second:.3}")
+}
+
+/// One queue's figures (after its name), in the columns' order.
+fn queue_figures(q: &QueueFigures) -> [(&'static str, String); 13] {
+    let c = &q.counts;
+    [
+        ("depth", q.depth.to_string()),
+        ("available", q.available.to_string()),
+        ("claimed", q.claimed.to_string()),
+        ("enqueued", c.enqueued.to_string()),
+        ("enqueued_per_second", rate(c.enqueued_per_second)),
+        ("polled", c.polled.to_string()),
+        ("polled_per_second", rate(c.polled_per_second)),
+        ("consumed", c.consumed.to_string()),
+        ("consumed_per_second", rate(c.consumed_per_second)),
+        ("returned", c.returned.to_string()),
+        ("dead_lettered", c.dead_lettered.to_string()),
+        ("oldest_entry_age_ms", c.oldest_entry_age_millis.map_or_else(|| "-".to_string(), |a| a.to_string())),
+        ("oldest_age_is_lower_bound", u64::from(c.oldest_age_is_lower_bound).to_string()),
+    ]
+}
+
+/// `name: value` lines, then, after an empty line, a tab-separated table of the queues with a
+/// header line (names escaped as `queues` prints them; `-` for the age of an empty queue).
+fn write_lines(out: &mut impl Write, m: &StoreMetrics) -> io::Result<()> {
+    for (name, value) in figures(m) {
         writeln!(out, "{name}: {value}")?;
+    }
+    let header: Vec<&str> = queue_figures(&QueueFigures::default()).iter().map(|(name, _)| *name).collect();
+    writeln!(out, "\nqueue\t{}", header.join("\t"))?;
+    let mut line = String::new();
+    for q in &m.queues {
+        line.clear();
+        escape_text(q.name.as_bytes(), &mut line);
+        for (_, value) in queue_figures(q) {
+            let _ = write!(line, "\t{value}");
+        }
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }
 
-fn write_json(out: &mut impl Write, stats: &StoreStats) -> io::Result<()> {
-    let fields: Vec<String> = figures(stats).iter().map(|(name, value)| format!("{}: {value}", json_string(name))).collect();
+/// One JSON object: the store's figures, and `queue_figures`, an array of one object per queue
+/// (`oldest_entry_age_ms` is null for an empty queue).
+fn write_json(out: &mut impl Write, m: &StoreMetrics) -> io::Result<()> {
+    let mut fields: Vec<String> = figures(m).iter().map(|(name, value)| format!("{}: {value}", json_string(name))).collect();
+    let queues: Vec<String> = m
+        .queues
+        .iter()
+        .map(|q| {
+            let mut f = vec![format!("\"name\": {}", json_string(&q.name))];
+            f.extend(queue_figures(q).iter().map(|(name, value)| format!("{}: {}", json_string(name), if value == "-" { "null" } else { value })));
+            format!("{{{}}}", f.join(", "))
+        })
+        .collect();
+    fields.push(format!("\"queue_figures\": [{}]", queues.join(", ")));
     writeln!(out, "{{{}}}", fields.join(", "))
 }
 

@@ -181,7 +181,9 @@ macro_rules! codes {
 }
 
 mod casket;
+mod metrics;
 mod rockcask;
 
 pub use casket::*;
+pub use metrics::*;
 pub use rockcask::*;

@@ -16,6 +16,7 @@ slots! {
         Compression = "COMPRESSION",
         CompressionThreshold = "COMPRESSION_THRESHOLD",
         MaxDeliveries = "MAX_DELIVERIES",
+        Metrics = "METRICS",
     }
 }
 

@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import org.rockcask.internal.MetricsBeans;
+import org.rockcask.internal.MetricsNative;
 import org.rockcask.internal.NativeResource;
 import org.rockcask.internal.SnapshotNative;
 import org.rockcask.internal.StoreNative;
@@ -27,6 +29,8 @@ public final class Store implements AutoCloseable {
     private final NativeResource handle;
     private final Path path;
     private final StoreOptions options;
+    /** The store's JMX beans; {@code null} when it does not count ({@link StoreOptions#metrics()}). */
+    private MetricsBeans beans;
 
     private Store(long handle, Path path, StoreOptions options) {
         this.handle = new NativeResource("Store", handle, StoreNative::free) {
@@ -55,7 +59,16 @@ public final class Store implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         Path abs = dir.toAbsolutePath();
         long handle = StoreNative.open(utf8(abs), options.record());
-        return new Store(handle, abs, options);
+        Store store = new Store(handle, abs, options);
+        if (options.metrics()) {
+            try {
+                store.beans = MetricsBeans.register(new StoreMetricsSource(store));
+            } catch (RuntimeException e) {
+                store.close();
+                throw e;
+            }
+        }
+        return store;
     }
 
     /** Starts a transaction. Close it (try-with-resources); an uncommitted one rolls back. */
@@ -131,6 +144,15 @@ public final class Store implements AutoCloseable {
             throw new IllegalArgumentException("max must be 0 to " + Wire.MAX_BATCH_ITEMS + ": " + max);
         }
         return handle.call(h -> Wire.deadLetters(StoreNative.deadLetters(h, name, max)));
+    }
+
+    /**
+     * The store's figures and each queue's, at this moment (one native call): commits and their
+     * latency, group writes, memory, disk, write stalls, queue depths and counts. With
+     * {@link StoreOptions#metrics()} off, counts and latencies are 0 and ages unknown.
+     */
+    public StoreMetrics metrics() {
+        return StoreMetrics.unpack(handle.call(MetricsNative::snapshot));
     }
 
     /** Flushes and compacts now, reclaiming the space of consumed entries at once. */
@@ -220,7 +242,13 @@ public final class Store implements AutoCloseable {
         if (EXPORTING.get() == this) {
             throw new IllegalStateException("a store cannot be closed from its own export's progress listener; throw from the listener to stop the export");
         }
-        handle.close();
+        try {
+            if (beans != null) {
+                beans.close();
+            }
+        } finally {
+            handle.close();
+        }
     }
 
     /** A native snapshot call on a file: its path as UTF-8 and the array to fill; returns the summary's packed strings. */
@@ -254,6 +282,10 @@ public final class Store implements AutoCloseable {
 
     public StoreOptions options() {
         return options;
+    }
+
+    NativeResource handle() {
+        return handle;
     }
 
     boolean isClosed() {

@@ -18,6 +18,7 @@ public final class StoreOptions {
     private int compressionThreshold = 256;
     private Map<String, Compression> queueCompression = Collections.emptyMap();
     private int maxDeliveries;
+    private boolean metrics = true;
 
     private StoreOptions() {}
 
@@ -32,6 +33,7 @@ public final class StoreOptions {
         o.compressionThreshold = compressionThreshold;
         o.queueCompression = queueCompression;
         o.maxDeliveries = maxDeliveries;
+        o.metrics = metrics;
         return o;
     }
 
@@ -183,6 +185,22 @@ public final class StoreOptions {
     }
 
     /**
+     * On (default): the store counts commits, their latency and per-queue figures for
+     * {@link Store#metrics()}, and shows them as JMX MXBeans (domain {@code org.rockcask}; see
+     * {@link org.rockcask.management.StoreMXBean}). Off: nothing is counted and no bean is
+     * registered; {@link Store#metrics()} then reports depths, memory and disk only.
+     */
+    public boolean metrics() {
+        return metrics;
+    }
+
+    public StoreOptions metrics(boolean v) {
+        StoreOptions o = copy();
+        o.metrics = v;
+        return o;
+    }
+
+    /**
      * These options as the native side reads them: the {@code STORE_} slots of {@link Wire} as
      * big-endian longs, then the per-queue codecs (i32 count, then per queue i32 length, UTF-8
      * name, i32 code).
@@ -199,6 +217,7 @@ public final class StoreOptions {
         slots[Wire.STORE_COMPRESSION] = compression.code;
         slots[Wire.STORE_COMPRESSION_THRESHOLD] = compressionThreshold;
         slots[Wire.STORE_MAX_DELIVERIES] = maxDeliveries;
+        slots[Wire.STORE_METRICS] = metrics ? 1 : 0;
         try {
             for (long slot : slots) {
                 out.writeLong(slot);
@@ -220,6 +239,6 @@ public final class StoreOptions {
     public String toString() {
         return "StoreOptions[syncOnCommit=" + syncOnCommit + ", blockCacheBytes=" + blockCacheBytes + ", writeBufferBytes="
                 + writeBufferBytes + ", createIfMissing=" + createIfMissing + ", readOnly=" + readOnly + ", compression=" + compression
-                + ", compressionThreshold=" + compressionThreshold + ", queueCompression=" + queueCompression + ", maxDeliveries=" + maxDeliveries + "]";
+                + ", compressionThreshold=" + compressionThreshold + ", queueCompression=" + queueCompression + ", maxDeliveries=" + maxDeliveries + ", metrics=" + metrics + "]";
     }
 }

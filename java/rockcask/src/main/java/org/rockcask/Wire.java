@@ -47,7 +47,8 @@ final class Wire {
     static final int STORE_COMPRESSION = 5;
     static final int STORE_COMPRESSION_THRESHOLD = 6;
     static final int STORE_MAX_DELIVERIES = 7;
-    static final int STORE_SLOTS = 8;
+    static final int STORE_METRICS = 8;
+    static final int STORE_SLOTS = 9;
 
     /** {@link Store#stats()}. */
     static final int STATS_QUEUES = 0;
@@ -60,6 +61,62 @@ final class Wire {
     static final int STATS_PAYLOAD_BYTES = 7;
     static final int STATS_STORED_PAYLOAD_BYTES = 8;
     static final int STATS_SLOTS = 9;
+
+    /**
+     * {@link Store#metrics()}: the store's figures (rates as {@link Double#doubleToRawLongBits}),
+     * then one {@code SUMMARY_} block per {@code SUMMARY_OF_} index (rust/jni/src/contract/metrics.rs).
+     */
+    static final int METRICS_COUNTING = 0;
+    static final int METRICS_UPTIME_MILLIS = 1;
+    static final int METRICS_COMMITS = 2;
+    static final int METRICS_COMMITS_PER_SECOND = 3;
+    static final int METRICS_QUEUES = 4;
+    static final int METRICS_QUEUED_ITEMS = 5;
+    static final int METRICS_OBJECTS_ESTIMATE = 6;
+    static final int METRICS_DISK_BYTES = 7;
+    static final int METRICS_LIVE_SST_BYTES = 8;
+    static final int METRICS_WAL_BYTES = 9;
+    static final int METRICS_MEMTABLE_BYTES = 10;
+    static final int METRICS_BLOCK_CACHE_BYTES = 11;
+    static final int METRICS_TABLE_READER_BYTES = 12;
+    static final int METRICS_PAYLOAD_BYTES = 13;
+    static final int METRICS_STORED_PAYLOAD_BYTES = 14;
+    static final int METRICS_DELAYED_WRITE_RATE = 15;
+    static final int METRICS_WRITE_STOPPED = 16;
+    static final int METRICS_WRITE_STALL_DELAYS = 17;
+    static final int METRICS_WRITE_STALL_STOPS = 18;
+    static final int METRICS_SLOTS = 19;
+
+    static final int SUMMARY_OF_COMMIT_LATENCY = 0;
+    static final int SUMMARY_OF_SYNCED_WRITE = 1;
+    static final int SUMMARY_OF_GROUP_COMMIT_SIZE = 2;
+    static final int SUMMARY_OF_SLOTS = 3;
+
+    /** {@link Distribution}. */
+    static final int SUMMARY_COUNT = 0;
+    static final int SUMMARY_SUM = 1;
+    static final int SUMMARY_P50 = 2;
+    static final int SUMMARY_P90 = 3;
+    static final int SUMMARY_P99 = 4;
+    static final int SUMMARY_P999 = 5;
+    static final int SUMMARY_MAX = 6;
+    static final int SUMMARY_SLOTS = 7;
+
+    /** {@link QueueMetrics} (the oldest entry's age is -1 for an empty queue). */
+    static final int QUEUE_DEPTH = 0;
+    static final int QUEUE_AVAILABLE = 1;
+    static final int QUEUE_CLAIMED = 2;
+    static final int QUEUE_ENQUEUED = 3;
+    static final int QUEUE_ENQUEUED_PER_SECOND = 4;
+    static final int QUEUE_POLLED = 5;
+    static final int QUEUE_POLLED_PER_SECOND = 6;
+    static final int QUEUE_CONSUMED = 7;
+    static final int QUEUE_CONSUMED_PER_SECOND = 8;
+    static final int QUEUE_RETURNED = 9;
+    static final int QUEUE_DEAD_LETTERED = 10;
+    static final int QUEUE_OLDEST_ENTRY_AGE_MILLIS = 11;
+    static final int QUEUE_OLDEST_AGE_IS_LOWER_BOUND = 12;
+    static final int QUEUE_SLOTS = 13;
 
     /** {@link ExportOptions#record()}. */
     static final int EXPORT_WORKERS = 0;

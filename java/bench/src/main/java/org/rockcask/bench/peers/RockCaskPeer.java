@@ -30,7 +30,12 @@ final class RockCaskPeer implements Peer {
     private final boolean putById;
 
     RockCaskPeer(Path dir, boolean putById) {
-        this.store = Store.open(dir, StoreOptions.defaults());
+        this(dir, putById, StoreOptions.defaults());
+    }
+
+    /** With other options than the defaults (to compare variants of RockCask itself). */
+    RockCaskPeer(Path dir, boolean putById, StoreOptions options) {
+        this.store = Store.open(dir, options);
         this.putById = putById;
     }
 
