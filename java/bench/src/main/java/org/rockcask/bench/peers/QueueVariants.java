@@ -13,7 +13,7 @@ import org.rockcask.bench.Dirs;
 /**
  * The queue-cycle workload ({@link PeerWorkload#QUEUE}: depth 1,000, each synced transaction
  * polls 100 and enqueues 100 payloads of 64 bytes, one thread) on RockCask under pairs of store
- * options, to measure what an option costs. The two variants of a pair run in turns in this one
+ * options, to measure what an option costs (metrics, delivery tracking). The two variants of a pair run in turns in this one
  * JVM, round after round, each on a fresh store, the order swapped every round, so that the
  * disk's drift and noise fall on both alike; the table gives each variant's median and range and
  * the ratio of the medians.
@@ -35,12 +35,17 @@ public final class QueueVariants {
 
     /**
      * Each comparison: the variant measured, then the one it is measured against. Without sync
-     * the disk no longer hides what the CPU pays.
+     * the disk no longer hides what the CPU pays. Delivery tracking is on for a queue with a
+     * delivery limit (here every queue's, from the store's default): each poll then records its
+     * deliveries in the WAL.
      */
     static final List<Variant[]> PAIRS = Arrays.asList(
             new Variant[] {new Variant("metrics on", StoreOptions.defaults()), new Variant("metrics off", StoreOptions.defaults().metrics(false))},
             new Variant[] {new Variant("metrics on, no sync", StoreOptions.defaults().syncOnCommit(false)),
-                new Variant("metrics off, no sync", StoreOptions.defaults().syncOnCommit(false).metrics(false))});
+                new Variant("metrics off, no sync", StoreOptions.defaults().syncOnCommit(false).metrics(false))},
+            new Variant[] {new Variant("tracking on", StoreOptions.defaults().maxDeliveries(5)), new Variant("tracking off", StoreOptions.defaults())},
+            new Variant[] {new Variant("tracking on, no sync", StoreOptions.defaults().syncOnCommit(false).maxDeliveries(5)),
+                new Variant("tracking off, no sync", StoreOptions.defaults().syncOnCommit(false))});
 
     private QueueVariants() {}
 
