@@ -19,8 +19,9 @@ pub(crate) struct Claim {
     /// Which delivery of the entry this claim is (1 for the first); 0 while it is claimed but
     /// not delivered (past a poll's budget, or taken by a drop or move).
     pub deliveries: u32,
-    /// Whether the entry has a delivery count on disk that its consumption must delete.
-    pub recorded: bool,
+    /// The delivery record (`deliveries.rs`) holding this delivery's count, for queues with a
+    /// delivery limit: its consumption releases it.
+    pub record: Option<u64>,
 }
 
 /// This transaction's last write to an object.

@@ -162,8 +162,8 @@ impl Buffered {
         }
         let mut appends = Vec::new();
         let mut layouts = Vec::with_capacity(consuming.len());
-        // Consumed entries whose delivery count is kept in memory (and maybe on disk).
-        let mut counted = Vec::new();
+        // Delivery records that count no entry once this commit's are consumed.
+        let mut spent_records = Vec::new();
         let forgotten;
         {
             let mut queues = store.queues();
@@ -196,15 +196,20 @@ impl Buffered {
                     layouts.push((*qid, q.layout_after(seqs)));
                     // Gone for every commit prepared after this one, with what was kept about them.
                     for &seq in seqs {
-                        if q.consumed(seq) {
-                            counted.push((*qid, seq));
-                        }
+                        q.consumed(seq);
+                        spent_records.extend(q.detach_record(seq).map(|r| (*qid, r)));
                         if q.dead_letters.remove(&seq) {
                             tail_batch.delete(cf.meta, &keys::meta_dead_letter_key(*qid, seq));
                         }
                     }
                 }
                 queues.metrics.count_consumed(*qid, seqs.len() as u64);
+            }
+            for c in self.claims.iter().filter(|c| c.record.is_some()) {
+                let (Some(q), Some(r)) = (queues.states.get_mut(&c.queue), c.record) else { continue };
+                if q.release_record(r) {
+                    spent_records.push((c.queue, r));
+                }
             }
             if !consuming.is_empty() {
                 // Room in a bounded queue, for a commit waiting for it.
@@ -215,13 +220,9 @@ impl Buffered {
         for c in &self.claims {
             // Entries are written exactly once, which is what SingleDelete requires.
             tail_batch.single_delete(cf.entries, &keys::entry_key(c.queue, c.seq));
-            if c.recorded {
-                tail_batch.delete(cf.meta, &keys::meta_deliveries_key(c.queue, c.seq));
-            }
         }
-        for (qid, seq) in counted {
-            // A count a crash recovered, or one kept in memory only (deleting none is harmless).
-            tail_batch.delete(cf.meta, &keys::meta_deliveries_key(qid, seq));
+        for (qid, record) in spent_records {
+            tail_batch.delete(cf.meta, &keys::meta_deliveries_key(qid, record));
         }
         for o in outcomes {
             match o.count {

@@ -98,6 +98,8 @@ pub(crate) struct Doomed {
     pub queue: QueueId,
     pub seq: u64,
     pub deliveries: u32,
+    /// The delivery record holding its count, when its claim had one.
+    pub record: Option<u64>,
 }
 
 /// Moves each doomed entry to its queue's dead-letter queue in one commit, recording `reason`.
@@ -125,7 +127,7 @@ pub(crate) fn move_to_dead_letter_queues(store: &Arc<Shared>, doomed: Vec<Doomed
     }
     // Claims first: whatever fails below hands every one of them back.
     for d in &doomed {
-        tx.buf.claims.push(Claim { queue: d.queue, seq: d.seq, deliveries: 0, recorded: true });
+        tx.buf.claims.push(Claim { queue: d.queue, seq: d.seq, deliveries: 0, record: d.record });
     }
     tx.buf.exempt_from_capacity = true;
     let moved = (|| {
@@ -160,7 +162,7 @@ pub(crate) fn dead_letter_over_limit(store: &Arc<Shared>) -> Result<()> {
         for q in queues.states.values_mut() {
             for (seq, deliveries) in q.over_limit() {
                 if q.claim_exact(seq) {
-                    doomed.push(Doomed { queue: q.id, seq, deliveries });
+                    doomed.push(Doomed { queue: q.id, seq, deliveries, record: None });
                 }
             }
         }
@@ -261,7 +263,7 @@ impl Transaction {
             }
             (q.id, seqs)
         };
-        self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq, deliveries: 0, recorded: false }));
+        self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq, deliveries: 0, record: None }));
         let read = (|| {
             let entries = crate::transaction::read_entries(&db, qid, &seqs)?;
             let record_keys: Vec<[u8; 14]> = seqs.iter().map(|&s| keys::meta_dead_letter_key(qid, s)).collect();

@@ -6,9 +6,9 @@
 //! Column family `refs`: key = UUID of a queue-owned object referenced by more than one entry;
 //! value = u64 LE count of live owned entries. Absent means exactly one.
 //! Column family `meta`: format marker, queue names -> ids, per-queue head hints, queue settings
-//! (`c/` + name, see `queue_config.rs`), delivery counts of entries of queues with a delivery
-//! limit (`d/` + queue id (u32 BE) + sequence (u64 BE) -> u32 LE) and what each dead letter
-//! records (`x/` + queue id + sequence, see `dead_letter.rs`).
+//! (`c/` + name, see `queue_config.rs`), the delivery records of queues with a delivery limit
+//! (`d/` + queue id (u32 BE) + record number (u64 BE), see `deliveries.rs`) and what each dead
+//! letter records (`x/` + queue id + sequence, see `dead_letter.rs`).
 
 use std::borrow::Cow;
 
@@ -150,9 +150,9 @@ pub fn meta_config_prefix() -> &'static [u8] {
     META_CONFIG_PREFIX
 }
 
-/// Key of the delivery count of entry `seq` of queue `queue`.
-pub fn meta_deliveries_key(queue: QueueId, seq: u64) -> [u8; 14] {
-    per_entry_meta_key(META_DELIVERIES_PREFIX, queue, seq)
+/// Key of delivery record `record` of queue `queue`.
+pub fn meta_deliveries_key(queue: QueueId, record: u64) -> [u8; 14] {
+    per_entry_meta_key(META_DELIVERIES_PREFIX, queue, record)
 }
 
 pub fn meta_deliveries_prefix() -> &'static [u8] {

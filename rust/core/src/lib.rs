@@ -6,6 +6,7 @@ pub(crate) mod batch;
 mod buffered;
 pub mod casket;
 mod commit;
+mod deliveries;
 pub mod dead_letter;
 pub(crate) mod error;
 mod group_commit;

@@ -33,6 +33,12 @@ pub(crate) struct QueueState {
     failed_deliveries: HashMap<u64, u32>,
     /// Handed-back entries not to be claimed before their time (a rollback with a delay).
     not_before: HashMap<u64, Instant>,
+    /// For queues with a delivery limit: the delivery record (`deliveries.rs`) that holds the
+    /// count of each handed-back entry (a claimed one's is in its claim)...
+    record_of: HashMap<u64, u64>,
+    /// ... and, per record, how many entries (claimed or handed back) it is the current record
+    /// of: at zero it is deleted.
+    record_live: HashMap<u64, u32>,
     /// Entries that are dead letters (they carry a record of why): never dead-lettered again.
     pub dead_letters: BTreeSet<u64>,
     /// The queue's delivery limit in force (0: none); its entries' counts are kept on disk.
@@ -64,6 +70,8 @@ impl QueueState {
             in_flight: BTreeSet::new(),
             failed_deliveries: HashMap::new(),
             not_before: HashMap::new(),
+            record_of: HashMap::new(),
+            record_live: HashMap::new(),
             dead_letters: BTreeSet::new(),
             max_deliveries: 0,
             capacity: 0,
@@ -186,16 +194,80 @@ impl QueueState {
         }
     }
 
-    /// `give_back` of an entry that was delivered (its `deliveries`-th delivery) and is not
-    /// to be claimed again before `not_before`.
-    pub fn give_back_delivered(&mut self, seq: u64, deliveries: u32, not_before: Option<Instant>) {
+    /// `give_back` of an entry that was delivered (its `deliveries`-th delivery, counted in
+    /// delivery record `record` if the queue keeps them) and is not to be claimed again before
+    /// `not_before`.
+    pub fn give_back_delivered(&mut self, seq: u64, deliveries: u32, record: Option<u64>, not_before: Option<Instant>) {
         if self.in_flight.remove(&seq) {
             self.returned.insert(seq);
             self.note_failed_deliveries(seq, deliveries);
+            if let Some(r) = record {
+                self.record_of.insert(seq, r);
+            }
             if let Some(t) = not_before {
                 self.not_before.insert(seq, t);
             }
         }
+    }
+
+    /// After a failed write: entry `seq` is counted in delivery record `record` again.
+    pub fn give_back_record(&mut self, seq: u64, record: u64) {
+        if let Some(old) = self.record_of.insert(seq, record) {
+            self.release_record(old);
+        }
+        self.attach_record(record, 1);
+    }
+
+    /// Delivery record `record` now holds the counts of `entries` entries (just delivered, or
+    /// found at open).
+    pub fn attach_record(&mut self, record: u64, entries: u32) {
+        if entries > 0 {
+            *self.record_live.entry(record).or_insert(0) += entries;
+        }
+    }
+
+    /// One entry of delivery record `record` is consumed or counted in a newer record; returns
+    /// whether the record counts none any more (and is to be deleted).
+    pub fn release_record(&mut self, record: u64) -> bool {
+        match self.record_live.get_mut(&record) {
+            Some(n) if *n > 1 => {
+                *n -= 1;
+                false
+            }
+            Some(_) => {
+                self.record_live.remove(&record);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Entry `seq` leaves the record that held its count (it is delivered again, counted in a
+    /// new record, or consumed); returns that record when it counts nothing any more.
+    pub fn detach_record(&mut self, seq: u64) -> Option<u64> {
+        if self.record_of.is_empty() {
+            return None;
+        }
+        let record = self.record_of.remove(&seq)?;
+        self.release_record(record).then_some(record)
+    }
+
+    /// At open: entry `seq` (if still present) had `deliveries` by delivery record `record`,
+    /// read in record order, so a later record's count replaces an earlier one's.
+    pub fn recover_deliveries(&mut self, seq: u64, deliveries: u32, record: u64) {
+        if !self.is_claimable(seq) {
+            return; // consumed since: the record is stale for it
+        }
+        self.note_failed_deliveries(seq, deliveries);
+        if let Some(old) = self.record_of.insert(seq, record) {
+            self.release_record(old);
+        }
+        self.attach_record(record, 1);
+    }
+
+    /// Whether delivery record `record` counts no present entry (it is then to be deleted).
+    pub fn record_counts_nothing(&self, record: u64) -> bool {
+        !self.record_live.contains_key(&record)
     }
 
     /// Entry `seq` has come back unconsumed from `deliveries` deliveries so far.
@@ -223,10 +295,12 @@ impl QueueState {
         over
     }
 
-    /// A commit consumed a claimed entry. Returns whether it had failed deliveries recorded.
-    pub fn consumed(&mut self, seq: u64) -> bool {
+    /// A commit consumed a claimed entry.
+    pub fn consumed(&mut self, seq: u64) {
         self.in_flight.remove(&seq);
-        !self.failed_deliveries.is_empty() && self.failed_deliveries.remove(&seq).is_some()
+        if !self.failed_deliveries.is_empty() {
+            self.failed_deliveries.remove(&seq);
+        }
     }
 
     /// The commit that was to consume `seq` failed to write it: the entry is still on disk and
@@ -314,6 +388,8 @@ pub(crate) struct Queues {
     pub configs: HashMap<String, QueueConfig>,
     /// `StoreOptions::max_deliveries`.
     pub default_max_deliveries: u32,
+    /// The number of the next delivery record (`deliveries.rs`), above every one on disk.
+    pub next_delivery_record: u64,
     pub metrics: crate::metrics::QueueMetrics,
 }
 

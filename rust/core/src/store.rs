@@ -112,7 +112,14 @@ impl Store {
             check_format_marker(&db, &path)?;
         }
         let cf_ids = batch::verify_format(&db)?;
-        let queues = recover_queues(&db, options.max_deliveries)?;
+        let (queues, stale_records) = recover_queues(&db, options.max_deliveries)?;
+        if !options.read_only && !stale_records.is_empty() {
+            let mut batch = rocksdb::WriteBatch::default();
+            for (queue, record) in stale_records {
+                batch.delete_cf(db.cf_handle(CF_META).expect("opened with all column families"), keys::meta_deliveries_key(queue, record));
+            }
+            db.write(batch).context(|| format!("deleting stale delivery records of {}", path.display()))?;
+        }
         let store = Store { shared: Arc::new(Shared::new(path, options, db, queues, cf_ids, cache, lock)) };
         if !store.shared.options().read_only {
             // Entries whose last delivery ended with the process (a crash while they were
@@ -462,7 +469,8 @@ pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cach
 /// Rebuild every queue's state from its persisted head layout plus one bounded seek for the
 /// tail. Consumed entries all lie below the persisted head, so their tombstones are never walked.
 /// Then the queues' settings, their entries' delivery counts and their dead letters.
-fn recover_queues(db: &DB, default_max_deliveries: u32) -> Result<Queues> {
+/// Also returns the delivery records that count nothing any more (to be deleted by a writer).
+fn recover_queues(db: &DB, default_max_deliveries: u32) -> Result<(Queues, Vec<(QueueId, u64)>)> {
     let meta = db.cf_handle(CF_META).expect("opened with all column families");
     let entries = db.cf_handle(CF_ENTRIES).expect("opened with all column families");
     let mut queues = Queues { default_max_deliveries, ..Queues::default() };
@@ -498,10 +506,14 @@ fn recover_queues(db: &DB, default_max_deliveries: u32) -> Result<Queues> {
         queues.next_id = queues.next_id.max(id + 1);
         queues.insert(name, QueueState::recovered(id, layout.head, tail, layout.below_head_set()));
     }
-    for_each_per_entry_record(db, keys::meta_deliveries_prefix(), "delivery counts", |queue, seq, v| {
-        let n = keys::decode_u32(v, "delivery count")?;
+    let mut records: Vec<(QueueId, u64)> = Vec::new();
+    for_each_per_entry_record(db, keys::meta_deliveries_prefix(), "delivery records", |queue, record, v| {
+        records.push((queue, record));
+        queues.next_delivery_record = queues.next_delivery_record.max(record + 1);
         if let Some(q) = queues.states.get_mut(&queue) {
-            q.note_failed_deliveries(seq, n);
+            for (seq, deliveries) in crate::deliveries::decode(v)? {
+                q.recover_deliveries(seq, deliveries, record);
+            }
         }
         Ok(())
     })?;
@@ -511,7 +523,9 @@ fn recover_queues(db: &DB, default_max_deliveries: u32) -> Result<Queues> {
         }
         Ok(())
     })?;
-    Ok(queues)
+    // Records that count no present entry (all consumed or counted again since): stale.
+    let stale = records.into_iter().filter(|(queue, record)| queues.states.get(queue).is_none_or(|q| q.record_counts_nothing(*record))).collect();
+    Ok((queues, stale))
 }
 
 /// Calls `each` with the queue, sequence and value of every `meta` record under `prefix` (the

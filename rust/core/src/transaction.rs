@@ -228,7 +228,7 @@ impl Transaction {
         }
         drop(queues);
         let Some((qid, failed, tracked)) = claimed.filter(|_| !seqs.is_empty()) else { return Ok(None) };
-        self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq, deliveries: 0, recorded: false }));
+        self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq, deliveries: 0, record: None }));
         let entries = seqs
             .iter()
             .zip(read_entries(db, qid, &seqs)?)
@@ -238,25 +238,42 @@ impl Transaction {
     }
 
     /// The last `n` claims are delivered now: each becomes its entry's next delivery, recorded
-    /// on disk first when the queue has a delivery limit. That record is written to the
-    /// write-ahead log without a sync: it survives the process ending (what a crash loop on a
-    /// bad entry is), costs no fsync, and is synced by the next synced commit.
+    /// on disk first when the queue has a delivery limit, in one delivery record for them all
+    /// (`deliveries.rs`), written to the write-ahead log without a sync.
     fn deliver_last_claims(&mut self, db: &DbRef<'_>, claimed: &Claimed, n: usize) -> Result<()> {
-        if claimed.tracked && n > 0 {
-            let mut batch = rocksdb::WriteBatch::default();
-            for (&seq, &failed) in claimed.seqs.iter().zip(&claimed.failed).take(n) {
-                batch.put_cf(db.cf(keys::CF_META), keys::meta_deliveries_key(claimed.queue, seq), (failed + 1).to_le_bytes());
-            }
-            let mut wo = rocksdb::WriteOptions::default();
-            wo.set_sync(false);
-            db.db().write_opt(batch, &wo).context(|| "recording deliveries".to_string())?;
-        }
+        let record = if claimed.tracked && n > 0 { Some(self.record_deliveries(db, claimed, n)?) } else { None };
         let from = self.buf.claims.len() - n;
         for (c, &failed) in self.buf.claims[from..].iter_mut().zip(&claimed.failed) {
             c.deliveries = failed + 1;
-            c.recorded = claimed.tracked;
+            c.record = record;
         }
         Ok(())
+    }
+
+    /// Writes the delivery record of the first `n` entries of `claimed` (deleting the records
+    /// this supersedes, once they count nothing); returns its number.
+    fn record_deliveries(&self, db: &DbRef<'_>, claimed: &Claimed, n: usize) -> Result<u64> {
+        let delivered = claimed.seqs.iter().copied().zip(claimed.failed.iter().map(|f| f + 1)).take(n);
+        let mut batch = rocksdb::WriteBatch::default();
+        let record = {
+            let mut queues = self.store.queues();
+            let record = queues.next_delivery_record;
+            queues.next_delivery_record += 1;
+            if let Some(q) = queues.states.get_mut(&claimed.queue) {
+                for &seq in &claimed.seqs[..n] {
+                    if let Some(superseded) = q.detach_record(seq) {
+                        batch.delete_cf(db.cf(keys::CF_META), keys::meta_deliveries_key(claimed.queue, superseded));
+                    }
+                }
+                q.attach_record(record, n as u32);
+            }
+            record
+        };
+        batch.put_cf(db.cf(keys::CF_META), keys::meta_deliveries_key(claimed.queue, record), crate::deliveries::encode(delivered));
+        let mut wo = rocksdb::WriteOptions::default();
+        wo.set_sync(false);
+        db.db().write_opt(batch, &wo).context(|| "recording deliveries".to_string())?;
+        Ok(record)
     }
 
     fn claim_and_read(&mut self, db: &DbRef<'_>, queue: &str, max: usize, max_payload_bytes: usize) -> Result<Vec<Message>> {
@@ -584,18 +601,18 @@ impl Transaction {
     }
 
     /// A rollback hands every claim back, except the delivered ones that reached their queue's
-    /// limit: those are returned, still claimed, to be dead-lettered (unless the store refuses
-    /// writes, when they go back too, their counts kept).
+    /// limit: those are returned, still claimed, to be dead-lettered (unless the store is closed
+    /// or refuses writes, when they go back too, their counts kept).
     fn hand_back_delivered(&mut self, not_before: Option<Instant>) -> Vec<Doomed> {
-        let writable = self.store.check_writable().is_ok();
+        let writable = !self.store.is_closed() && self.store.check_writable().is_ok();
         let mut doomed = Vec::new();
         self.hand_back_claims(0, |q, c| {
             if c.deliveries == 0 {
                 q.give_back(c.seq);
             } else if writable && q.max_deliveries > 0 && c.deliveries >= q.max_deliveries && !q.dead_letters.contains(&c.seq) {
-                doomed.push(Doomed { queue: c.queue, seq: c.seq, deliveries: c.deliveries });
+                doomed.push(Doomed { queue: c.queue, seq: c.seq, deliveries: c.deliveries, record: c.record });
             } else {
-                q.give_back_delivered(c.seq, c.deliveries, not_before);
+                q.give_back_delivered(c.seq, c.deliveries, c.record, not_before);
             }
         });
         doomed
@@ -611,6 +628,10 @@ impl Transaction {
             q.restore(c.seq);
             if c.deliveries > 0 {
                 q.note_failed_deliveries(c.seq, c.deliveries);
+            }
+            if let Some(r) = c.record {
+                // Released when the commit was prepared; the record is still on disk.
+                q.give_back_record(c.seq, r);
             }
         });
     }

@@ -269,3 +269,19 @@ fn bad_settings_and_reasons_are_refused_or_bounded() {
     let read_only = Store::open(dir.path(), StoreOptions { read_only: true, ..StoreOptions::default() });
     assert!(read_only.is_err() || read_only.unwrap().configure_queue("q", limit(2)).is_err());
 }
+
+#[test]
+fn a_rollback_after_the_store_closed_ends_the_transaction_without_failing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    store.configure_queue("q", limit(1)).unwrap();
+    fill(&store, "q", 0..1);
+    let mut tx = store.begin().unwrap();
+    tx.poll("q", 1).unwrap();
+    store.close().unwrap();
+    tx.rollback_because("late", None).unwrap();
+    assert!(!tx.is_open());
+    // The count was recorded: the next open moves the entry.
+    let store = open(dir.path());
+    assert_eq!(store.dead_letters("q", 10).unwrap()[0].record.reason, PROCESS_ENDED);
+}

@@ -157,9 +157,7 @@ fn publish(m: &mut QueueMetrics, q: &mut QueueState, n: u64, at: u64) {
 fn consume(q: &mut QueueState, n: usize) {
     let mut seqs = Vec::new();
     q.claim(n, &mut seqs);
-    seqs.iter().for_each(|&s| {
-        q.consumed(s);
-    });
+    seqs.iter().for_each(|&s| q.consumed(s));
 }
 
 #[test]
