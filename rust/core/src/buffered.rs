@@ -9,7 +9,7 @@ use uuid::Uuid;
 use crate::batch::{BatchRep, CfIds};
 use crate::error::{Result, RocksContext};
 use crate::hash::{IdMap, IdSet};
-use crate::keys::{self, Ownership, QueueId, CF_OBJECTS};
+use crate::keys::{self, Entry, Ownership, QueueId, CF_OBJECTS};
 use crate::shared::DbRef;
 
 #[derive(Debug)]
@@ -22,6 +22,31 @@ pub(crate) struct Claim {
     /// The delivery record (`deliveries.rs`) holding this delivery's count, for queues with a
     /// delivery limit: its consumption releases it.
     pub record: Option<u64>,
+    /// What the entry counts against its queue's byte capacity (0 when the queue has none).
+    pub bytes: u64,
+}
+
+impl Claim {
+    pub fn new(queue: QueueId, seq: u64) -> Claim {
+        Claim { queue, seq, deliveries: 0, record: None, bytes: 0 }
+    }
+}
+
+/// What `entries` count against a byte capacity: the size each recorded, or, for an entry
+/// written without one, its object's payload bytes as stored now (0 when it is gone).
+pub(crate) fn counted_bytes(db: &DbRef<'_>, entries: &[Entry]) -> Result<Vec<u64>> {
+    let unsized_: Vec<&[u8]> = entries.iter().filter(|e| e.bytes.is_none()).map(|e| &e.id.as_bytes()[..]).collect();
+    let mut found = db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), unsized_, false).into_iter();
+    entries
+        .iter()
+        .map(|e| match e.bytes {
+            Some(n) => Ok(u64::from(n)),
+            None => {
+                let v = found.next().expect("one result per key").context(|| format!("reading object {}", e.id))?;
+                Ok(v.map_or(0, |v| v.len().saturating_sub(1) as u64))
+            }
+        })
+        .collect()
 }
 
 /// This transaction's last write to an object.
@@ -36,13 +61,13 @@ pub(crate) enum ObjectWrite {
 /// transaction, so the last one used is checked first and the map only serves the others.
 #[derive(Default)]
 pub(crate) struct OwnEnqueues {
-    pub queues: Vec<(String, VecDeque<(Uuid, Ownership)>)>,
+    pub queues: Vec<(String, VecDeque<Entry>)>,
     index: HashMap<String, usize>,
     last: usize,
 }
 
 impl OwnEnqueues {
-    pub fn push(&mut self, queue: &str, item: (Uuid, Ownership)) {
+    pub fn push(&mut self, queue: &str, item: Entry) {
         let i = match self.queues.get(self.last) {
             Some((name, _)) if name == queue => self.last,
             _ => match self.index.get(queue) {
@@ -58,11 +83,11 @@ impl OwnEnqueues {
         self.queues[i].1.push_back(item);
     }
 
-    pub fn get(&self, queue: &str) -> Option<&VecDeque<(Uuid, Ownership)>> {
+    pub fn get(&self, queue: &str) -> Option<&VecDeque<Entry>> {
         self.index.get(queue).map(|&i| &self.queues[i].1)
     }
 
-    pub fn get_mut(&mut self, queue: &str) -> Option<&mut VecDeque<(Uuid, Ownership)>> {
+    pub fn get_mut(&mut self, queue: &str) -> Option<&mut VecDeque<Entry>> {
         self.index.get(queue).map(|&i| &mut self.queues[i].1)
     }
 }
@@ -130,9 +155,9 @@ impl Buffered {
 
     /// Takes the first `n` of this transaction's own enqueues to `queue` back, as its own poll
     /// or drop of them does: they will not be written, nor count as owning their objects.
-    pub fn take_back_own_enqueues(&mut self, queue: &str, n: usize) -> Vec<(Uuid, Ownership)> {
+    pub fn take_back_own_enqueues(&mut self, queue: &str, n: usize) -> Vec<Entry> {
         let items = self.enqueued.get_mut(queue).map(|items| items.drain(..n).collect::<Vec<_>>()).unwrap_or_default();
-        for &(id, own) in &items {
+        for &Entry { id, own, .. } in &items {
             if own == Ownership::Owned {
                 *self.ref_delta.entry(id).or_insert(0) -= 1;
             }
@@ -168,8 +193,13 @@ impl Buffered {
     }
 
     pub fn ownership_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<Ownership>> {
-        // The flag byte is enough: a compressed payload is not decompressed for this.
-        self.read_object(db, id, |v| keys::decode_object_value(v).map(|(own, _, _)| own))
+        Ok(self.stored_object_of(db, id)?.map(|(own, _)| own))
+    }
+
+    /// Object `id`'s ownership and payload bytes as stored. The flag byte and the value's
+    /// length are enough: a compressed payload is not decompressed for this.
+    pub fn stored_object_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<(Ownership, u32)>> {
+        self.read_object(db, id, |v| keys::decode_object_value(v).map(|(own, _, body)| (own, body.len() as u32)))
     }
 
     pub fn payload_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<Vec<u8>>> {

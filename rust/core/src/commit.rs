@@ -11,7 +11,7 @@ use crate::batch::{BatchRep, CfIds};
 use crate::buffered::{Buffered, ObjectWrite};
 use crate::error::{Error, Result, RocksContext};
 use crate::group_commit::{CommitState, PendingObject, Prepared};
-use crate::keys::{self, Ownership, QueueId, CF_OBJECTS, CF_REFS};
+use crate::keys::{self, Entry, QueueId, CF_OBJECTS, CF_REFS};
 use crate::queue::{QueueState, Queues};
 use crate::shared::{DbRef, Shared};
 
@@ -41,13 +41,26 @@ impl Buffered {
             return Ok(());
         }
         for (name, items) in self.enqueued.queues.iter().filter(|(_, items)| !items.is_empty()) {
-            let (capacity, depth, consuming) = match queues.get(name) {
-                Some(q) => (q.capacity, q.committed_len() + q.being_written(), self.claims.iter().filter(|c| c.queue == q.id).count() as u64),
-                None => (queues.config(name).capacity, 0, 0),
+            let config;
+            let (capacity, capacity_bytes, depth, bytes, consuming, consuming_bytes) = match queues.get(name) {
+                Some(q) => {
+                    let mine = self.claims.iter().filter(|c| c.queue == q.id);
+                    let (n, b) = mine.fold((0, 0), |(n, b), c| (n + 1, b + c.bytes));
+                    (q.capacity, q.capacity_bytes, q.committed_len() + q.being_written(), q.bytes_held(), n, b)
+                }
+                None => {
+                    config = queues.config(name);
+                    (config.capacity, config.capacity_bytes, 0, 0, 0, 0)
+                }
             };
             let adding = items.len() as u64;
             if capacity > 0 && depth - consuming + adding > capacity {
-                return Err(Error::QueueFull { queue: name.clone(), capacity, depth: depth - consuming, adding });
+                return Err(Error::QueueFull { queue: name.clone(), capacity, depth: depth - consuming, adding, unit: "entries" });
+            }
+            let adding_bytes = entries_bytes(items);
+            let held = bytes.saturating_sub(consuming_bytes);
+            if capacity_bytes > 0 && held + adding_bytes > capacity_bytes {
+                return Err(Error::QueueFull { queue: name.clone(), capacity: capacity_bytes, depth: held, adding: adding_bytes, unit: "payload bytes" });
             }
         }
         Ok(())
@@ -154,7 +167,7 @@ impl Buffered {
     /// (each queue's next sequences, in commit order), deletion of consumed entries, reference
     /// counts (kept in CF_REFS only while above one; an owned object at zero is deleted) and
     /// queue layouts. Returns the entries to publish per queue once written.
-    fn reserve_and_record(&self, store: &Shared, tail_batch: &mut BatchRep, outcomes: &[Outcome]) -> Vec<(QueueId, u64)> {
+    fn reserve_and_record(&self, store: &Shared, tail_batch: &mut BatchRep, outcomes: &[Outcome]) -> Vec<(QueueId, u64, u64)> {
         let cf = store.cf_ids();
         let mut consuming: HashMap<QueueId, BTreeSet<u64>> = HashMap::new();
         for c in &self.claims {
@@ -167,7 +180,7 @@ impl Buffered {
         let forgotten;
         {
             let mut queues = store.queues();
-            let mut own: Vec<&(String, VecDeque<(Uuid, Ownership)>)> = self.enqueued.queues.iter().filter(|(_, q)| !q.is_empty()).collect();
+            let mut own: Vec<&(String, VecDeque<Entry>)> = self.enqueued.queues.iter().filter(|(_, q)| !q.is_empty()).collect();
             own.sort_by(|a, b| a.0.cmp(&b.0));
             for (name, items) in own {
                 let qid = match queues.by_name.get(name) {
@@ -181,15 +194,16 @@ impl Buffered {
                     }
                 };
                 let state = queues.states.get_mut(&qid).expect("queue registered");
-                let first = state.reserve(items.len() as u64);
-                for (i, (id, own)) in items.iter().enumerate() {
-                    tail_batch.put(cf.entries, &keys::entry_key(qid, first + i as u64), &keys::entry_value(*id, *own));
+                let bytes = entries_bytes(items);
+                let first = state.reserve(items.len() as u64, bytes);
+                for (i, entry) in items.iter().enumerate() {
+                    tail_batch.put(cf.entries, &keys::entry_key(qid, first + i as u64), &keys::encode_entry(entry));
                 }
                 for (i, record) in self.dead_letter_records.get(name).into_iter().flatten().enumerate() {
                     tail_batch.put(cf.meta, &keys::meta_dead_letter_key(qid, first + i as u64), record);
                     state.dead_letters.insert(first + i as u64);
                 }
-                appends.push((qid, items.len() as u64));
+                appends.push((qid, items.len() as u64, bytes));
             }
             for (qid, seqs) in &consuming {
                 if let Some(q) = queues.states.get_mut(qid) {
@@ -205,9 +219,10 @@ impl Buffered {
                 }
                 queues.metrics.count_consumed(*qid, seqs.len() as u64);
             }
-            for c in self.claims.iter().filter(|c| c.record.is_some()) {
-                let (Some(q), Some(r)) = (queues.states.get_mut(&c.queue), c.record) else { continue };
-                if q.release_record(r) {
+            for c in self.claims.iter().filter(|c| c.record.is_some() || c.bytes > 0) {
+                let Some(q) = queues.states.get_mut(&c.queue) else { continue };
+                q.consume_bytes(c.bytes);
+                if let Some(r) = c.record.filter(|&r| q.release_record(r)) {
                     spent_records.push((c.queue, r));
                 }
             }
@@ -249,12 +264,12 @@ impl Buffered {
     /// commits (none committed since, none held by another transaction, none being written,
     /// none it enqueued itself): its name and head layout are deleted, and the commits prepared
     /// after this one create it anew under a new id. Returns the ids forgotten.
-    fn forget_dropped_queues(&self, queues: &mut Queues, appends: &[(QueueId, u64)], tail_batch: &mut BatchRep, cf: CfIds) -> Vec<QueueId> {
+    fn forget_dropped_queues(&self, queues: &mut Queues, appends: &[(QueueId, u64, u64)], tail_batch: &mut BatchRep, cf: CfIds) -> Vec<QueueId> {
         let mut forgotten = Vec::new();
         for name in &self.dropped_queues {
             let Some(&qid) = queues.by_name.get(name) else { continue };
             let idle = queues.states.get(&qid).is_some_and(QueueState::is_empty_and_idle);
-            if !idle || appends.iter().any(|&(q, _)| q == qid) {
+            if !idle || appends.iter().any(|&(q, _, _)| q == qid) {
                 continue;
             }
             queues.by_name.remove(name);
@@ -296,6 +311,13 @@ struct Outcome {
     counted: bool,
 }
 
+/// What entries about to be written count against a byte capacity (an entry without a recorded
+/// size, moved from a store written before sizes were kept, counts 0 here and its object's size
+/// when counted at open).
+fn entries_bytes(items: &VecDeque<Entry>) -> u64 {
+    items.iter().map(|e| u64::from(e.bytes.unwrap_or(0))).sum()
+}
+
 /// `refs` holds a count only above one (absent means exactly one).
 fn record_exists(count: i64) -> bool {
     count > 1
@@ -331,9 +353,9 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &[(u64, Prepared)]) -> Res
     {
         let mut queues = store.queues();
         for (_, prepared) in group {
-            for &(qid, n) in &prepared.appends {
+            for &(qid, n, bytes) in &prepared.appends {
                 if let Some(q) = queues.states.get_mut(&qid) {
-                    q.publish(n);
+                    q.publish(n, bytes);
                 }
                 queues.count_published(qid, n);
             }

@@ -127,14 +127,14 @@ pub(crate) fn move_to_dead_letter_queues(store: &Arc<Shared>, doomed: Vec<Doomed
     }
     // Claims first: whatever fails below hands every one of them back.
     for d in &doomed {
-        tx.buf.claims.push(Claim { queue: d.queue, seq: d.seq, deliveries: 0, record: d.record });
+        tx.buf.claims.push(Claim { record: d.record, ..Claim::new(d.queue, d.seq) });
     }
     tx.buf.exempt_from_capacity = true;
     let moved = (|| {
         let db = store.writable_db()?;
         for (d, (origin, dlq)) in doomed.iter().zip(&targets) {
             let v = db.db().get_pinned_cf(db.cf(CF_ENTRIES), keys::entry_key(d.queue, d.seq)).context(|| format!("reading entry {} of queue '{origin}'", d.seq))?;
-            let entry = keys::decode_entry_value(&v.ok_or_else(|| Error::Corrupt(format!("queue '{origin}' entry {} is missing", d.seq)))?)?;
+            let entry = keys::decode_entry(&v.ok_or_else(|| Error::Corrupt(format!("queue '{origin}' entry {} is missing", d.seq)))?)?;
             tx.buf.enqueued.push(dlq, entry);
             let record = DeadLetterRecord { origin_queue: origin.clone(), origin_sequence: d.seq, deliveries: d.deliveries, reason: reason.to_string(), dead_at_millis: now };
             tx.buf.dead_letter_records.entry(dlq.clone()).or_default().push(record.encode());
@@ -221,9 +221,9 @@ impl Transaction {
     /// its last entry). Returns how many.
     pub fn drop_dead_letters(&mut self, queue: &str, which: Selection<'_>) -> Result<u64> {
         let claimed = self.claim_dead_letters(queue, which)?;
-        for (_, (id, own)) in &claimed {
-            if *own == keys::Ownership::Owned {
-                *self.buf.ref_delta.entry(*id).or_insert(0) -= 1;
+        for (_, e) in &claimed {
+            if e.own == keys::Ownership::Owned {
+                *self.buf.ref_delta.entry(e.id).or_insert(0) -= 1;
             }
         }
         Ok(claimed.len() as u64)
@@ -231,7 +231,7 @@ impl Transaction {
 
     /// Claims the selected dead letters of `queue` and reads each one's record and entry. A
     /// failure after claiming rolls the transaction back, as a poll's does.
-    fn claim_dead_letters(&mut self, queue: &str, which: Selection<'_>) -> Result<Vec<(DeadLetterRecord, (Uuid, keys::Ownership))>> {
+    fn claim_dead_letters(&mut self, queue: &str, which: Selection<'_>) -> Result<Vec<(DeadLetterRecord, keys::Entry)>> {
         self.check_open()?;
         let store = self.store.clone();
         let db = store.writable_db()?;
@@ -263,7 +263,7 @@ impl Transaction {
             }
             (q.id, seqs)
         };
-        self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq, deliveries: 0, record: None }));
+        self.buf.claims.extend(seqs.iter().map(|&seq| Claim::new(qid, seq)));
         let read = (|| {
             let entries = crate::transaction::read_entries(&db, qid, &seqs)?;
             let record_keys: Vec<[u8; 14]> = seqs.iter().map(|&s| keys::meta_dead_letter_key(qid, s)).collect();

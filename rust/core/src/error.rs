@@ -46,8 +46,8 @@ pub enum Error {
     /// A commit would leave `queue` holding more entries than its capacity. Nothing was
     /// written and the transaction is still open: commit again once consumers made room (or
     /// with a wait), or roll back.
-    #[error("queue '{queue}' is full: it holds {depth} of its {capacity} entries and this commit adds {adding}")]
-    QueueFull { queue: String, capacity: u64, depth: u64, adding: u64 },
+    #[error("queue '{queue}' is full: it holds {depth} of its {capacity} {unit} and this commit adds {adding}")]
+    QueueFull { queue: String, capacity: u64, depth: u64, adding: u64, unit: &'static str },
 
     /// A failure after a poll had claimed entries: the transaction was rolled back so that no
     /// entry can be consumed without having been delivered.

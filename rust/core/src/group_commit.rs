@@ -39,8 +39,8 @@ pub(crate) struct CommitState {
 /// A prepared commit waiting to be written.
 pub(crate) struct Prepared {
     pub batch: BatchRep,
-    /// Entries to publish per queue once written.
-    pub appends: Vec<(QueueId, u64)>,
+    /// Entries to publish per queue once written, and the bytes they count.
+    pub appends: Vec<(QueueId, u64, u64)>,
 }
 
 #[derive(Default)]

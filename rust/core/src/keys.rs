@@ -1,7 +1,9 @@
 //! Byte layouts of everything RockCask writes to RocksDB.
 //!
 //! Column family `entries`: key = queue id (u32 BE) + sequence (u64 BE), so one queue's entries
-//! are contiguous and sorted in FIFO order; value = object id (16 bytes) + ownership flag.
+//! are contiguous and sorted in FIFO order; value = object id (16 bytes) + ownership flag, then
+//! (in entries written by commits; not in those of 0.1.0 stores or of snapshot imports) the
+//! payload bytes its object held as stored when the entry was committed (u32 LE).
 //! Column family `objects`: key = 16-byte UUID; value = flag byte + payload.
 //! Column family `refs`: key = UUID of a queue-owned object referenced by more than one entry;
 //! value = u64 LE count of live owned entries. Absent means exactly one.
@@ -95,6 +97,17 @@ impl Ownership {
     }
 }
 
+/// What a queue entry holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub id: Uuid,
+    pub own: Ownership,
+    /// Payload bytes of its object as stored (after compression) when the entry was committed,
+    /// which is what a byte capacity counts; `None` for entries written without it.
+    pub bytes: Option<u32>,
+}
+
+/// An entry value without the payload size: 17 bytes (0.1.0's layout, and what imports write).
 pub fn entry_value(id: Uuid, own: Ownership) -> [u8; 17] {
     let mut v = [0u8; 17];
     v[..16].copy_from_slice(id.as_bytes());
@@ -102,12 +115,28 @@ pub fn entry_value(id: Uuid, own: Ownership) -> [u8; 17] {
     v
 }
 
-pub fn decode_entry_value(v: &[u8]) -> Result<(Uuid, Ownership)> {
-    if v.len() != 17 {
-        return Err(Error::Corrupt(format!("queue entry value of {} bytes", v.len())));
+/// An entry's value: 21 bytes with its size, 17 without.
+pub fn encode_entry(e: &Entry) -> Vec<u8> {
+    let mut v = entry_value(e.id, e.own).to_vec();
+    if let Some(bytes) = e.bytes {
+        v.extend_from_slice(&bytes.to_le_bytes());
     }
+    v
+}
+
+pub fn decode_entry(v: &[u8]) -> Result<Entry> {
+    let bytes = match v.len() {
+        17 => None,
+        21 => Some(u32::from_le_bytes(v[17..21].try_into().expect("4 bytes"))),
+        n => return Err(Error::Corrupt(format!("queue entry value of {n} bytes"))),
+    };
     let id = Uuid::from_slice(&v[..16]).map_err(|e| Error::Corrupt(e.to_string()))?;
-    Ok((id, Ownership::from_byte(v[16], "queue entry")?))
+    Ok(Entry { id, own: Ownership::from_byte(v[16], "queue entry")?, bytes })
+}
+
+/// The object an entry points at, and how (for readers that do not need its size).
+pub fn decode_entry_value(v: &[u8]) -> Result<(Uuid, Ownership)> {
+    decode_entry(v).map(|e| (e.id, e.own))
 }
 
 /// Object value: one flag byte (`object_flag`) then the payload as stored (raw payloads are
@@ -235,6 +264,13 @@ mod tests {
         let mut bad = entry_value(id, Ownership::Reference);
         bad[16] = 9;
         assert!(decode_entry_value(&bad).is_err());
+        let sized = Entry { id, own: Ownership::Owned, bytes: Some(70_000) };
+        assert_eq!(encode_entry(&sized).len(), 21);
+        assert_eq!(decode_entry(&encode_entry(&sized)).unwrap(), sized);
+        let unsized_ = Entry { bytes: None, ..sized };
+        assert_eq!(encode_entry(&unsized_), entry_value(id, Ownership::Owned).to_vec());
+        assert_eq!(decode_entry(&entry_value(id, Ownership::Owned)).unwrap(), unsized_);
+        assert!(decode_entry(&[0u8; 20]).is_err());
         let v = [&[object_flag(Ownership::Reference, Compression::None)][..], b"abc"].concat();
         assert_eq!(decode_object_value(&v).unwrap(), (Ownership::Reference, Compression::None, &b"abc"[..]));
         assert_eq!(object_payload(&v).unwrap().1, &b"abc"[..]);

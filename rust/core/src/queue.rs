@@ -45,6 +45,12 @@ pub(crate) struct QueueState {
     pub max_deliveries: u32,
     /// Most entries the queue may hold at commit (0: no limit).
     pub capacity: u64,
+    /// Most payload bytes its entries may hold at commit (0: no limit), and, while it has
+    /// such a limit, the bytes its present entries count (`None`: not counted).
+    pub capacity_bytes: u64,
+    bytes: Option<u64>,
+    /// Bytes of the entries reserved by commits not yet published.
+    reserved_bytes: u64,
 }
 
 impl QueueState {
@@ -52,9 +58,10 @@ impl QueueState {
         QueueState::recovered(id, head, tail, BTreeSet::new())
     }
 
-    /// A queue a commit creates: listed once that commit is published.
+    /// A queue a commit creates: listed once that commit is published. It has no entry, so
+    /// its bytes are counted from 0 if its settings bound them.
     pub fn unpublished(id: QueueId) -> Self {
-        QueueState { published: false, ..QueueState::new(id, 0, 0) }
+        QueueState { published: false, bytes: Some(0), ..QueueState::new(id, 0, 0) }
     }
 
     /// State rebuilt at open: `below_head` are entries still on disk under `head` (claimed or
@@ -75,6 +82,9 @@ impl QueueState {
             dead_letters: BTreeSet::new(),
             max_deliveries: 0,
             capacity: 0,
+            capacity_bytes: 0,
+            bytes: None,
+            reserved_bytes: 0,
         }
     }
 
@@ -82,6 +92,52 @@ impl QueueState {
     pub fn configure(&mut self, config: &QueueConfig, default_max_deliveries: u32) {
         self.max_deliveries = config.effective_max_deliveries(default_max_deliveries);
         self.capacity = config.capacity;
+        self.capacity_bytes = config.capacity_bytes;
+        if config.capacity_bytes == 0 {
+            self.bytes = None;
+        }
+    }
+
+    /// Whether the bytes of this queue's entries are to be counted but are not yet (the caller
+    /// then counts them, `present_entries`, and sets them with `start_counting_bytes`).
+    pub fn needs_byte_count(&self) -> bool {
+        self.capacity_bytes > 0 && self.bytes.is_none()
+    }
+
+    /// Every entry present: at the head, handed back, or claimed.
+    pub fn present_entries(&self) -> Vec<u64> {
+        let mut seqs: Vec<u64> = self.returned.iter().chain(&self.in_flight).copied().collect();
+        seqs.extend(self.head..self.tail);
+        seqs.sort_unstable();
+        seqs
+    }
+
+    pub fn start_counting_bytes(&mut self, present: u64) {
+        self.bytes = Some(present);
+    }
+
+    /// Bytes the queue counts once the commits prepared so far are written (0 when it has no
+    /// byte capacity).
+    pub fn bytes_held(&self) -> u64 {
+        self.bytes.map_or(0, |b| b + self.reserved_bytes)
+    }
+
+    /// A commit consumes (or, its write failed, gives back) entries counting `n` bytes.
+    pub fn consume_bytes(&mut self, n: u64) {
+        if let Some(b) = &mut self.bytes {
+            *b = b.saturating_sub(n);
+        }
+    }
+
+    pub fn restore_bytes(&mut self, n: u64) {
+        if let Some(b) = &mut self.bytes {
+            *b += n;
+        }
+    }
+
+    /// Whether entries' bytes are counted (a claim then records what its entry counts).
+    pub fn counts_bytes(&self) -> bool {
+        self.bytes.is_some()
     }
 
     /// Entries being written by commits prepared but not yet published.
@@ -125,10 +181,11 @@ impl QueueState {
         self.head == self.tail && self.reserved_tail == self.tail && self.returned.is_empty() && self.in_flight.is_empty()
     }
 
-    /// Assign `n` sequence numbers to a commit; returns the first.
-    pub fn reserve(&mut self, n: u64) -> u64 {
+    /// Assign `n` sequence numbers to a commit, whose entries count `bytes`; returns the first.
+    pub fn reserve(&mut self, n: u64, bytes: u64) -> u64 {
         let first = self.reserved_tail;
         self.reserved_tail += n;
+        self.reserved_bytes += bytes;
         first
     }
 
@@ -312,9 +369,13 @@ impl QueueState {
     }
 
     /// A commit's `n` reserved entries are on disk: consumers may take them.
-    pub fn publish(&mut self, n: u64) {
+    pub fn publish(&mut self, n: u64, bytes: u64) {
         self.tail += n;
         self.published = true;
+        self.reserved_bytes = self.reserved_bytes.saturating_sub(bytes);
+        if let Some(b) = &mut self.bytes {
+            *b += bytes;
+        }
     }
 
     /// Where this queue's entries on disk will be once the claims in `consuming` are deleted:
@@ -442,9 +503,9 @@ mod tests {
         assert_eq!(q.available(), 0);
         assert_eq!(q.committed_len(), 5);
         // Reserved entries stay invisible until published.
-        assert_eq!(q.reserve(2), 5);
+        assert_eq!(q.reserve(2, 0), 5);
         assert_eq!(q.available(), 0);
-        q.publish(2);
+        q.publish(2, 0);
         assert_eq!(q.available(), 2);
         assert_eq!(q.committed_len(), 7);
     }

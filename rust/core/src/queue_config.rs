@@ -25,6 +25,9 @@ pub struct QueueConfig {
     /// Most entries the queue may hold once a commit is written (entries claimed by open
     /// transactions still count); 0: no limit.
     pub capacity: u64,
+    /// Most payload bytes its entries may hold then, as stored (after compression), each entry
+    /// counting the size its object had when the entry was committed; 0: no limit.
+    pub capacity_bytes: u64,
 }
 
 impl QueueConfig {
@@ -36,8 +39,11 @@ impl QueueConfig {
     /// Refuses settings that could not work for `queue`.
     pub fn validate(&self, queue: &str) -> Result<()> {
         keys::validate_queue_name(queue)?;
-        if self.capacity > MAX_CAPACITY {
-            return Err(Error::InvalidArgument(format!("capacity {} of queue '{queue}' is over the limit of {MAX_CAPACITY}", self.capacity)));
+        if self.capacity > MAX_CAPACITY || self.capacity_bytes > MAX_CAPACITY {
+            return Err(Error::InvalidArgument(format!(
+                "capacity of queue '{queue}' ({} entries, {} bytes) is over the limit of {MAX_CAPACITY}",
+                self.capacity, self.capacity_bytes
+            )));
         }
         if let Some(dlq) = &self.dead_letter_queue {
             keys::validate_queue_name(dlq).map_err(|e| Error::InvalidArgument(format!("dead-letter queue of '{queue}': {e}")))?;
@@ -70,6 +76,7 @@ impl QueueConfig {
             None => v.push(0),
         }
         v.extend_from_slice(&self.capacity.to_le_bytes());
+        v.extend_from_slice(&self.capacity_bytes.to_le_bytes());
         if let Some(dlq) = &self.dead_letter_queue {
             v.extend_from_slice(dlq.as_bytes());
         }
@@ -88,13 +95,14 @@ impl QueueConfig {
             1 if rest.len() >= 4 => (Some(u32::from_le_bytes(rest[..4].try_into().expect("4 bytes"))), &rest[4..]),
             _ => return Err(corrupt()),
         };
-        if rest.len() < 8 {
+        if rest.len() < 16 {
             return Err(corrupt());
         }
         let capacity = u64::from_le_bytes(rest[..8].try_into().expect("8 bytes"));
-        let name = &rest[8..];
+        let capacity_bytes = u64::from_le_bytes(rest[8..16].try_into().expect("8 bytes"));
+        let name = &rest[16..];
         let dead_letter_queue = if name.is_empty() { None } else { Some(String::from_utf8(name.to_vec()).map_err(|_| corrupt())?) };
-        Ok(QueueConfig { max_deliveries, dead_letter_queue, capacity })
+        Ok(QueueConfig { max_deliveries, dead_letter_queue, capacity, capacity_bytes })
     }
 }
 
@@ -110,8 +118,8 @@ mod tests {
     fn settings_round_trip_and_garbage_is_refused() {
         for c in [
             QueueConfig::default(),
-            QueueConfig { max_deliveries: Some(0), dead_letter_queue: None, capacity: 1 },
-            QueueConfig { max_deliveries: Some(u32::MAX), dead_letter_queue: Some("poison €".into()), capacity: MAX_CAPACITY },
+            QueueConfig { max_deliveries: Some(0), dead_letter_queue: None, capacity: 1, capacity_bytes: 0 },
+            QueueConfig { max_deliveries: Some(u32::MAX), dead_letter_queue: Some("poison €".into()), capacity: MAX_CAPACITY, capacity_bytes: 7 },
         ] {
             assert_eq!(QueueConfig::decode(&c.encode(), "q").unwrap(), c);
         }
@@ -119,6 +127,7 @@ mod tests {
         assert!(QueueConfig::decode(&[2, 0, 0, 0, 0, 0, 0, 0, 0, 0], "q").unwrap_err().to_string().contains("layout 2"));
         assert!(QueueConfig::decode(&[1, 1, 5], "q").is_err());
         assert!(QueueConfig::decode(&[1, 0, 1, 2], "q").is_err());
+        assert!(QueueConfig::decode(&[1, 0, 0, 0, 0, 0, 0, 0, 0, 0], "q").is_err(), "no byte capacity");
     }
 
     #[test]
@@ -131,6 +140,7 @@ mod tests {
         assert!(own.validate("in").unwrap_err().to_string().contains("its own dead-letter queue"));
         let too_big = QueueConfig { capacity: MAX_CAPACITY + 1, ..default.clone() };
         assert!(too_big.validate("in").is_err());
+        assert!(QueueConfig { capacity_bytes: u64::MAX, ..default.clone() }.validate("in").is_err());
         let long = "x".repeat(keys::MAX_QUEUE_NAME_BYTES);
         let limited = QueueConfig { max_deliveries: Some(2), ..default.clone() };
         assert!(limited.validate(&long).unwrap_err().to_string().contains("named explicitly"));

@@ -128,6 +128,8 @@ impl Store {
             // the store still opens: it then refuses writes naming the cause, and those entries
             // are moved by the first rollback that finds them, or at the next open.
             let _ = crate::dead_letter::dead_letter_over_limit(&store.shared);
+            let db = store.shared.db()?;
+            count_queue_bytes(&db, &mut store.shared.queues())?;
         }
         Ok(store)
     }
@@ -228,6 +230,8 @@ impl Store {
         if let Some(q) = queues.get_mut(queue) {
             q.configure(&config, default_max);
         }
+        // A new byte capacity counts the queue's entries now, while no commit can change them.
+        count_queue_bytes(&db, &mut queues)?;
         if config.is_default() {
             queues.configs.remove(queue);
         } else {
@@ -265,7 +269,7 @@ impl Store {
         let seqs: Vec<u64> = records.keys().copied().collect();
         let entries = crate::transaction::read_entries(&db, qid, &seqs)?;
         // A dead letter consumed since its record was read is left out.
-        let present: Vec<(u64, DeadLetterRecord, Uuid)> = records.into_iter().zip(entries).filter_map(|((seq, r), e)| e.map(|(id, _)| (seq, r, id))).collect();
+        let present: Vec<(u64, DeadLetterRecord, Uuid)> = records.into_iter().zip(entries).filter_map(|((seq, r), e)| e.map(|e| (seq, r, e.id))).collect();
         let ids: Vec<Uuid> = present.iter().map(|(_, _, id)| *id).collect();
         let payloads = crate::buffered::Buffered::default().read_payloads(&db, &ids)?;
         Ok(present.into_iter().zip(payloads).map(|((sequence, record, id), payload)| DeadLetter { sequence, id, payload, record }).collect())
@@ -542,6 +546,19 @@ fn for_each_per_entry_record(db: &DB, prefix: &[u8], what: &str, mut each: impl 
         it.next();
     }
     it.status().context(|| format!("reading {what}"))
+}
+
+/// Starts counting the payload bytes of every queue with a byte capacity that is not counted
+/// yet: reads each of its present entries once. The caller holds the queues lock (and, once
+/// the store is in use, the commit lock), so no entry comes or goes meanwhile.
+fn count_queue_bytes(db: &crate::shared::DbRef<'_>, queues: &mut Queues) -> Result<()> {
+    for q in queues.states.values_mut().filter(|q| q.needs_byte_count()) {
+        let present = q.present_entries();
+        let entries: Vec<keys::Entry> = crate::transaction::read_entries(db, q.id, &present)?.into_iter().flatten().collect();
+        let bytes = crate::buffered::counted_bytes(db, &entries)?.into_iter().sum();
+        q.start_counting_bytes(bytes);
+    }
+    Ok(())
 }
 
 /// Exclusive upper bound of one queue's entry keys (longer than any of its 12-byte keys).

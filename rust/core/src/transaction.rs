@@ -27,7 +27,7 @@ use crate::commit;
 use crate::dead_letter::{self, Doomed};
 use crate::compress::{Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
-use crate::keys::{self, Ownership, QueueId, CF_ENTRIES};
+use crate::keys::{self, Entry, Ownership, QueueId, CF_ENTRIES};
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
 use crate::queue::QueueState;
 use crate::shared::{DbRef, Shared};
@@ -121,8 +121,8 @@ impl Transaction {
         keys::validate_queue_name(queue)?;
         check_payload_len(len)?;
         let policy = self.store.options().policy_for_queue(queue);
-        self.write_object(id, Ownership::Owned, policy, len, fill)?;
-        self.buf.enqueued.push(queue, (id, Ownership::Owned));
+        let stored = self.write_object(id, Ownership::Owned, policy, len, fill)?;
+        self.buf.enqueued.push(queue, Entry { id, own: Ownership::Owned, bytes: Some(stored) });
         Ok(())
     }
 
@@ -133,7 +133,7 @@ impl Transaction {
         policy: Policy,
         len: usize,
         fill: impl FnOnce(&mut [u8]) -> std::result::Result<(), E>,
-    ) -> std::result::Result<(), E> {
+    ) -> std::result::Result<u32, E> {
         let cf = self.store.cf_ids().objects;
         let (at, stored) = if policy.codec == Compression::None || len < policy.threshold {
             // Raw: written straight into the batch, no copy.
@@ -156,7 +156,8 @@ impl Transaction {
         self.payload_bytes += len as u64;
         self.stored_bytes += (stored - 1) as u64;
         self.buf.note_object_write(id, ObjectWrite::Put { at, len: stored });
-        Ok(())
+        // Payloads are at most MAX_PAYLOAD_BYTES (1 GiB), so the stored size fits.
+        Ok((stored - 1) as u32)
     }
 
     /// An entry for the existing object `id` at the tail of `queue` (no copy of the payload).
@@ -164,11 +165,11 @@ impl Transaction {
     /// `Error::NoSuchObject` now if there is no such object, or at commit if another commit
     /// deletes it before this one commits (unless this transaction writes it itself).
     pub fn enqueue_id(&mut self, queue: &str, id: Uuid) -> Result<()> {
-        let (own, committed) = {
+        let (own, bytes, committed) = {
             let db = self.check_write()?;
             keys::validate_queue_name(queue)?;
-            let own = self.buf.ownership_of(&db, id)?.ok_or(Error::NoSuchObject(id))?;
-            (own, !self.buf.objects.contains_key(&id))
+            let (own, bytes) = self.buf.stored_object_of(&db, id)?.ok_or(Error::NoSuchObject(id))?;
+            (own, bytes, !self.buf.objects.contains_key(&id))
         };
         if own == Ownership::Owned {
             *self.buf.ref_delta.entry(id).or_insert(0) += 1;
@@ -176,7 +177,7 @@ impl Transaction {
         if committed {
             *self.buf.enqueued_by_id.entry(id).or_insert(0) += 1;
         }
-        self.buf.enqueued.push(queue, (id, own));
+        self.buf.enqueued.push(queue, Entry { id, own, bytes: Some(bytes) });
         Ok(())
     }
 
@@ -221,19 +222,25 @@ impl Transaction {
         let claimed = queues.get_mut(queue).map(|q| {
             q.claim(max, &mut seqs);
             let failed: Vec<u32> = seqs.iter().map(|&seq| q.failed_deliveries(seq)).collect();
-            (q.id, failed, q.max_deliveries > 0)
+            (q.id, failed, q.max_deliveries > 0, q.counts_bytes())
         });
-        if let Some((qid, _, _)) = &claimed {
+        if let Some((qid, ..)) = &claimed {
             queues.metrics.count_claimed(*qid, seqs.len() as u64);
         }
         drop(queues);
-        let Some((qid, failed, tracked)) = claimed.filter(|_| !seqs.is_empty()) else { return Ok(None) };
-        self.buf.claims.extend(seqs.iter().map(|&seq| Claim { queue: qid, seq, deliveries: 0, record: None }));
+        let Some((qid, failed, tracked, counts_bytes)) = claimed.filter(|_| !seqs.is_empty()) else { return Ok(None) };
+        let first = self.buf.claims.len();
+        self.buf.claims.extend(seqs.iter().map(|&seq| Claim::new(qid, seq)));
         let entries = seqs
             .iter()
             .zip(read_entries(db, qid, &seqs)?)
             .map(|(seq, entry)| entry.ok_or_else(|| Error::Corrupt(format!("queue '{queue}' entry {seq} is missing"))))
             .collect::<Result<Vec<_>>>()?;
+        if counts_bytes {
+            for (c, bytes) in self.buf.claims[first..].iter_mut().zip(crate::buffered::counted_bytes(db, &entries)?) {
+                c.bytes = bytes;
+            }
+        }
         Ok(Some(Claimed { queue: qid, seqs, entries, failed, tracked }))
     }
 
@@ -279,15 +286,15 @@ impl Transaction {
     fn claim_and_read(&mut self, db: &DbRef<'_>, queue: &str, max: usize, max_payload_bytes: usize) -> Result<Vec<Message>> {
         let mut out = Vec::new();
         if let Some(claimed) = self.claim_entries(db, queue, max)? {
-            let ids: Vec<Uuid> = claimed.entries.iter().map(|&(id, _)| id).collect();
+            let ids: Vec<Uuid> = claimed.entries.iter().map(|e| e.id).collect();
             let payloads = self.buf.read_payloads(db, &ids)?;
             let kept = within_budget(payloads.iter().map(|p| p.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0);
             // The claims past the budget go back, to be the head of the next poll.
             self.hand_back_claims(self.buf.claims.len() - (claimed.seqs.len() - kept), |q, c| q.give_back(c.seq));
             self.deliver_last_claims(db, &claimed, kept)?;
-            for &(id, own) in &claimed.entries[..kept] {
-                if own == Ownership::Owned {
-                    *self.buf.ref_delta.entry(id).or_insert(0) -= 1;
+            for e in &claimed.entries[..kept] {
+                if e.own == Ownership::Owned {
+                    *self.buf.ref_delta.entry(e.id).or_insert(0) -= 1;
                 }
             }
             let delivered = ids.into_iter().zip(payloads).zip(claimed.seqs.iter().zip(&claimed.failed)).take(kept);
@@ -302,13 +309,13 @@ impl Transaction {
             let n = (max - out.len()).min(available);
             let mut taken = Vec::with_capacity(n);
             for i in 0..n {
-                let (id, _) = self.buf.enqueued.get(queue).expect("counted above")[i];
+                let id = self.buf.enqueued.get(queue).expect("counted above")[i].id;
                 taken.push((id, self.buf.payload_of(db, id)?));
             }
             let kept = within_budget(taken.iter().map(|(_, p)| p.as_ref().map_or(0, Vec::len)), max_payload_bytes.saturating_sub(used), out.len());
             let own_items = self.buf.take_back_own_enqueues(queue, kept);
-            for ((id, _), (_, payload)) in own_items.into_iter().zip(taken) {
-                out.push(Message { id, payload, sequence: None, deliveries: 1 });
+            for (e, (_, payload)) in own_items.into_iter().zip(taken) {
+                out.push(Message { id: e.id, payload, sequence: None, deliveries: 1 });
             }
         }
         Ok(out)
@@ -324,9 +331,9 @@ impl Transaction {
     /// If reading the claimed entries fails, the whole transaction rolls back, as with `poll`.
     pub fn drop_queue(&mut self, queue: &str) -> Result<u64> {
         let entries = self.claim_everything(queue)?;
-        for &(id, own) in &entries {
-            if own == Ownership::Owned {
-                *self.buf.ref_delta.entry(id).or_insert(0) -= 1;
+        for e in &entries {
+            if e.own == Ownership::Owned {
+                *self.buf.ref_delta.entry(e.id).or_insert(0) -= 1;
             }
         }
         let own = self.buf.enqueued.get(queue).map_or(0, |items| items.len());
@@ -357,7 +364,7 @@ impl Transaction {
 
     /// Claims every committed entry of `queue` that no other transaction holds, in delivery
     /// order, and returns what each points at. A failure rolls the transaction back.
-    fn claim_everything(&mut self, queue: &str) -> Result<Vec<(Uuid, Ownership)>> {
+    fn claim_everything(&mut self, queue: &str) -> Result<Vec<Entry>> {
         self.check_open()?;
         let store = self.store.clone();
         let db = store.writable_db()?;
@@ -394,7 +401,7 @@ impl Transaction {
                 .iter()
                 .zip(failed)
                 .zip(read_entries(&db, qid, &seqs)?)
-                .filter_map(|((&seq, failed), entry)| entry.map(|(id, _)| ((seq, failed), id)))
+                .filter_map(|((&seq, failed), entry)| entry.map(|e| ((seq, failed), e.id)))
                 .unzip();
             let payloads = self.buf.read_payloads(&db, &ids)?;
             out.extend(
@@ -402,8 +409,8 @@ impl Transaction {
             );
         }
         if let Some(own_items) = self.buf.enqueued.get(queue) {
-            for &(id, _) in own_items.iter().take(max - out.len()) {
-                out.push(Message { id, payload: self.buf.payload_of(&db, id)?, sequence: None, deliveries: 1 });
+            for e in own_items.iter().take(max - out.len()) {
+                out.push(Message { id: e.id, payload: self.buf.payload_of(&db, e.id)?, sequence: None, deliveries: 1 });
             }
         }
         out.truncate(within_budget(out.iter().map(|m| m.payload.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0));
@@ -626,6 +633,7 @@ impl Transaction {
         crate::metrics::uncount_consumed(&self.store, &self.buf.claims);
         self.hand_back_claims(0, |q, c| {
             q.restore(c.seq);
+            q.restore_bytes(c.bytes);
             if c.deliveries > 0 {
                 q.note_failed_deliveries(c.seq, c.deliveries);
             }
@@ -668,7 +676,7 @@ impl Drop for Transaction {
 struct Claimed {
     queue: QueueId,
     seqs: Vec<u64>,
-    entries: Vec<(Uuid, Ownership)>,
+    entries: Vec<Entry>,
     failed: Vec<u32>,
     tracked: bool,
 }
@@ -676,7 +684,7 @@ struct Claimed {
 /// The entries at `seqs` of queue `qid` (`None` where there is none). Each run of consecutive
 /// sequence numbers (what a poll usually claims) is read with one iterator over its key range
 /// (a seek, then one step per entry); the scattered rest with one batched lookup.
-pub(crate) fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option<(Uuid, Ownership)>>> {
+pub(crate) fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option<Entry>>> {
     let mut out = Vec::with_capacity(seqs.len());
     let mut scattered = Vec::new();
     let mut start = 0;
@@ -696,14 +704,14 @@ pub(crate) fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result
     if !scattered.is_empty() {
         let keys: Vec<[u8; 12]> = scattered.iter().map(|&i| keys::entry_key(qid, seqs[i])).collect();
         for (&i, found) in scattered.iter().zip(db.db().batched_multi_get_cf(db.cf(CF_ENTRIES), keys.iter(), true)) {
-            out[i] = found.context(reading_entries)?.map(|v| keys::decode_entry_value(&v)).transpose()?;
+            out[i] = found.context(reading_entries)?.map(|v| keys::decode_entry(&v)).transpose()?;
         }
     }
     Ok(out)
 }
 
 /// The entries `first..=last` of queue `qid`, read with one bounded iterator.
-fn scan_entries(db: &DbRef<'_>, qid: QueueId, first: u64, last: u64) -> Result<Vec<Option<(Uuid, Ownership)>>> {
+fn scan_entries(db: &DbRef<'_>, qid: QueueId, first: u64, last: u64) -> Result<Vec<Option<Entry>>> {
     let mut out = vec![None; (last - first + 1) as usize];
     let mut ro = rocksdb::ReadOptions::default();
     ro.set_iterate_upper_bound(keys::entry_key_after(qid, last));
@@ -713,7 +721,7 @@ fn scan_entries(db: &DbRef<'_>, qid: QueueId, first: u64, last: u64) -> Result<V
         let seq = keys::decode_entry_seq(k)?;
         // The bounds keep every key of the range between `first` and `last`.
         let slot = seq.checked_sub(first).and_then(|i| out.get_mut(i as usize)).ok_or_else(|| Error::Corrupt(format!("entry key {seq} outside {first}..={last}")))?;
-        *slot = Some(keys::decode_entry_value(v)?);
+        *slot = Some(keys::decode_entry(v)?);
         it.next();
     }
     it.status().context(reading_entries)?;

@@ -25,7 +25,7 @@ fn a_commit_over_capacity_is_refused_and_leaves_the_transaction_open() {
         tx.enqueue("q", &[i]).unwrap();
     }
     let full = tx.commit().unwrap_err();
-    assert!(matches!(full, Error::QueueFull { ref queue, capacity: 3, depth: 0, adding: 4 } if queue == "q"), "{full}");
+    assert!(matches!(full, Error::QueueFull { ref queue, capacity: 3, depth: 0, adding: 4, unit: "entries" } if queue == "q"), "{full}");
     assert!(full.to_string().contains("queue 'q' is full"), "{full}");
     assert!(tx.is_open());
     assert_eq!(tx.poll("q", 1).unwrap().len(), 1, "its own enqueue, taken back");
@@ -142,4 +142,114 @@ fn capacity_counts_moves_and_holds_for_queues_created_by_the_commit() {
     assert!(matches!(tx.commit(), Err(Error::QueueFull { adding: 2, .. })));
     tx.rollback().unwrap();
     assert_eq!(store.queue_size("from").unwrap(), 2);
+}
+
+fn bounded_bytes(capacity_bytes: u64) -> QueueConfig {
+    QueueConfig { capacity_bytes, ..QueueConfig::default() }
+}
+
+#[test]
+fn a_byte_capacity_bounds_the_payload_bytes_and_consuming_frees_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    store.configure_queue("q", bounded_bytes(100)).unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("q", &[0; 60]).unwrap();
+    tx.enqueue("q", &[0; 40]).unwrap();
+    tx.commit().unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("q", &[1]).unwrap();
+    let full = tx.commit().unwrap_err();
+    assert!(matches!(full, Error::QueueFull { capacity: 100, depth: 100, adding: 1, .. }), "{full}");
+    assert!(full.to_string().contains("holds 100 of its 100 payload bytes and this commit adds 1"), "{full}");
+    // Taking the 60-byte one in the same commit makes room.
+    assert_eq!(tx.poll("q", 1).unwrap()[0].payload.as_ref().unwrap().len(), 60);
+    tx.enqueue("q", &[2; 59]).unwrap();
+    tx.commit().unwrap();
+    // Counted again from the entries at the next open: still 40 + 1 + 59.
+    store.close().unwrap();
+    let store = open(dir.path());
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("q", &[3]).unwrap();
+    assert!(matches!(tx.commit(), Err(Error::QueueFull { depth: 100, .. })));
+    tx.rollback().unwrap();
+    // Every way out frees them: a drop here.
+    let mut tx = store.begin().unwrap();
+    tx.drop_queue("q").unwrap();
+    tx.commit().unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("q", &[4; 100]).unwrap();
+    tx.commit().unwrap();
+}
+
+#[test]
+fn a_byte_capacity_set_on_a_queue_with_entries_counts_them_and_moves_count_what_they_carry() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let mut tx = store.begin().unwrap();
+    let id = tx.enqueue("src", &[0; 30]).unwrap();
+    tx.enqueue("dst", &[0; 30]).unwrap();
+    tx.commit().unwrap();
+    store.configure_queue("dst", bounded_bytes(50)).unwrap();
+    // An entry by id counts its object's size; so does a moved one.
+    let mut tx = store.begin().unwrap();
+    tx.enqueue_id("dst", id).unwrap();
+    assert!(matches!(tx.commit(), Err(Error::QueueFull { depth: 30, adding: 30, .. })));
+    tx.rollback().unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.move_queue("src", "dst").unwrap();
+    assert!(matches!(tx.commit(), Err(Error::QueueFull { depth: 30, adding: 30, .. })));
+    tx.rollback().unwrap();
+    store.configure_queue("dst", bounded_bytes(60)).unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.move_queue("src", "dst").unwrap();
+    tx.commit().unwrap();
+    assert_eq!(store.queue_size("dst").unwrap(), 2);
+    // Without a bound nothing is counted, and a bound back counts what is there.
+    store.configure_queue("dst", QueueConfig::default()).unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("dst", &[0; 500]).unwrap();
+    tx.commit().unwrap();
+    store.configure_queue("dst", bounded_bytes(561)).unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("dst", &[0; 2]).unwrap();
+    assert!(matches!(tx.commit(), Err(Error::QueueFull { depth: 560, adding: 2, .. })));
+}
+
+#[test]
+fn compressed_payloads_count_the_bytes_they_take_on_disk() {
+    use rockcask_core::compress::{Compression, Policy};
+    let dir = tempfile::tempdir().unwrap();
+    let options = StoreOptions { sync_on_commit: false, compression: Policy { codec: Compression::Zstd, threshold: 0 }, ..StoreOptions::default() };
+    let store = Store::open(dir.path(), options).unwrap();
+    store.configure_queue("q", bounded_bytes(1000)).unwrap();
+    let mut tx = store.begin().unwrap();
+    for _ in 0..10 {
+        tx.enqueue("q", &[7u8; 10_000]).unwrap(); // 100,000 bytes given, a few hundred stored
+    }
+    tx.commit().unwrap();
+}
+
+#[test]
+fn entries_imported_from_a_snapshot_count_their_objects_bytes() {
+    use rockcask_core::snapshot::{self, no_progress, ExportOptions, ImportOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir.path().join("a"));
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("q", &[1; 70]).unwrap();
+    tx.enqueue("q", &[2; 20]).unwrap();
+    tx.commit().unwrap();
+    let file = dir.path().join("s.snap");
+    let export = ExportOptions { workers: 1, ..ExportOptions::default() };
+    store.export_to(&file, &export, &mut no_progress()).unwrap();
+    let imported = dir.path().join("b");
+    let options = StoreOptions { sync_on_commit: false, ..StoreOptions::default() };
+    snapshot::import_store(&file, &imported, &ImportOptions { workers: 1, store: options }, &mut no_progress()).unwrap();
+    let store = open(&imported);
+    store.configure_queue("q", bounded_bytes(100)).unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.enqueue("q", &[3; 11]).unwrap();
+    assert!(matches!(tx.commit(), Err(Error::QueueFull { depth: 90, adding: 11, .. })));
+    assert_eq!(tx.poll("q", 1).unwrap()[0].payload.as_ref().unwrap().len(), 70);
+    tx.commit().unwrap();
 }

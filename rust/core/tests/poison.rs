@@ -159,7 +159,7 @@ fn dead_letters_are_requeued_to_their_origin_or_dropped_in_a_transaction() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path());
     for q in ["a", "b"] {
-        store.configure_queue(q, QueueConfig { max_deliveries: Some(1), dead_letter_queue: Some("poison".into()), capacity: 0 }).unwrap();
+        store.configure_queue(q, QueueConfig { max_deliveries: Some(1), dead_letter_queue: Some("poison".into()), ..QueueConfig::default() }).unwrap();
     }
     fill(&store, "a", 0..3);
     fill(&store, "b", 10..11);

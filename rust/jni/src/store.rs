@@ -25,7 +25,7 @@ native_class! {
         fn queueSize(store: &StoreHandle, queue: wire::QueueName) -> i64 = queue_size;
         fn stats(store: &StoreHandle) -> RecordOut = stats;
         fn compact(store: &StoreHandle) -> () = compact;
-        fn configureQueue(store: &StoreHandle, queue: wire::QueueName, max_deliveries: i64, dead_letter_queue: Option<String>, capacity: i64) -> () = configure_queue;
+        fn configureQueue(store: &StoreHandle, queue: wire::QueueName, max_deliveries: i64, dead_letter_queue: Option<String>, capacity: i64, capacity_bytes: i64) -> () = configure_queue;
         fn queueOptions(store: &StoreHandle, queue: wire::QueueName) -> Vec<u8> = queue_options;
         fn deadLetters(store: &StoreHandle, queue: wire::QueueName, max: Count) -> Vec<u8> = dead_letters;
     }
@@ -48,11 +48,20 @@ fn delivery_limit(v: i64, what: &str) -> BridgeResult<u32> {
     u32::try_from(v).map_err(|_| BridgeError::InvalidArgument(format!("{what} must not be negative, got {v}")))
 }
 
-/// `maxDeliveries` -1 keeps the store's default; `capacity` 0 is no limit.
-fn configure_queue(_env: &mut Env<'_>, store: &StoreHandle, queue: wire::QueueName, max_deliveries: i64, dead_letter_queue: Option<String>, capacity: i64) -> BridgeResult<()> {
+/// `maxDeliveries` -1 keeps the store's default; a capacity of 0 is no limit.
+fn configure_queue(
+    _env: &mut Env<'_>,
+    store: &StoreHandle,
+    queue: wire::QueueName,
+    max_deliveries: i64,
+    dead_letter_queue: Option<String>,
+    capacity: i64,
+    capacity_bytes: i64,
+) -> BridgeResult<()> {
     let max_deliveries = if max_deliveries == -1 { None } else { Some(delivery_limit(max_deliveries, "maxDeliveries")?) };
-    let capacity = u64::try_from(capacity).map_err(|_| BridgeError::InvalidArgument(format!("capacity must not be negative, got {capacity}")))?;
-    Ok(store.0.configure_queue(queue.as_str(), QueueConfig { max_deliveries, dead_letter_queue, capacity })?)
+    let limit = |v: i64, what: &str| u64::try_from(v).map_err(|_| BridgeError::InvalidArgument(format!("{what} must not be negative, got {v}")));
+    let config = QueueConfig { max_deliveries, dead_letter_queue, capacity: limit(capacity, "capacity")?, capacity_bytes: limit(capacity_bytes, "capacityBytes")? };
+    Ok(store.0.configure_queue(queue.as_str(), config)?)
 }
 
 fn queue_options(_env: &mut Env<'_>, store: &StoreHandle, queue: wire::QueueName) -> BridgeResult<Vec<u8>> {

@@ -141,11 +141,13 @@ fn put_optional_bytes(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
 }
 
 /// A queue's settings for `Store.queueOptions`: i64 delivery limit (-1: the store's default),
-/// i64 capacity (0: none), dead-letter queue as i32 length (-1: the default) + UTF-8 name.
+/// i64 capacity and i64 byte capacity (0: none), dead-letter queue as i32 length (-1: the
+/// default) + UTF-8 name.
 pub fn pack_queue_config(config: &QueueConfig) -> Vec<u8> {
-    let mut out = Vec::with_capacity(20);
+    let mut out = Vec::with_capacity(28);
     out.extend_from_slice(&config.max_deliveries.map_or(-1, i64::from).to_be_bytes());
     out.extend_from_slice(&(config.capacity as i64).to_be_bytes());
+    out.extend_from_slice(&(config.capacity_bytes as i64).to_be_bytes());
     put_optional_bytes(&mut out, config.dead_letter_queue.as_deref().map(str::as_bytes));
     out
 }
@@ -230,12 +232,13 @@ mod tests {
 
     #[test]
     fn packed_queue_settings_and_dead_letters_have_their_documented_layout() {
-        let config = QueueConfig { max_deliveries: None, dead_letter_queue: Some("dl".into()), capacity: 9 };
+        let config = QueueConfig { max_deliveries: None, dead_letter_queue: Some("dl".into()), capacity: 9, capacity_bytes: 10 };
         let packed = pack_queue_config(&config);
         assert_eq!(&packed[..8], &(-1i64).to_be_bytes());
         assert_eq!(&packed[8..16], &9i64.to_be_bytes());
-        assert_eq!(&packed[16..], &[0, 0, 0, 2, b'd', b'l']);
-        assert_eq!(&pack_queue_config(&QueueConfig::default())[16..], &(-1i32).to_be_bytes());
+        assert_eq!(&packed[16..24], &10i64.to_be_bytes());
+        assert_eq!(&packed[24..], &[0, 0, 0, 2, b'd', b'l']);
+        assert_eq!(&pack_queue_config(&QueueConfig::default())[24..], &(-1i32).to_be_bytes());
         let record = DeadLetterRecord { origin_queue: "q".into(), origin_sequence: 4, deliveries: 2, reason: "r".into(), dead_at_millis: 5 };
         let packed = pack_dead_letters(&[DeadLetter { sequence: 3, id: Uuid::from_u64_pair(1, 2), payload: None, record }]);
         assert_eq!(&packed[..4], &1i32.to_be_bytes());

@@ -149,8 +149,8 @@ fn ms(n: u64) -> Duration {
 
 /// Publishes `n` entries of `q` at `at` ms, as a group write does.
 fn publish(m: &mut QueueMetrics, q: &mut QueueState, n: u64, at: u64) {
-    q.reserve(n);
-    q.publish(n);
+    q.reserve(n, 0);
+    q.publish(n, 0);
     m.published_at(q, n, ms(at));
 }
 

@@ -15,16 +15,18 @@ public final class QueueOptions {
     private int maxDeliveries = STORE_DEFAULT;
     private String deadLetterQueue;
     private long capacity;
+    private long capacityBytes;
 
     /** No settings of its own: the store's delivery limit, {@code <queue>.dead}, no capacity. */
     public static QueueOptions defaults() {
         return new QueueOptions();
     }
 
-    QueueOptions(int maxDeliveries, String deadLetterQueue, long capacity) {
+    QueueOptions(int maxDeliveries, String deadLetterQueue, long capacity, long capacityBytes) {
         this.maxDeliveries = maxDeliveries;
         this.deadLetterQueue = deadLetterQueue;
         this.capacity = capacity;
+        this.capacityBytes = capacityBytes;
     }
 
     private QueueOptions() {}
@@ -79,8 +81,27 @@ public final class QueueOptions {
         return o;
     }
 
+    /**
+     * Most payload bytes the queue's entries may hold once a commit is written, as stored (after
+     * compression: what fills the disk), each entry counting the size its object had when the
+     * entry was committed; 0 for no limit. Checked like {@link #capacity()}, which may be set
+     * too: a commit must fit both.
+     */
+    public long capacityBytes() {
+        return capacityBytes;
+    }
+
+    public QueueOptions capacityBytes(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("capacityBytes must be 0 (no limit) or positive: " + bytes);
+        }
+        QueueOptions o = copy();
+        o.capacityBytes = bytes;
+        return o;
+    }
+
     private QueueOptions copy() {
-        return new QueueOptions(maxDeliveries, deadLetterQueue, capacity);
+        return new QueueOptions(maxDeliveries, deadLetterQueue, capacity, capacityBytes);
     }
 
     @Override
@@ -89,17 +110,18 @@ public final class QueueOptions {
             return false;
         }
         QueueOptions q = (QueueOptions) o;
-        return q.maxDeliveries == maxDeliveries && q.capacity == capacity && Objects.equals(q.deadLetterQueue, deadLetterQueue);
+        return q.maxDeliveries == maxDeliveries && q.capacity == capacity && q.capacityBytes == capacityBytes
+                && Objects.equals(q.deadLetterQueue, deadLetterQueue);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(maxDeliveries, deadLetterQueue, capacity);
+        return Objects.hash(maxDeliveries, deadLetterQueue, capacity, capacityBytes);
     }
 
     @Override
     public String toString() {
         return "QueueOptions[maxDeliveries=" + (maxDeliveries == STORE_DEFAULT ? "store default" : maxDeliveries) + ", deadLetterQueue="
-                + (deadLetterQueue == null ? "<queue>.dead" : deadLetterQueue) + ", capacity=" + capacity + "]";
+                + (deadLetterQueue == null ? "<queue>.dead" : deadLetterQueue) + ", capacity=" + capacity + ", capacityBytes=" + capacityBytes + "]";
     }
 }

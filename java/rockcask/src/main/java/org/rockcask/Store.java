@@ -118,7 +118,8 @@ public final class Store implements AutoCloseable {
         byte[] name = Wire.queueName(queue);
         Wire.checkQueueName(name);
         Objects.requireNonNull(options, "options");
-        handle.run(h -> StoreNative.configureQueue(h, name, options.maxDeliveries(), options.deadLetterQueue(), options.capacity()));
+        handle.run(h -> StoreNative.configureQueue(h, name, options.maxDeliveries(), options.deadLetterQueue(), options.capacity(),
+                options.capacityBytes()));
     }
 
     /** The settings of {@code queue} ({@link QueueOptions#defaults()} when it has none). */

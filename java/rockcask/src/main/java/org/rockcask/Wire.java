@@ -199,7 +199,8 @@ final class Wire {
         ByteBuffer b = ByteBuffer.wrap(packed);
         long maxDeliveries = b.getLong();
         long capacity = b.getLong();
-        return new QueueOptions((int) maxDeliveries, optionalString(b), capacity);
+        long capacityBytes = b.getLong();
+        return new QueueOptions((int) maxDeliveries, optionalString(b), capacity, capacityBytes);
     }
 
     static List<DeadLetter> deadLetters(byte[] packed) {

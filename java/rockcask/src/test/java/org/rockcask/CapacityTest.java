@@ -36,6 +36,24 @@ public class CapacityTest extends WithOpenStore {
     }
 
     @Test
+    public void aByteCapacityBoundsThePayloadBytesAndIsKeptWithTheOtherSettings() {
+        QueueOptions bytes = QueueOptions.defaults().capacityBytes(10);
+        store.configureQueue("q", bytes);
+        assertEquals(bytes, store.queueOptions("q"));
+        assertThrows(IllegalArgumentException.class, () -> QueueOptions.defaults().capacityBytes(-1));
+        try (Transaction tx = store.begin()) {
+            tx.enqueue("q", new byte[6]);
+            tx.enqueue("q", new byte[5]);
+            RockCaskException full = assertThrows(RockCaskException.class, tx::commit);
+            assertEquals(RockCaskException.Status.QueueFull, full.status());
+            assertTrue(full.getMessage(), full.getMessage().contains("holds 0 of its 10 payload bytes and this commit adds 11"));
+            tx.poll("q");
+            tx.commit();
+        }
+        assertEquals(1, store.queueSize("q"));
+    }
+
+    @Test
     public void aBlockedProducerResumesWhenAConsumerCommits() throws Exception {
         store.configureQueue("q", QueueOptions.defaults().capacity(1));
         try (Transaction tx = store.begin()) {

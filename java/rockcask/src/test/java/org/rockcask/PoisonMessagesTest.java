@@ -164,7 +164,7 @@ public class PoisonMessagesTest extends WithOpenStore {
         assertThrows(IllegalArgumentException.class, () -> QueueOptions.defaults().capacity(-1));
         assertThrows(IllegalArgumentException.class, () -> QueueOptions.defaults().deadLetterQueue(""));
         assertThrows(IllegalArgumentException.class, () -> StoreOptions.defaults().maxDeliveries(-1));
-        QueueOptions extreme = QueueOptions.defaults().maxDeliveries(Integer.MAX_VALUE).capacity(Long.MAX_VALUE).deadLetterQueue("dl");
+        QueueOptions extreme = QueueOptions.defaults().maxDeliveries(Integer.MAX_VALUE).capacity(Long.MAX_VALUE).capacityBytes(Long.MAX_VALUE).deadLetterQueue("dl");
         store.configureQueue("q", extreme);
         assertEquals(extreme, store.queueOptions("q"));
         assertEquals(QueueOptions.defaults(), store.queueOptions("other"));

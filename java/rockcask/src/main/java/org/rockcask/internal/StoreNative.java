@@ -34,8 +34,8 @@ public final class StoreNative {
 
     public static native void compact(long store);
 
-    /** {@code maxDeliveries} -1: the store's default; {@code deadLetterQueue} null: {@code <queue>.dead}; {@code capacity} 0: none. */
-    public static native void configureQueue(long store, byte[] queue, long maxDeliveries, String deadLetterQueue, long capacity);
+    /** {@code maxDeliveries} -1: the store's default; {@code deadLetterQueue} null: {@code <queue>.dead}; capacities 0: none. */
+    public static native void configureQueue(long store, byte[] queue, long maxDeliveries, String deadLetterQueue, long capacity, long capacityBytes);
 
     /** The queue's settings, packed as {@code Wire.queueOptions} reads them. */
     public static native byte[] queueOptions(long store, byte[] queue);
