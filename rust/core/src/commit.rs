@@ -43,6 +43,7 @@ impl Buffered {
         for (name, items) in self.enqueued.queues.iter().filter(|(_, items)| !items.is_empty()) {
             let config;
             let (capacity, capacity_bytes, depth, bytes, consuming, consuming_bytes) = match queues.get(name) {
+                Some(q) if q.capacity == 0 && q.capacity_bytes == 0 => continue,
                 Some(q) => {
                     let mine = self.claims.iter().filter(|c| c.queue == q.id);
                     let (n, b) = mine.fold((0, 0), |(n, b), c| (n + 1, b + c.bytes));
