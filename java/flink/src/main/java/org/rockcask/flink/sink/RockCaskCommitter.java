@@ -19,8 +19,12 @@ import org.rockcask.flink.RockCaskStores;
  */
 public final class RockCaskCommitter implements Committer<RockCaskCommittable> {
     /** RockCask states after which the same commit may well succeed. */
+    /**
+     * Failures that pass: a bounded target that is full ({@code QueueFull}) takes the records
+     * once its consumers have made room, so the commit is retried rather than failing the job.
+     */
     private static final Set<RockCaskException.Status> TRANSIENT = EnumSet.of(RockCaskException.Status.Busy,
-            RockCaskException.Status.TryAgain, RockCaskException.Status.TimedOut);
+            RockCaskException.Status.TryAgain, RockCaskException.Status.TimedOut, RockCaskException.Status.QueueFull);
 
     private final RockCaskStoreSpec spec;
     private final String host;
@@ -71,13 +75,24 @@ public final class RockCaskCommitter implements Committer<RockCaskCommittable> {
             }
             tx.commit();
         } catch (RockCaskException e) {
-            if (TRANSIENT.contains(e.status())) {
+            if (e.status() == RockCaskException.Status.QueueFull && neverFits(c)) {
+                request.signalFailedWithUnknownReason(new IllegalStateException("RockCask staging queue " + c.stagingQueue() + " in "
+                        + c.storePath() + " holds " + c.records() + " records, more than the capacity of " + c.targetQueue() + " ("
+                        + store(c.storePath()).queueOptions(c.targetQueue()) + "): it can never be committed. Give the target room"
+                        + " for at least the records one subtask stages in one checkpoint interval", e));
+            } else if (TRANSIENT.contains(e.status())) {
                 request.retryLater();
             } else {
                 request.signalFailedWithUnknownReason(new IllegalStateException("cannot commit RockCask staging queue " + c.stagingQueue()
                         + " to " + c.targetQueue() + " in " + c.storePath(), e));
             }
         }
+    }
+
+    /** Whether the staged records would overfill the target even if it were empty. */
+    private boolean neverFits(RockCaskCommittable c) {
+        long capacity = store(c.storePath()).queueOptions(c.targetQueue()).capacity();
+        return capacity > 0 && c.records() > capacity;
     }
 
     private org.rockcask.Store store(String path) {

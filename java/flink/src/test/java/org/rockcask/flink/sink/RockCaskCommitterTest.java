@@ -15,6 +15,7 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 import org.rockcask.Message;
+import org.rockcask.QueueOptions;
 import org.rockcask.Store;
 import org.rockcask.Transaction;
 import org.rockcask.flink.RockCaskStoreSpec;
@@ -94,6 +95,41 @@ public class RockCaskCommitterTest {
             assertTrue(request.failure.getMessage(), request.failure.getMessage().contains("holds 2 records where its writer staged 3"));
             assertEquals(2, lease.store().queueSize(STAGING));
             assertEquals(0, lease.store().queueSize("out"));
+        }
+    }
+
+    @Test
+    public void aFullBoundedTargetIsRetriedLaterAndTakesTheRecordsOnceThereIsRoom() throws Exception {
+        RockCaskStoreSpec spec = RockCaskStoreSpec.at(tmp.newFolder("cask").toString());
+        try (RockCaskStores.Lease lease = RockCaskStores.acquire(spec); RockCaskCommitter committer = new RockCaskCommitter(spec, "here")) {
+            Store store = lease.store();
+            store.configureQueue("out", QueueOptions.defaults().capacity(3));
+            enqueue(store, "out", "before");
+            stage(store, 3);
+            RockCaskCommittable committable = new RockCaskCommittable("here", spec.path(), STAGING, "out", 3);
+            CommitRequests.Recorded full = new CommitRequests.Recorded(committable);
+            committer.commit(Collections.singletonList(full));
+            assertEquals(Collections.singletonList("retryLater"), full.answers);
+            assertEquals("left staged", 3, store.queueSize(STAGING));
+            assertEquals(List.of("before"), drain(store, "out"));
+            CommitRequests.Recorded retried = new CommitRequests.Recorded(committable);
+            committer.commit(Collections.singletonList(retried));
+            assertEquals(Collections.emptyList(), retried.answers);
+            assertEquals(List.of("r0", "r1", "r2"), drain(store, "out"));
+        }
+    }
+
+    @Test
+    public void aStagingQueueLargerThanTheTargetsCapacityFailsTheJobInsteadOfRetryingForever() throws Exception {
+        RockCaskStoreSpec spec = RockCaskStoreSpec.at(tmp.newFolder("cask").toString());
+        try (RockCaskStores.Lease lease = RockCaskStores.acquire(spec); RockCaskCommitter committer = new RockCaskCommitter(spec, "here")) {
+            lease.store().configureQueue("out", QueueOptions.defaults().capacity(2));
+            stage(lease.store(), 3);
+            CommitRequests.Recorded request = new CommitRequests.Recorded(new RockCaskCommittable("here", spec.path(), STAGING, "out", 3));
+            committer.commit(Collections.singletonList(request));
+            assertEquals(Collections.singletonList("failedWithUnknownReason"), request.answers);
+            assertTrue(request.failure.getMessage(), request.failure.getMessage().contains("can never be committed"));
+            assertEquals(3, lease.store().queueSize(STAGING));
         }
     }
 
