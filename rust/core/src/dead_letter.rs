@@ -145,12 +145,17 @@ pub(crate) fn move_to_dead_letter_queues(store: &Arc<Shared>, doomed: Vec<Doomed
         tx.rollback()?;
         return Err(e);
     }
-    tx.commit()?;
+    let committed = tx.commit();
     let mut queues = store.queues();
     for d in &doomed {
-        queues.metrics.count_dead_lettered(d.queue, 1);
+        match (&committed, queues.states.get_mut(&d.queue)) {
+            // Back in its queue (the commit handed it back): with its count, for the next try.
+            (Err(_), Some(q)) => q.note_failed_deliveries(d.seq, d.deliveries),
+            (Err(_), None) => {}
+            (Ok(()), _) => queues.metrics.count_dead_lettered(d.queue, 1),
+        }
     }
-    Ok(())
+    committed
 }
 
 /// At open: every entry whose recorded deliveries reached its queue's limit (its last delivery
@@ -285,6 +290,32 @@ impl Transaction {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_move_leaves_the_entry_in_its_queue_with_its_count_and_the_next_open_moves_it() {
+        use std::sync::atomic::Ordering;
+        let dir = tempfile::tempdir().unwrap();
+        let options = crate::StoreOptions { sync_on_commit: false, ..crate::StoreOptions::default() };
+        let store = crate::Store::open(dir.path(), options.clone()).unwrap();
+        store.configure_queue("q", crate::QueueConfig { max_deliveries: Some(1), ..crate::QueueConfig::default() }).unwrap();
+        let mut tx = store.begin().unwrap();
+        tx.enqueue("q", b"bad").unwrap();
+        tx.commit().unwrap();
+        let mut tx = store.begin().unwrap();
+        tx.poll("q", 1).unwrap();
+        store.shared.group_commit().fail_next_write.store(true, Ordering::SeqCst);
+        let failed = tx.rollback_because("cannot parse", None).unwrap_err();
+        assert!(failed.to_string().contains("No space left on device"), "{failed}");
+        assert!(!tx.is_open(), "the rollback ended the transaction anyway");
+        assert_eq!(store.queue_size("q").unwrap(), 1, "the entry stayed in its queue");
+        assert_eq!(store.begin().unwrap().peek("q", 1).unwrap()[0].deliveries, 2);
+        assert!(store.dead_letters("q", 10).unwrap().is_empty());
+        store.close().unwrap();
+        let store = crate::Store::open(dir.path(), options).unwrap();
+        let dead = store.dead_letters("q", 10).unwrap();
+        assert_eq!((dead.len(), dead[0].record.deliveries), (1, 1));
+        assert_eq!(store.queue_size("q").unwrap(), 0);
+    }
 
     #[test]
     fn records_round_trip_and_garbage_is_refused() {

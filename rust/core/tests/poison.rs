@@ -285,3 +285,60 @@ fn a_rollback_after_the_store_closed_ends_the_transaction_without_failing() {
     let store = open(dir.path());
     assert_eq!(store.dead_letters("q", 10).unwrap()[0].record.reason, PROCESS_ENDED);
 }
+
+#[test]
+fn consumers_racing_to_roll_back_and_commit_leave_every_entry_consumed_or_dead_exactly_once() {
+    use std::collections::BTreeSet;
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    store.configure_queue("in", limit(3)).unwrap();
+    const ITEMS: u32 = 400;
+    fill(&store, "in", 0..ITEMS);
+    let workers: Vec<_> = (0..4u64)
+        .map(|w| {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                // A fixed pseudo-random walk per thread: commit, roll back, or drop unclosed.
+                let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ w;
+                loop {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let mut tx = store.begin().unwrap();
+                    let polled = tx.poll("in", 1 + (state % 5) as usize).unwrap();
+                    if polled.is_empty() {
+                        break;
+                    }
+                    match state % 4 {
+                        0 => {
+                            for m in &polled {
+                                tx.enqueue("out", m.payload.as_deref().unwrap()).unwrap();
+                            }
+                            tx.commit().unwrap();
+                        }
+                        1 => drop(tx),
+                        _ => tx.rollback_because(&format!("worker {w}"), None).unwrap(),
+                    }
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let mut tx = store.begin().unwrap();
+    let out = numbers(&tx.poll("out", 10_000).unwrap());
+    let dead = numbers(&tx.poll("in.dead", 10_000).unwrap());
+    tx.rollback().unwrap();
+    let out_set: BTreeSet<u32> = out.iter().copied().collect();
+    let dead_set: BTreeSet<u32> = dead.iter().copied().collect();
+    assert_eq!(out_set.len(), out.len(), "an entry was consumed twice");
+    assert_eq!(dead_set.len(), dead.len(), "an entry was dead-lettered twice");
+    assert!(out_set.is_disjoint(&dead_set), "an entry was consumed and dead-lettered");
+    assert_eq!(out_set.union(&dead_set).count() as u32, ITEMS, "an entry was lost");
+    assert!(!dead.is_empty() && !out.is_empty(), "the walk exercised both ends");
+    for d in store.dead_letters("in", 10_000).unwrap() {
+        assert_eq!(d.record.deliveries, 3, "dead-lettered at exactly the limit: {d:?}");
+    }
+    assert_eq!(store.queue_size("in").unwrap(), 0);
+}
