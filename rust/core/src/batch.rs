@@ -23,6 +23,8 @@ pub(crate) struct CfIds {
     pub objects: u32,
     pub refs: u32,
     pub meta: u32,
+    /// `None` in a read-only open of a store without maps.
+    pub maps: Option<u32>,
 }
 
 /// Where a batch stood, to undo what a failed commit appended.
@@ -176,7 +178,8 @@ pub(crate) fn verify_format(db: &DB) -> Result<CfIds> {
     let cf = |name: &str| -> &ColumnFamily { db.cf_handle(name).expect("opened with all column families") };
     use crate::keys::{CF_ENTRIES, CF_META, CF_OBJECTS, CF_REFS};
     let id_of = |name: &str| cf_id(cf(name), name);
-    let ids = CfIds { entries: id_of(CF_ENTRIES)?, objects: id_of(CF_OBJECTS)?, refs: id_of(CF_REFS)?, meta: id_of(CF_META)? };
+    let maps = db.cf_handle(crate::keys::CF_MAPS).map(|cf| cf_id(cf, crate::keys::CF_MAPS)).transpose()?;
+    let ids = CfIds { entries: id_of(CF_ENTRIES)?, objects: id_of(CF_OBJECTS)?, refs: id_of(CF_REFS)?, meta: id_of(CF_META)?, maps };
     let mut theirs = WriteBatch::default();
     theirs.put_cf(cf(CF_OBJECTS), b"key", vec![7u8; 300]);
     theirs.delete_cf(cf(CF_REFS), b"key2");

@@ -121,6 +121,20 @@ pub(crate) struct Buffered {
     pub dead_letter_records: HashMap<String, Vec<Vec<u8>>>,
     /// Moving dead letters never fails on a full dead-letter queue.
     pub exempt_from_capacity: bool,
+    /// Writes to maps, by map name and key, in key order (`map_ops.rs`).
+    pub map_writes: std::collections::BTreeMap<(String, Vec<u8>), MapWrite>,
+    /// Keys read from the store with `get`/`contains`, each with the ticket below which every
+    /// commit was written when it was read: the commit checks none was written since.
+    pub map_reads: Vec<(String, Vec<u8>, u64)>,
+}
+
+/// This transaction's last word on a map key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum MapWrite {
+    Put(Vec<u8>),
+    Delete,
+    /// Added to the counter at commit, to its value then (absent: 0).
+    Add(i64),
 }
 
 impl Default for Buffered {
@@ -138,6 +152,8 @@ impl Default for Buffered {
             dropped_queues: BTreeSet::new(),
             dead_letter_records: HashMap::new(),
             exempt_from_capacity: false,
+            map_writes: std::collections::BTreeMap::new(),
+            map_reads: Vec::new(),
         }
     }
 }

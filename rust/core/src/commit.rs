@@ -21,14 +21,17 @@ impl Buffered {
     pub fn prepare(&mut self, store: &Shared, db: &DbRef<'_>) -> Result<u64> {
         let mut serial = store.commit_lock();
         self.check_capacity(&store.queues())?;
+        self.check_map_reads(store, &serial)?;
         self.check_relied_objects(db, &serial)?;
         let outcomes = self.decide_references(db, &serial)?;
         let mut tail = BatchRep::default();
+        let map_outcomes = self.write_maps(store, db, &serial, &mut tail)?;
         let appends = self.reserve_and_record(store, &mut tail, &outcomes);
         let mut batch = if self.objects_in_key_order { std::mem::take(&mut self.batch) } else { self.objects_sorted_by_id(store.cf_ids()) };
         batch.append(&tail);
         let ticket = store.group_commit().submit(Prepared { batch, appends });
         self.mark_pending_objects(&mut serial, &outcomes, ticket);
+        crate::map_commit::mark_map_writes(&mut serial, map_outcomes, ticket);
         Ok(ticket)
     }
 
@@ -364,7 +367,9 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &[(u64, Prepared)]) -> Res
         store.notify_arrivals();
     }
     // What these commits did to objects is on disk now; keep only later commits' marks.
-    store.commit_lock().pending_objects.retain(|_, (_, ticket)| *ticket > last);
+    let mut serial = store.commit_lock();
+    serial.pending_objects.retain(|_, (_, ticket)| *ticket > last);
+    serial.maps.pending.retain(|_, (_, ticket)| *ticket > last);
     Ok(())
 }
 

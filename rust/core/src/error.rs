@@ -49,6 +49,11 @@ pub enum Error {
     #[error("queue '{queue}' is full: it holds {depth} of its {capacity} {unit} and this commit adds {adding}")]
     QueueFull { queue: String, capacity: u64, depth: u64, adding: u64, unit: &'static str },
 
+    /// A map key this transaction read was written by another commit since: its reads are
+    /// stale, so nothing of it was written (it ended as a rollback does). Retry it.
+    #[error("map '{map}' key {key} was written by another commit after this transaction read it; nothing was written: retry the transaction")]
+    Conflict { map: String, key: String },
+
     /// A failure after a poll had claimed entries: the transaction was rolled back so that no
     /// entry can be consumed without having been delivered.
     #[error("transaction rolled back: {0}")]

@@ -34,6 +34,7 @@ pub(crate) enum PendingObject {
 #[derive(Default)]
 pub(crate) struct CommitState {
     pub pending_objects: IdMap<Uuid, (PendingObject, u64)>,
+    pub maps: crate::maps::MapCommitState,
 }
 
 /// A prepared commit waiting to be written.
@@ -95,6 +96,11 @@ impl GroupCommit {
     /// Why the store refuses writes (RocksDB's message), if a group write failed.
     pub fn failure(&self) -> Option<&str> {
         self.failure.get().map(|f| f.message.as_str())
+    }
+
+    /// Every commit with a ticket below this one is written.
+    pub fn written_below(&self) -> u64 {
+        self.pipeline.lock().done_below
     }
 
     /// Queue a prepared commit. Call under the commit lock, so tickets follow preparation order.

@@ -24,7 +24,12 @@ pub const CF_ENTRIES: &str = "entries";
 pub const CF_OBJECTS: &str = "objects";
 pub const CF_REFS: &str = "refs";
 pub const CF_META: &str = "meta";
+/// The families every store has had since 0.1.0: without them a directory is not a store.
 pub const ALL_CFS: [&str; 4] = [CF_ENTRIES, CF_OBJECTS, CF_REFS, CF_META];
+/// Named maps (key = map id (u32 BE) + the map's key; value = the map's value). Added after
+/// 0.1.0: a writable open creates it in stores without it; a read-only open of such a store
+/// has no maps.
+pub const CF_MAPS: &str = "maps";
 
 /// Written once at creation; its absence means "not a RockCask store".
 pub const META_FORMAT_KEY: &[u8] = b"format";

@@ -24,6 +24,8 @@ pub(crate) struct Shared {
     /// `close` (the write side) waits for calls in flight and no call can see a freed database.
     db: RwLock<Option<DB>>,
     queues: Mutex<Queues>,
+    /// Map names and ids (`maps.rs`); new maps are registered by the commit creating them.
+    map_names: Mutex<crate::maps::MapNames>,
     /// Signalled whenever entries become claimable (commit, rollback) and on close.
     arrivals: Condvar,
     /// Commits are prepared one at a time (sequence numbers, reference counts), which fixes
@@ -55,10 +57,15 @@ impl DbRef<'_> {
     pub fn cf(&self, name: &str) -> &ColumnFamily {
         self.db().cf_handle(name).expect("column families are checked at open")
     }
+
+    /// The maps family; `None` in a read-only open of a store written before maps existed.
+    pub fn maps_cf(&self) -> Option<&ColumnFamily> {
+        self.db().cf_handle(crate::keys::CF_MAPS)
+    }
 }
 
 impl Shared {
-    pub fn new(path: PathBuf, options: StoreOptions, db: DB, mut queues: Queues, cf_ids: CfIds, cache: Option<Cache>, lock: Option<StoreLock>) -> Shared {
+    pub fn new(path: PathBuf, options: StoreOptions, db: DB, mut queues: Queues, map_names: crate::maps::MapNames, cf_ids: CfIds, cache: Option<Cache>, lock: Option<StoreLock>) -> Shared {
         let clock = Clock::start();
         queues.metrics = QueueMetrics::at_open(options.metrics, clock, &queues.states);
         Shared {
@@ -67,6 +74,7 @@ impl Shared {
             options,
             db: RwLock::new(Some(db)),
             queues: Mutex::new(queues),
+            map_names: Mutex::new(map_names),
             arrivals: Condvar::new(),
             commit_lock: Mutex::new(CommitState::default()),
             group_commit: GroupCommit::default(),
@@ -106,6 +114,10 @@ impl Shared {
 
     pub fn queues(&self) -> MutexGuard<'_, Queues> {
         self.queues.lock()
+    }
+
+    pub fn map_names(&self) -> MutexGuard<'_, crate::maps::MapNames> {
+        self.map_names.lock()
     }
 
     /// Wakes every `take` waiting for entries; call with the queues locked.

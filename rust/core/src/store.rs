@@ -10,7 +10,7 @@ use rocksdb::{
 
 use crate::batch;
 use crate::error::{Error, Result, RocksContext};
-use crate::keys::{self, QueueId, ALL_CFS, CF_ENTRIES, CF_META, CF_OBJECTS};
+use crate::keys::{self, QueueId, ALL_CFS, CF_ENTRIES, CF_MAPS, CF_META, CF_OBJECTS};
 use crate::lock::{StoreLock, LOCK_FILE};
 use crate::options::StoreOptions;
 use crate::queue::{HeadLayout, QueueState, Queues};
@@ -96,7 +96,8 @@ impl Store {
         if !creating && !options.read_only {
             probe_read_only(&path, &db_opts, &options)?;
         }
-        let cfs = ALL_CFS.iter().map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, &options, cache.as_ref())));
+        let families = families_to_open(&path, creating, options.read_only)?;
+        let cfs = families.iter().map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, &options, cache.as_ref())));
         let opened = if options.read_only {
             DB::open_cf_descriptors_read_only(&db_opts, &path, cfs, false)
         } else {
@@ -120,7 +121,8 @@ impl Store {
             }
             db.write(batch).context(|| format!("deleting stale delivery records of {}", path.display()))?;
         }
-        let store = Store { shared: Arc::new(Shared::new(path, options, db, queues, cf_ids, cache, lock)) };
+        let map_names = recover_map_names(&db)?;
+        let store = Store { shared: Arc::new(Shared::new(path, options, db, queues, map_names, cf_ids, cache, lock)) };
         if !store.shared.options().read_only {
             // Entries whose last delivery ended with the process (a crash while they were
             // claimed) and that reached their queue's limit go to the dead-letter queue now,
@@ -242,6 +244,14 @@ impl Store {
         Ok(())
     }
 
+    /// The names of the maps, sorted.
+    pub fn map_names(&self) -> Result<Vec<String>> {
+        self.shared.db()?;
+        let mut names: Vec<String> = self.shared.map_names().by_name.keys().cloned().collect();
+        names.sort();
+        Ok(names)
+    }
+
     /// The settings of `queue` (defaults when it has none).
     pub fn queue_config(&self, queue: &str) -> Result<QueueConfig> {
         keys::validate_queue_name(queue)?;
@@ -350,9 +360,23 @@ fn check_location(path: &Path, options: &StoreOptions) -> Result<bool> {
 /// the store's data. RocksDB's read-only mode writes and deletes nothing, so a damaged store is
 /// refused here with every file still in place, to be restored or repaired.
 fn probe_read_only(path: &Path, db_opts: &Options, options: &StoreOptions) -> Result<()> {
-    let cfs = ALL_CFS.iter().map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, options, None)));
+    let families = families_to_open(path, false, true)?;
+    let cfs = families.iter().map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, options, None)));
     let db = DB::open_cf_descriptors_read_only(db_opts, path, cfs, false).map_err(|e| open_error(path, e))?;
     check_format_marker(&db, path)
+}
+
+/// The column families to open: every one for a writer (which creates the maps family in a store
+/// written before it existed), those the store has for a read-only open (which can create none).
+fn families_to_open(path: &Path, creating: bool, read_only: bool) -> Result<Vec<&'static str>> {
+    let mut families = ALL_CFS.to_vec();
+    let has_maps = creating
+        || !read_only
+        || DB::list_cf(&Options::default(), path).map_err(|e| damaged(path, "listing its column families", e))?.iter().any(|c| c == CF_MAPS);
+    if has_maps {
+        families.push(CF_MAPS);
+    }
+    Ok(families)
 }
 
 fn check_format_marker(db: &DB, path: &Path) -> Result<()> {
@@ -427,6 +451,8 @@ fn open_error(path: &Path, e: rocksdb::Error) -> Error {
 
 fn db_options(options: &StoreOptions, creating: bool) -> Options {
     let mut o = rocks_options::db_options(creating, 4, options.write_buffer_bytes);
+    // A writer adds the families later versions have (the required ones are checked before).
+    o.create_missing_column_families(!options.read_only);
     o.increase_parallelism(2);
     o
 }
@@ -448,7 +474,7 @@ pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cach
         table.set_pin_l0_filter_and_index_blocks_in_cache(true);
     }
     o.set_block_based_table_factory(&table);
-    if name == CF_OBJECTS {
+    if name == CF_OBJECTS || name == CF_MAPS {
         // A point read decompresses the whole block holding its object: with compressible
         // objects of 256 bytes (10^6, a 64 MiB cache) `examples/random_reads` read 15,000 per
         // second with zstd-compressed blocks, 35,000 with lz4 and 190,000 uncompressed. Payloads
@@ -459,7 +485,9 @@ pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cach
         o.set_compression_type(DBCompressionType::Lz4);
         o.set_bottommost_compression_type(DBCompressionType::Zstd);
     }
-    if name == CF_ENTRIES || name == CF_OBJECTS {
+    if name == CF_MAPS {
+        o.set_write_buffer_size((options.write_buffer_bytes / 4).max(1 << 20));
+    } else if name == CF_ENTRIES || name == CF_OBJECTS {
         o.set_write_buffer_size((options.write_buffer_bytes / 2).max(1 << 20));
         o.set_max_write_buffer_number(4);
         // Consumed entries (and their objects) are tombstones.
@@ -530,6 +558,21 @@ fn recover_queues(db: &DB, default_max_deliveries: u32) -> Result<(Queues, Vec<(
     // Records that count no present entry (all consumed or counted again since): stale.
     let stale = records.into_iter().filter(|(queue, record)| queues.states.get(queue).is_none_or(|q| q.record_counts_nothing(*record))).collect();
     Ok((queues, stale))
+}
+
+/// The maps' names and ids, from their `m/` records.
+fn recover_map_names(db: &DB) -> Result<crate::maps::MapNames> {
+    let meta = db.cf_handle(CF_META).expect("opened with all column families");
+    let mut names = crate::maps::MapNames::default();
+    for item in db.iterator_cf(meta, IteratorMode::From(crate::maps::meta_map_prefix(), Direction::Forward)) {
+        let (k, v) = item.context(|| "listing maps".into())?;
+        let Some(name) = k.strip_prefix(crate::maps::meta_map_prefix()) else { break };
+        let name = String::from_utf8(name.to_vec()).map_err(|_| Error::Corrupt("map name is not UTF-8".into()))?;
+        let id = keys::decode_u32(&v, "map id")?;
+        names.next_id = names.next_id.max(id + 1);
+        names.by_name.insert(name, id);
+    }
+    Ok(names)
 }
 
 /// Calls `each` with the queue, sequence and value of every `meta` record under `prefix` (the

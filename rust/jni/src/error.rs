@@ -89,7 +89,7 @@ macro_rules! java_statuses {
 java_statuses! {
     rocks: NotFound, Corruption, NotSupported, InvalidArgument, IOError, MergeInProgress, Incomplete, ShutdownInProgress,
         TimedOut, Aborted, Busy, Expired, TryAgain, CompactionTooLarge, ColumnFamilyDropped, Unknown;
-    own: Locked, NotAStore, ReadOnly, NoSuchObject, Internal, TargetExists, QueueFull,
+    own: Locked, NotAStore, ReadOnly, NoSuchObject, Internal, TargetExists, QueueFull, Conflict,
 }
 
 /// A Java exception as the arguments of the constructor that builds it. The last field of
@@ -146,6 +146,7 @@ fn core_exception(e: &CoreError) -> JavaException {
         CoreError::InvalidArgument(_) => JavaException::Plain { class: ILLEGAL_ARGUMENT, message: e.to_string() },
         CoreError::NoSuchObject(_) => JavaException::store(JavaStatus::NoSuchObject, e),
         CoreError::QueueFull { .. } => JavaException::store(JavaStatus::QueueFull, e),
+        CoreError::Conflict { .. } => JavaException::store(JavaStatus::Conflict, e),
         CoreError::ReadOnly(_) => JavaException::store(JavaStatus::ReadOnly, e),
         CoreError::Locked { .. } => JavaException::store(JavaStatus::Locked, e),
         CoreError::NotAStore { .. } => JavaException::store(JavaStatus::NotAStore, e),

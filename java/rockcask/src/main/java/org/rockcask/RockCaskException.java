@@ -31,7 +31,12 @@ public class RockCaskException extends RuntimeException {
          * A commit would put a queue over its {@link QueueOptions#capacity()}: nothing was
          * written and the transaction is still open.
          */
-        QueueFull
+        QueueFull,
+        /**
+         * A map key the transaction read was written by another commit since: nothing was
+         * written and the transaction is over. Run it again.
+         */
+        Conflict
     }
 
     private final Status status;

@@ -1,0 +1,306 @@
+//! A transaction's operations on named maps (`maps.rs` says what they promise). Writes are
+//! buffered in key order and read back by the transaction's own reads and scans; the commit
+//! (`commit.rs`) checks the keys read and writes everything with the rest of the transaction.
+
+use std::ops::Bound;
+
+use crate::buffered::MapWrite;
+use crate::error::{Error, Result, RocksContext};
+use crate::keys;
+use crate::maps::{self, MapId};
+use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
+use crate::shared::DbRef;
+use crate::transaction::Transaction;
+
+/// Which way a scan goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Forward,
+    Reverse,
+}
+
+/// A scan's key range within one map: `from` included, `to` excluded (`None`: unbounded).
+#[derive(Clone, Debug, Default)]
+pub struct KeyRange {
+    pub from: Option<Vec<u8>>,
+    pub to: Option<Vec<u8>>,
+}
+
+impl KeyRange {
+    /// Every key starting with `prefix`.
+    pub fn prefix(prefix: &[u8]) -> KeyRange {
+        KeyRange { from: Some(prefix.to_vec()), to: prefix_end(prefix) }
+    }
+
+    fn contains(&self, key: &[u8]) -> bool {
+        self.from.as_deref().is_none_or(|f| key >= f) && self.to.as_deref().is_none_or(|t| key < t)
+    }
+}
+
+/// The first key after every key starting with `prefix` (`None` if there is none).
+fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xFF {
+            end.push(last + 1);
+            return Some(end);
+        }
+    }
+    None
+}
+
+impl Transaction {
+    /// Stores `value` under `key` in map `map` (created at commit if it does not exist).
+    pub fn map_put(&mut self, map: &str, key: &[u8], value: &[u8]) -> Result<()> {
+        self.check_map_write(map, key)?;
+        if value.len() > MAX_PAYLOAD_BYTES {
+            return Err(Error::InvalidArgument(format!("map value of {} bytes exceeds the limit of {MAX_PAYLOAD_BYTES} bytes", value.len())));
+        }
+        self.buf.map_writes.insert((map.to_string(), key.to_vec()), MapWrite::Put(value.to_vec()));
+        Ok(())
+    }
+
+    /// Deletes `key` from map `map`; whether it was there (as this transaction sees it).
+    pub fn map_delete(&mut self, map: &str, key: &[u8]) -> Result<bool> {
+        self.check_map_write(map, key)?;
+        let existed = self.map_value(map, key, false)?.is_some();
+        self.buf.map_writes.insert((map.to_string(), key.to_vec()), MapWrite::Delete);
+        Ok(existed)
+    }
+
+    /// Adds `delta` to the counter under `key` (an 8-byte little-endian i64; absent counts as 0),
+    /// at commit, to its value then: concurrent adds never conflict and none is lost. Overflow
+    /// wraps. The commit fails if the value there is not a counter.
+    pub fn map_add(&mut self, map: &str, key: &[u8], delta: i64) -> Result<()> {
+        self.check_map_write(map, key)?;
+        let entry = self.buf.map_writes.entry((map.to_string(), key.to_vec())).or_insert(MapWrite::Add(0));
+        *entry = match entry {
+            MapWrite::Add(d) => MapWrite::Add(d.wrapping_add(delta)),
+            MapWrite::Delete => MapWrite::Put(delta.to_le_bytes().to_vec()),
+            MapWrite::Put(v) => MapWrite::Put(maps::decode_counter(v, map, key)?.wrapping_add(delta).to_le_bytes().to_vec()),
+        };
+        Ok(())
+    }
+
+    /// The value under `key` in map `map`, this transaction's own writes included. A key read
+    /// from the store is checked at commit: if another commit wrote it since, the commit fails
+    /// with `Error::Conflict`.
+    pub fn map_get(&mut self, map: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.check_open()?;
+        keys::validate_queue_name(map)?;
+        maps::validate_map_key(key)?;
+        self.map_value(map, key, true)
+    }
+
+    pub fn map_contains(&mut self, map: &str, key: &[u8]) -> Result<bool> {
+        Ok(self.map_get(map, key)?.is_some())
+    }
+
+    /// `map_get` of each key, in order, the stored ones read in one batched lookup.
+    pub fn map_get_many(&mut self, map: &str, keys_wanted: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
+        self.check_open()?;
+        keys::validate_queue_name(map)?;
+        if keys_wanted.len() > MAX_BATCH_ITEMS {
+            return Err(Error::InvalidArgument(format!("{} keys are more than the {MAX_BATCH_ITEMS} one call reads", keys_wanted.len())));
+        }
+        for k in keys_wanted {
+            maps::validate_map_key(k)?;
+        }
+        let store = self.store.clone();
+        let db = store.db()?;
+        let written_below = store.group_commit().written_below();
+        let id = store.map_names().by_name.get(map).copied();
+        let stored: Vec<Option<Vec<u8>>> = match (id, db.maps_cf()) {
+            (Some(id), Some(cf)) => {
+                let full: Vec<Vec<u8>> = keys_wanted.iter().map(|k| maps::map_key(id, k)).collect();
+                db.db().batched_multi_get_cf(cf, full.iter(), false).into_iter().map(|r| r.map(|v| v.map(|v| v.to_vec())).context(reading_map(map))).collect::<Result<_>>()?
+            }
+            _ => vec![None; keys_wanted.len()],
+        };
+        let mut out = Vec::with_capacity(keys_wanted.len());
+        for (key, stored) in keys_wanted.iter().zip(stored) {
+            let own = self.buf.map_writes.get(&(map.to_string(), key.clone())).cloned();
+            if !matches!(own, Some(MapWrite::Put(_) | MapWrite::Delete)) {
+                self.buf.map_reads.push((map.to_string(), key.clone(), written_below));
+            }
+            out.push(apply_own(own, stored, map, key)?);
+        }
+        Ok(out)
+    }
+
+    /// Up to `limit` (key, value) pairs of map `map` in `range`, in key order or reversed, as
+    /// this transaction sees them (its own writes merged in). Not checked at commit.
+    pub fn map_scan(&mut self, map: &str, range: &KeyRange, direction: Direction, limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.check_open()?;
+        keys::validate_queue_name(map)?;
+        if limit > MAX_BATCH_ITEMS {
+            return Err(Error::InvalidArgument(format!("a scan of {limit} pairs is more than the {MAX_BATCH_ITEMS} one call returns")));
+        }
+        let store = self.store.clone();
+        let db = store.db()?;
+        let id = store.map_names().by_name.get(map).copied();
+        let stored = StoredScan::new(&db, id, range, direction)?;
+        let lower = (map.to_string(), range.from.clone().unwrap_or_default());
+        let own_range = self
+            .buf
+            .map_writes
+            .range((Bound::Included(lower), Bound::Unbounded))
+            .take_while(|((m, _), _)| m == map)
+            .filter(|((_, k), _)| range.contains(k))
+            .map(|((_, k), w)| (k.clone(), w.clone()));
+        let mut own: Vec<(Vec<u8>, MapWrite)> = own_range.collect();
+        if direction == Direction::Reverse {
+            own.reverse();
+        }
+        merge(stored, own, direction, limit, map)
+    }
+
+    fn check_map_write(&self, map: &str, key: &[u8]) -> Result<()> {
+        self.check_open()?;
+        self.store.writable_db()?;
+        keys::validate_queue_name(map)?;
+        maps::validate_map_key(key)
+    }
+
+    /// The value of `key` as this transaction sees it; `record` notes a read from the store for
+    /// the commit's check.
+    fn map_value(&mut self, map: &str, key: &[u8], record: bool) -> Result<Option<Vec<u8>>> {
+        let own = self.buf.map_writes.get(&(map.to_string(), key.to_vec())).cloned();
+        if let Some(MapWrite::Put(v)) = own {
+            return Ok(Some(v));
+        }
+        if let Some(MapWrite::Delete) = own {
+            return Ok(None);
+        }
+        let store = self.store.clone();
+        let db = store.db()?;
+        let written_below = store.group_commit().written_below();
+        let id = store.map_names().by_name.get(map).copied();
+        let stored = stored_value(&db, id, map, key)?;
+        if record {
+            self.buf.map_reads.push((map.to_string(), key.to_vec(), written_below));
+        }
+        apply_own(own, stored, map, key)
+    }
+}
+
+/// `key`'s value in the store (map `id`; `None` when the map does not exist).
+pub(crate) fn stored_value(db: &DbRef<'_>, id: Option<MapId>, map: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    match (id, db.maps_cf()) {
+        (Some(id), Some(cf)) => Ok(db.db().get_pinned_cf(cf, maps::map_key(id, key)).context(reading_map(map))?.map(|v| v.to_vec())),
+        _ => Ok(None),
+    }
+}
+
+/// A stored value with this transaction's pending `Add` applied (other writes are final).
+fn apply_own(own: Option<MapWrite>, stored: Option<Vec<u8>>, map: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    match own {
+        Some(MapWrite::Put(v)) => Ok(Some(v)),
+        Some(MapWrite::Delete) => Ok(None),
+        Some(MapWrite::Add(d)) => {
+            let base = stored.as_deref().map(|v| maps::decode_counter(v, map, key)).transpose()?.unwrap_or(0);
+            Ok(Some(base.wrapping_add(d).to_le_bytes().to_vec()))
+        }
+        None => Ok(stored),
+    }
+}
+
+fn reading_map(map: &str) -> impl Fn() -> String + '_ {
+    move || format!("reading map '{map}'")
+}
+
+/// The stored pairs of one map in a range, in scan order.
+struct StoredScan<'a> {
+    it: Option<rocksdb::DBRawIterator<'a>>,
+    direction: Direction,
+}
+
+impl<'a> StoredScan<'a> {
+    fn new(db: &'a DbRef<'_>, id: Option<MapId>, range: &KeyRange, direction: Direction) -> Result<StoredScan<'a>> {
+        let (Some(id), Some(cf)) = (id, db.maps_cf()) else { return Ok(StoredScan { it: None, direction }) };
+        let (map_start, map_end) = maps::map_range(id);
+        let lower = range.from.as_deref().map_or(map_start, |f| maps::map_key(id, f));
+        let upper = range.to.as_deref().map(|t| maps::map_key(id, t)).or(map_end);
+        let mut ro = rocksdb::ReadOptions::default();
+        ro.set_iterate_lower_bound(lower.clone());
+        if let Some(upper) = upper {
+            ro.set_iterate_upper_bound(upper);
+        }
+        let mut it = db.db().raw_iterator_cf_opt(cf, ro);
+        match direction {
+            Direction::Forward => it.seek(&lower),
+            Direction::Reverse => it.seek_to_last(),
+        }
+        Ok(StoredScan { it: Some(it), direction })
+    }
+
+    /// The current pair (the key without the map id).
+    fn current(&self) -> Option<(&[u8], &[u8])> {
+        let it = self.it.as_ref()?;
+        Some((&it.key()?[4..], it.value()?))
+    }
+
+    fn advance(&mut self) {
+        if let Some(it) = self.it.as_mut() {
+            match self.direction {
+                Direction::Forward => it.next(),
+                Direction::Reverse => it.prev(),
+            }
+        }
+    }
+
+    fn status(&self) -> Result<()> {
+        self.it.as_ref().map_or(Ok(()), |it| it.status().context(|| "scanning a map".to_string()))
+    }
+}
+
+/// The stored pairs and this transaction's writes, merged in scan order: an own write replaces
+/// (or, a delete, hides) the stored pair with its key; stops after `limit` pairs.
+fn merge(mut stored: StoredScan<'_>, own: Vec<(Vec<u8>, MapWrite)>, direction: Direction, limit: usize, map: &str) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    let before = |a: &[u8], b: &[u8]| match direction {
+        Direction::Forward => a < b,
+        Direction::Reverse => a > b,
+    };
+    let mut out = Vec::new();
+    let mut own = own.into_iter().peekable();
+    while out.len() < limit {
+        let next_stored = stored.current().map(|(k, v)| (k.to_vec(), v.to_vec()));
+        let pair = match (next_stored, own.peek()) {
+            (None, None) => break,
+            (Some((k, v)), Some((ok, _))) if before(&k, ok) => {
+                stored.advance();
+                Some((k, v))
+            }
+            (Some((k, v)), Some((ok, _))) if k == *ok => {
+                stored.advance();
+                let (k, w) = own.next().expect("peeked");
+                apply_own(Some(w), Some(v), map, &k)?.map(|v| (k, v))
+            }
+            (_, Some(_)) => {
+                let (k, w) = own.next().expect("peeked");
+                apply_own(Some(w), None, map, &k)?.map(|v| (k, v))
+            }
+            (Some((k, v)), None) => {
+                stored.advance();
+                Some((k, v))
+            }
+        };
+        out.extend(pair);
+    }
+    stored.status()?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_ranges_end_after_every_key_with_the_prefix() {
+        assert_eq!(prefix_end(b"ab"), Some(b"ac".to_vec()));
+        assert_eq!(prefix_end(&[1, 0xFF]), Some(vec![2]));
+        assert_eq!(prefix_end(&[0xFF, 0xFF]), None);
+        let r = KeyRange::prefix(b"user/");
+        assert!(r.contains(b"user/1") && r.contains(b"user/") && !r.contains(b"user0") && !r.contains(b"use"));
+    }
+}
