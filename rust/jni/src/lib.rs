@@ -10,6 +10,7 @@ mod contract;
 mod codec;
 mod error;
 mod handle;
+mod maps;
 mod metrics;
 mod native_table;
 mod snapshot;

@@ -87,7 +87,7 @@ macro_rules! native_class {
 pub(crate) use native_class;
 
 /// Every table, in no particular order.
-const TABLES: &[&NativeClass] = &[&crate::store::NATIVES, &crate::transaction::NATIVES, &crate::snapshot::NATIVES, &crate::codec::NATIVES, &crate::casket::NATIVES, &crate::metrics::NATIVES];
+const TABLES: &[&NativeClass] = &[&crate::store::NATIVES, &crate::transaction::NATIVES, &crate::snapshot::NATIVES, &crate::codec::NATIVES, &crate::casket::NATIVES, &crate::metrics::NATIVES, &crate::maps::NATIVES];
 
 fn table_for(class: &str) -> Option<&'static NativeClass> {
     TABLES.iter().copied().find(|t| t.class == class)

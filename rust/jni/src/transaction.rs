@@ -51,7 +51,7 @@ impl TxHandle {
         TxHandle(Mutex::new(tx))
     }
 
-    fn lock(&self) -> BridgeResult<MutexGuard<'_, Transaction>> {
+    pub(crate) fn lock(&self) -> BridgeResult<MutexGuard<'_, Transaction>> {
         self.0.try_lock().ok_or_else(|| BridgeError::BadHandle("the transaction is busy with a call from another thread".into()))
     }
 }

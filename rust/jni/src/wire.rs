@@ -130,7 +130,7 @@ pub fn pack_messages(messages: &[Message]) -> Vec<u8> {
 }
 
 /// i32 length (-1 for none), then the bytes.
-fn put_optional_bytes(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
+pub fn put_optional_bytes(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
     match bytes {
         Some(b) => {
             out.extend_from_slice(&(b.len() as i32).to_be_bytes());

@@ -122,6 +122,11 @@ public final class Store implements AutoCloseable {
                 options.capacityBytes()));
     }
 
+    /** The names of the maps ({@link Transaction#map(String)}), sorted. */
+    public List<String> maps() {
+        return handle.call(h -> Wire.strings(org.rockcask.internal.MapNative.names(h)));
+    }
+
     /** The settings of {@code queue} ({@link QueueOptions#defaults()} when it has none). */
     public QueueOptions queueOptions(String queue) {
         byte[] name = Wire.queueName(queue);

@@ -462,6 +462,27 @@ public final class Transaction implements AutoCloseable {
         handle.close();
     }
 
+    /**
+     * Map {@code name} as this transaction sees it (created at the first commit writing to it).
+     * Its calls take part in this transaction; see {@link TxMap}.
+     */
+    public TxMap map(String name) {
+        return new TxMap(this, name);
+    }
+
+    /** A map call with the native handle, after the buffered operations (`write`: it writes). */
+    synchronized <T> T onMaps(java.util.function.LongFunction<T> call, boolean write) {
+        return handle.call(h -> {
+            if (write) {
+                checkWritable();
+            } else {
+                checkOpen();
+            }
+            flush(h);
+            return call.apply(h);
+        });
+    }
+
     /** Runs {@code body} with the native handle, guarded: for this package's tests. */
     void withHandle(java.util.function.LongConsumer body) {
         handle.run(body);

@@ -195,6 +195,17 @@ final class Wire {
         return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
     }
 
+    /** i32 count, then per element i32 length (-1 for none) + bytes. */
+    static List<byte[]> optionalByteArrays(byte[] packed) {
+        ByteBuffer b = ByteBuffer.wrap(packed);
+        int n = b.getInt();
+        List<byte[]> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(optionalBytes(b));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
     static QueueOptions queueOptions(byte[] packed) {
         ByteBuffer b = ByteBuffer.wrap(packed);
         long maxDeliveries = b.getLong();

@@ -1,0 +1,200 @@
+package org.rockcask;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.rockcask.internal.MapNative;
+
+/**
+ * A named map as one transaction sees it ({@link Transaction#map(String)}): keys and values are
+ * bytes (with {@code String}-key conveniences, UTF-8), keys ordered by unsigned bytes. Every call
+ * takes part in the transaction: its writes are committed atomically with its queue and object
+ * work, or not at all, and its reads see its own writes.
+ *
+ * <p>Isolation: reads see the latest committed data. A commit fails with status
+ * {@code Conflict} (and writes nothing) when a key this transaction read with {@link #get} or
+ * {@link #contains} was written by another commit since that read: first committer wins, so a
+ * read-modify-write loses no update; run the transaction again. {@link #add} to a counter is
+ * applied at commit to the value then and never conflicts. Scans are not checked.
+ *
+ * <p>Limits: keys 1 to 65,536 bytes, values up to 1 GiB, map names like queue names.
+ */
+public final class TxMap {
+    /** Longest key accepted, in bytes (rust/core/src/maps.rs). */
+    public static final int MAX_KEY_BYTES = 64 << 10;
+
+    private final Transaction tx;
+    private final byte[] name;
+    private final String mapName;
+
+    TxMap(Transaction tx, String mapName) {
+        this.tx = tx;
+        this.mapName = mapName;
+        this.name = Wire.queueName(mapName);
+        Wire.checkQueueName(name);
+    }
+
+    public String name() {
+        return mapName;
+    }
+
+    public void put(byte[] key, byte[] value) {
+        checkKey(key);
+        Objects.requireNonNull(value, "value");
+        tx.onMaps(h -> {
+            MapNative.put(h, name, key, value);
+            return null;
+        }, true);
+    }
+
+    public void put(String key, byte[] value) {
+        put(utf8(key), value);
+    }
+
+    /** The value, or {@code null} when the key is not there. */
+    public byte[] get(byte[] key) {
+        checkKey(key);
+        return tx.onMaps(h -> MapNative.get(h, name, key), false);
+    }
+
+    public byte[] get(String key) {
+        return get(utf8(key));
+    }
+
+    public boolean contains(byte[] key) {
+        return get(key) != null;
+    }
+
+    public boolean contains(String key) {
+        return contains(utf8(key));
+    }
+
+    /** Deletes the key; whether it was there, as this transaction sees it. */
+    public boolean delete(byte[] key) {
+        checkKey(key);
+        return tx.onMaps(h -> MapNative.delete(h, name, key), true);
+    }
+
+    public boolean delete(String key) {
+        return delete(utf8(key));
+    }
+
+    /**
+     * Adds {@code delta} to the counter under {@code key} (an 8-byte little-endian long; absent
+     * counts as 0) at commit, to its value then; overflow wraps. The commit fails with
+     * {@link IllegalArgumentException} if the value there is not a counter.
+     */
+    public void add(byte[] key, long delta) {
+        checkKey(key);
+        tx.onMaps(h -> {
+            MapNative.add(h, name, key, delta);
+            return null;
+        }, true);
+    }
+
+    public void add(String key, long delta) {
+        add(utf8(key), delta);
+    }
+
+    /** The counter under {@code key} (0 when absent), as this transaction sees it. */
+    public long counter(byte[] key) {
+        byte[] v = get(key);
+        if (v == null) {
+            return 0;
+        }
+        if (v.length != 8) {
+            throw new IllegalArgumentException("map '" + mapName + "': a value of " + v.length + " bytes is not a counter (8 bytes)");
+        }
+        return ByteBuffer.wrap(v).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    public long counter(String key) {
+        return counter(utf8(key));
+    }
+
+    /** {@link #get} of each key, in order ({@code null} where none), in one call. */
+    public List<byte[]> getAll(List<byte[]> keys) {
+        Objects.requireNonNull(keys, "keys");
+        if (keys.size() > Wire.MAX_BATCH_ITEMS) {
+            throw new IllegalArgumentException("getAll reads at most " + Wire.MAX_BATCH_ITEMS + " keys per call, got " + keys.size());
+        }
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+        try {
+            out.writeInt(keys.size());
+            int i = 0;
+            for (byte[] key : keys) {
+                if (key == null) {
+                    throw new NullPointerException("keys[" + i + "]");
+                }
+                checkKey(key);
+                out.writeInt(key.length);
+                out.write(key);
+                i++;
+            }
+        } catch (java.io.IOException impossible) {
+            throw new AssertionError(impossible);
+        }
+        byte[] packed = bytes.toByteArray();
+        return tx.onMaps(h -> Wire.optionalByteArrays(MapNative.getAll(h, name, packed)), false);
+    }
+
+    /**
+     * Up to {@code limit} pairs with keys in {@code [from, to)} ({@code null}: unbounded), in key
+     * order or reversed, as this transaction sees them (its own writes merged in).
+     */
+    public List<Map.Entry<byte[], byte[]>> scan(byte[] from, byte[] to, boolean reverse, int limit) {
+        if (limit < 0 || limit > Wire.MAX_BATCH_ITEMS) {
+            throw new IllegalArgumentException("limit must be 0 to " + Wire.MAX_BATCH_ITEMS + ": " + limit);
+        }
+        return tx.onMaps(h -> pairs(MapNative.scan(h, name, from, to, reverse, limit)), false);
+    }
+
+    /** Up to {@code limit} pairs whose keys start with {@code prefix}, in key order. */
+    public List<Map.Entry<byte[], byte[]>> scanPrefix(byte[] prefix, int limit) {
+        Objects.requireNonNull(prefix, "prefix");
+        return scan(prefix, prefixEnd(prefix), false, limit);
+    }
+
+    /** The first key after every key starting with {@code prefix}; null when there is none. */
+    static byte[] prefixEnd(byte[] prefix) {
+        for (int i = prefix.length - 1; i >= 0; i--) {
+            if (prefix[i] != (byte) 0xFF) {
+                byte[] end = java.util.Arrays.copyOf(prefix, i + 1);
+                end[i]++;
+                return end;
+            }
+        }
+        return null;
+    }
+
+    private static List<Map.Entry<byte[], byte[]>> pairs(byte[] packed) {
+        ByteBuffer b = ByteBuffer.wrap(packed);
+        int n = b.getInt();
+        List<Map.Entry<byte[], byte[]>> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            byte[] k = new byte[b.getInt()];
+            b.get(k);
+            byte[] v = new byte[b.getInt()];
+            b.get(v);
+            out.add(new AbstractMap.SimpleImmutableEntry<>(k, v));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    private void checkKey(byte[] key) {
+        Objects.requireNonNull(key, "key");
+        if (key.length == 0 || key.length > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("map key of " + key.length + " bytes is outside 1.." + MAX_KEY_BYTES);
+        }
+    }
+
+    private static byte[] utf8(String key) {
+        return Objects.requireNonNull(key, "key").getBytes(StandardCharsets.UTF_8);
+    }
+}
