@@ -74,6 +74,13 @@ pub enum Command {
         store_dir: PathBuf,
     },
 
+    /// List the maps, one `name<TAB>pairs` line each, sorted by name
+    #[command(after_help = EXIT_CODES)]
+    Maps {
+        /// The store's directory
+        store_dir: PathBuf,
+    },
+
     /// Print a queue's committed entries in FIFO order: `position<TAB>uuid<TAB>payload`
     #[command(
         after_help = DUMP_HELP,
@@ -86,7 +93,12 @@ pub enum Command {
         /// The store's directory
         store_dir: PathBuf,
         /// The queue to dump (exactly as named; see `rockcask queues`)
-        queue: String,
+        #[arg(required_unless_present = "map", conflicts_with = "map")]
+        queue: Option<String>,
+        /// Dump map NAME instead, one `key<TAB>value` line per pair in key order (both in the
+        /// payload format)
+        #[arg(long, value_name = "NAME")]
+        map: Option<String>,
         /// Stop after this many entries
         #[arg(long, value_name = "N")]
         limit: Option<u64>,

@@ -683,3 +683,28 @@ fn dead_requeue_and_drop_change_the_dead_letters_chosen_and_need_a_choice() {
     let out = rockcask(&[OsStr::new("queues"), store.as_os_str()]);
     assert_eq!(stdout(&out), "in\t2\nin.dead\t0\n");
 }
+
+#[test]
+fn maps_lists_each_map_with_its_pairs_and_dump_map_prints_them_in_key_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let store_dir = dir.path().join("store");
+    let store = open(&store_dir);
+    let mut tx = store.begin().unwrap();
+    tx.map_put("users", b"bob", b"2").unwrap();
+    tx.map_put("users", b"ann", b"1\ttab").unwrap();
+    tx.map_add("counts", b"hits", 3).unwrap();
+    tx.commit().unwrap();
+    store.close().unwrap();
+    let out = rockcask(&[OsStr::new("maps"), store_dir.as_os_str()]);
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out), "counts\t1\nusers\t2\n");
+    let out = rockcask(&[OsStr::new("dump"), store_dir.as_os_str(), OsStr::new("--map"), OsStr::new("users")]);
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out), "ann\t1\\ttab\nbob\t2\n");
+    let out = rockcask(&[OsStr::new("dump"), store_dir.as_os_str(), OsStr::new("--map"), OsStr::new("counts"), OsStr::new("--format"), OsStr::new("hex")]);
+    assert_eq!(stdout(&out), "68697473\t0300000000000000\n");
+    let out = rockcask(&[OsStr::new("dump"), store_dir.as_os_str(), OsStr::new("--map"), OsStr::new("users"), OsStr::new("--limit"), OsStr::new("1")]);
+    assert_eq!(stdout(&out).lines().count(), 1);
+    assert_failure(&rockcask(&[OsStr::new("dump"), store_dir.as_os_str(), OsStr::new("--map"), OsStr::new("nothing")]), 1, "no map named 'nothing'");
+    assert_exit(&rockcask(&[OsStr::new("dump"), store_dir.as_os_str()]), 2);
+}

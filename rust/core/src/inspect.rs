@@ -15,11 +15,50 @@ use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, CF_ENTRIES, CF_META, CF_OBJECTS};
 use crate::store::{queue_upper_bound, Store};
 
+/// What `Store::visit_map` calls for each pair: key, value; returns false to stop.
+pub type PairVisitor<'a> = dyn FnMut(&[u8], &[u8]) -> Result<bool> + 'a;
+
 /// What `Store::visit_queue` calls for each entry: position, object id, payload (`None` for a
 /// deleted object); returns false to stop.
 pub type EntryVisitor<'a> = dyn FnMut(u64, Uuid, Option<&[u8]>) -> Result<bool> + 'a;
 
 impl Store {
+    /// Calls `visit(key, value)` for each pair of map `map`, in key order, as the store is at
+    /// the moment of the call (one RocksDB snapshot); returns how many it visited. A map that
+    /// does not exist is an `Error::InvalidArgument`.
+    pub fn visit_map(&self, map: &str, visit: &mut PairVisitor<'_>) -> Result<u64> {
+        keys::validate_queue_name(map)?;
+        let db = self.shared.db()?;
+        let snapshot = db.db().snapshot();
+        let mut ro = ReadOptions::default();
+        ro.set_snapshot(&snapshot);
+        let id = match db.db().get_pinned_cf_opt(db.cf(CF_META), crate::maps::meta_map_key(map), &ro).context(|| format!("looking up map '{map}'"))? {
+            Some(v) => keys::decode_u32(&v, "map id")?,
+            None => return Err(Error::InvalidArgument(format!("store at {} has no map named '{map}'", self.path().display()))),
+        };
+        let Some(cf) = db.maps_cf() else { return Ok(0) };
+        let (start, end) = crate::maps::map_range(id);
+        let mut ro = ReadOptions::default();
+        ro.set_snapshot(&snapshot);
+        ro.fill_cache(false);
+        ro.set_iterate_lower_bound(start);
+        if let Some(end) = end {
+            ro.set_iterate_upper_bound(end);
+        }
+        let mut it = db.db().raw_iterator_cf_opt(cf, ro);
+        it.seek_to_first();
+        let mut visited = 0;
+        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+            visited += 1;
+            if !visit(&k[4..], v)? {
+                break;
+            }
+            it.next();
+        }
+        it.status().context(|| format!("reading map '{map}'"))?;
+        Ok(visited)
+    }
+
     /// Calls `visit(position, object_id, payload)` for each committed entry of `queue`, in FIFO
     /// order, as the store is at the moment of the call (one RocksDB snapshot). `position`
     /// counts from 0 at the head, as in a snapshot file; `payload` is `None` for an entry whose

@@ -145,6 +145,46 @@ pub fn queues(dir: &Path) -> CliResult {
     finish_output(written, &mut out)
 }
 
+pub fn maps(dir: &Path) -> CliResult {
+    let store = open_read_only(dir)?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut line = String::new();
+    let mut written = Ok(());
+    for name in store.map_names()? {
+        line.clear();
+        escape_text(name.as_bytes(), &mut line);
+        let pairs = store.visit_map(&name, &mut |_, _| Ok(true))?;
+        written = writeln!(out, "{line}\t{pairs}");
+        if written.is_err() {
+            break;
+        }
+    }
+    finish_output(written, &mut out)
+}
+
+pub fn dump_map(dir: &Path, map: &str, limit: Option<u64>, format: PayloadFormat) -> CliResult {
+    let store = open_read_only(dir)?;
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let render = format.renderer();
+    let mut left = limit.unwrap_or(u64::MAX);
+    let mut line = String::new();
+    let mut written = Ok(());
+    store.visit_map(map, &mut |key, value| {
+        if left == 0 {
+            return Ok(false);
+        }
+        left -= 1;
+        line.clear();
+        render(key, &mut line);
+        line.push('\t');
+        render(value, &mut line);
+        line.push('\n');
+        written = out.write_all(line.as_bytes());
+        Ok(written.is_ok() && left > 0)
+    })?;
+    finish_output(written, &mut out)
+}
+
 pub fn dump(dir: &Path, queue: &str, limit: Option<u64>, format: PayloadFormat) -> CliResult {
     let store = open_read_only(dir)?;
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());

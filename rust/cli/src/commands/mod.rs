@@ -18,7 +18,10 @@ pub fn run(command: Command) -> CliResult {
     match command {
         Command::Stats { store_dir, json } => inspect::stats(&store_dir, json),
         Command::Queues { store_dir } => inspect::queues(&store_dir),
-        Command::Dump { store_dir, queue, limit, format } => inspect::dump(&store_dir, &queue, limit, format),
+        Command::Dump { store_dir, queue: Some(queue), limit, format, .. } => inspect::dump(&store_dir, &queue, limit, format),
+        Command::Dump { store_dir, map: Some(map), limit, format, .. } => inspect::dump_map(&store_dir, &map, limit, format),
+        Command::Dump { .. } => unreachable!("clap requires a queue or a map"),
+        Command::Maps { store_dir } => inspect::maps(&store_dir),
         Command::Export { store_dir, file, workers, compression, force, created_at, output } => {
             snapshot::export(&store_dir, &file, workers.get(), compression.into(), force, created_at, &output)
         }
