@@ -256,9 +256,9 @@ fn wrong_magic_newer_versions_and_absurd_lengths_are_refused_with_what_is_wrong(
     assert!(refused(&bad, dir.path(), "magic").contains("wrong magic"));
 
     let mut bad = good.clone();
-    bad[8..12].copy_from_slice(&3u32.to_le_bytes());
+    bad[8..12].copy_from_slice(&4u32.to_le_bytes());
     let message = refused(&bad, dir.path(), "version");
-    assert!(message.contains("version 3 is newer"), "{message}");
+    assert!(message.contains("version 4 is newer") && message.contains("versions 1 to 3"), "{message}");
 
     // The first frame starts after the header; give it a stored length of 2^31 (and the head
     // CRC that goes with it, so the limit is what refuses it).
@@ -531,4 +531,36 @@ fn a_listener_failing_on_the_last_report_leaves_no_store_and_no_file() {
     assert!(!target.exists());
     let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(entries.len(), 2, "only the source store and the file remain: {entries:?}");
+}
+
+#[test]
+fn maps_round_trip_through_a_snapshot_with_their_names_and_pairs_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir.path().join("a"));
+    let mut tx = store.begin().unwrap();
+    tx.map_put("zeta", b"k", b"last map").unwrap();
+    tx.map_put("alpha", &[0xFF, 0x00], &vec![7u8; 70_000]).unwrap();
+    tx.map_put("alpha", b"a", b"").unwrap();
+    tx.map_add("counts", b"hits", 41).unwrap();
+    tx.enqueue("q", b"an entry").unwrap();
+    tx.commit().unwrap();
+    let file = dir.path().join("s.snap");
+    let summary = export(&store, &file, 2, Compression::Zstd);
+    assert_eq!((summary.counts.maps, summary.counts.map_entries, summary.format_version), (3, 4, 3));
+    let verified = snapshot::verify(&file, 2, &mut no_progress()).unwrap();
+    assert_eq!(verified.counts, summary.counts);
+    import(&file, &dir.path().join("b")).unwrap();
+    let copy = open(&dir.path().join("b"));
+    assert_eq!(copy.map_names().unwrap(), vec!["alpha", "counts", "zeta"]);
+    let mut tx = copy.begin().unwrap();
+    let alpha = tx.map_scan("alpha", &Default::default(), rockcask_core::map_ops::Direction::Forward, 10).unwrap();
+    assert_eq!(alpha, vec![(b"a".to_vec(), vec![]), (vec![0xFF, 0x00], vec![7u8; 70_000])]);
+    tx.map_add("counts", b"hits", 1).unwrap();
+    tx.map_put("new", b"k", b"v").unwrap();
+    tx.commit().unwrap();
+    let mut tx = copy.begin().unwrap();
+    assert_eq!(tx.map_get("counts", b"hits").unwrap(), Some(42i64.to_le_bytes().to_vec()));
+    assert_eq!(tx.map_get("zeta", b"k").unwrap().as_deref(), Some(&b"last map"[..]));
+    assert_eq!(copy.map_names().unwrap(), vec!["alpha", "counts", "new", "zeta"], "ids continue after the imported ones");
+    assert_eq!(copy.queue_size("q").unwrap(), 1);
 }

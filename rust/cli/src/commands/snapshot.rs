@@ -138,6 +138,8 @@ fn describe(summary: &Summary) -> String {
         ("keys", c.keys.to_string()),
         ("values", c.values.to_string()),
         ("payload_bytes", c.payload_bytes.to_string()),
+        ("maps", c.maps.to_string()),
+        ("map_entries", c.map_entries.to_string()),
         ("status", "valid".to_string()),
     ]);
     lines.iter().map(|(name, value)| format!("{name}: {value}\n")).collect()

@@ -27,6 +27,8 @@ pub(crate) enum Item {
     Entry { queue: u32, position: u64, value: Range<usize> },
     Object { id: Range<usize>, value: Range<usize>, owned_entries: u64 },
     KeyValues { key: Range<usize>, values: Vec<Range<usize>> },
+    Map { index: u32, name: Range<usize> },
+    MapEntry { map: u32, key: Range<usize>, value: Range<usize> },
 }
 
 /// What the reading thread hands to a worker: items and the bytes they refer to.
@@ -59,6 +61,8 @@ impl Item {
                 records::object_len(&arena[id.clone()], true, payload_len, *owned_entries)
             }
             Item::KeyValues { key, values } => records::key_values_len(&arena[key.clone()], values.iter().map(|v| &arena[v.clone()])),
+            Item::Map { index, name } => records::map_len(*index, &arena[name.clone()]),
+            Item::MapEntry { map, key, value } => records::map_entry_len(*map, &arena[key.clone()], value.len()),
         }
     }
 
@@ -69,6 +73,8 @@ impl Item {
             Item::Entry { value, .. } => value.start,
             Item::Object { id, .. } => id.start,
             Item::KeyValues { key, .. } => key.start,
+            Item::Map { name, .. } => name.start,
+            Item::MapEntry { key, .. } => key.start,
         }
     }
 
@@ -80,6 +86,8 @@ impl Item {
             Item::Entry { queue, position, value } => Item::Entry { queue, position, value: s(value) },
             Item::Object { id, value, owned_entries } => Item::Object { id: s(id), value: s(value), owned_entries },
             Item::KeyValues { key, values } => Item::KeyValues { key: s(key), values: values.into_iter().map(s).collect() },
+            Item::Map { index, name } => Item::Map { index, name: s(name) },
+            Item::MapEntry { map, key, value } => Item::MapEntry { map, key: s(key), value: s(value) },
         }
     }
 
@@ -107,6 +115,14 @@ impl Item {
                 counts.values += values.len() as u64;
                 counts.payload_bytes += values.iter().map(|v| v.len() as u64).sum::<u64>();
                 records::put_key_values(body, &arena[key.clone()], values.iter().map(|v| &arena[v.clone()]));
+            }
+            Item::Map { index, name } => {
+                counts.maps += 1;
+                records::put_map(body, *index, &arena[name.clone()]);
+            }
+            Item::MapEntry { map, key, value } => {
+                counts.map_entries += 1;
+                records::put_map_entry(body, *map, &arena[key.clone()], &arena[value.clone()]);
             }
         }
         Ok(())
@@ -149,6 +165,8 @@ pub(crate) fn add_counts(total: &mut Counts, part: &Counts) {
     total.keys += part.keys;
     total.values += part.values;
     total.payload_bytes += part.payload_bytes;
+    total.maps += part.maps;
+    total.map_entries += part.map_entries;
 }
 
 pub(crate) fn export_store(store: &Store, file: &Path, options: &ExportOptions, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
@@ -282,13 +300,16 @@ pub(crate) fn now_millis() -> i64 {
 type RawIter<'a> = DBRawIteratorWithThreadMode<'a, DB>;
 
 /// Reads the store under one RocksDB snapshot, in snapshot order: queue definitions (by name),
-/// each queue's entries (FIFO), objects (by id, with their reference counts).
+/// each queue's entries (FIFO), objects (by id, with their reference counts), map definitions
+/// (by name), each map's pairs (by key).
 struct StoreReader<'a> {
     db: &'a DbRef<'a>,
     snapshot: &'a SnapshotWithThreadMode<'a, DB>,
     /// (name, stored id) of every queue, by name.
     queues: Vec<(String, u32)>,
     definitions_emitted: usize,
+    /// (name, stored id) of every map, by name.
+    maps: Vec<(String, u32)>,
     phase: Phase<'a>,
 }
 
@@ -296,6 +317,8 @@ enum Phase<'a> {
     Queues,
     Entries { index: usize, position: u64, it: RawIter<'a> },
     Objects { it: RawIter<'a>, refs: RawIter<'a> },
+    Maps { emitted: usize },
+    MapEntries { index: usize, it: Option<RawIter<'a>> },
     Done,
 }
 
@@ -311,7 +334,31 @@ impl<'a> StoreReader<'a> {
             it.next();
         }
         it.status().context(|| "listing queues for a snapshot".into())?;
-        Ok(StoreReader { db, snapshot, queues, definitions_emitted: 0, phase: Phase::Queues })
+        let mut maps = Vec::new();
+        let mut it = db.db().raw_iterator_cf_opt(db.cf(CF_META), read_options(snapshot));
+        it.seek(crate::maps::meta_map_prefix());
+        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+            let Some(name) = k.strip_prefix(crate::maps::meta_map_prefix()) else { break };
+            let name = String::from_utf8(name.to_vec()).map_err(|_| Error::Corrupt("map name is not UTF-8".into()))?;
+            maps.push((name, keys::decode_u32(v, "map id")?));
+            it.next();
+        }
+        it.status().context(|| "listing maps for a snapshot".into())?;
+        Ok(StoreReader { db, snapshot, queues, definitions_emitted: 0, maps, phase: Phase::Queues })
+    }
+
+    /// The pairs of the `index`th map (by name), or `None` in a store without maps.
+    fn pairs_of(&self, index: usize) -> Option<RawIter<'a>> {
+        let cf = self.db.maps_cf()?;
+        let (start, end) = crate::maps::map_range(self.maps[index].1);
+        let mut ro = read_options(self.snapshot);
+        ro.set_iterate_lower_bound(start);
+        if let Some(end) = end {
+            ro.set_iterate_upper_bound(end);
+        }
+        let mut it = self.db.db().raw_iterator_cf_opt(cf, ro);
+        it.seek_to_first();
+        Some(it)
     }
 
     fn entries_of(&self, index: usize) -> RawIter<'a> {
@@ -349,7 +396,7 @@ impl<'a> StoreReader<'a> {
                     let (Some(k), Some(v)) = (it.key(), it.value()) else {
                         it.status().context(|| "reading objects for a snapshot".into())?;
                         refs.status().context(|| "reading reference counts for a snapshot".into())?;
-                        self.phase = Phase::Done;
+                        self.phase = Phase::Maps { emitted: 0 };
                         continue;
                     };
                     // Reference counts are keyed by object id too: walk them alongside.
@@ -364,9 +411,37 @@ impl<'a> StoreReader<'a> {
                     it.next();
                     return Ok(Some(item));
                 }
+                Phase::Maps { emitted } => {
+                    if let Some((name, _)) = self.maps.get(*emitted) {
+                        let item = Item::Map { index: *emitted as u32, name: stash(arena, name.as_bytes()) };
+                        *emitted += 1;
+                        return Ok(Some(item));
+                    }
+                    self.phase = self.map_entries_phase(0);
+                }
+                Phase::MapEntries { index, it } => {
+                    if let Some(it) = it {
+                        if let (Some(k), Some(v)) = (it.key(), it.value()) {
+                            // The key without its map id; the value as stored.
+                            let item = Item::MapEntry { map: *index as u32, key: stash(arena, &k[4..]), value: stash(arena, v) };
+                            it.next();
+                            return Ok(Some(item));
+                        }
+                        it.status().context(|| "reading maps for a snapshot".into())?;
+                    }
+                    let next = *index + 1;
+                    self.phase = self.map_entries_phase(next);
+                }
                 Phase::Done => return Ok(None),
             }
         }
+    }
+
+    fn map_entries_phase(&self, index: usize) -> Phase<'a> {
+        if index < self.maps.len() {
+            return Phase::MapEntries { index, it: self.pairs_of(index) };
+        }
+        Phase::Done
     }
 
     fn take_definition(&mut self, arena: &mut Vec<u8>) -> Option<Item> {

@@ -25,7 +25,7 @@ use crate::casket::{Casket, CasketOptions, KeyOrder};
 use crate::codec::snapshot_pb::{self as pb, record::Kind};
 use crate::compress::Policy;
 use crate::error::{Error, Result, RocksContext};
-use crate::keys::{self, Ownership, CF_ENTRIES, CF_META, CF_OBJECTS, CF_REFS};
+use crate::keys::{self, Ownership, CF_ENTRIES, CF_MAPS, CF_META, CF_OBJECTS, CF_REFS};
 use crate::options::{StoreOptions, MAX_PAYLOAD_BYTES};
 use crate::store::{self, Store};
 
@@ -87,12 +87,12 @@ pub fn import_store(file: &Path, dir: &Path, options: &ImportOptions, listener: 
     let scratch = StagingDir::scratch(dir)?;
     let store_options = StoreOptions { create_if_missing: true, read_only: false, ..options.store.clone() };
     let mut progress = Throttle::new(listener);
-    let (summary, tables, queues) = read_into_tables(file, &scratch.path, options.workers, &store_options, &mut progress)?;
+    let (summary, tables, definitions) = read_into_tables(file, &scratch.path, options.workers, &store_options, &mut progress)?;
     // Opened only to take the files in: loading them reads their index and filter blocks into
     // the block cache, so a small one keeps that from growing with the number of files.
     let loading = StoreOptions { block_cache_bytes: store_options.block_cache_bytes.min(8 << 20), ..store_options };
     let store = Store::open(&staging.path, loading)?;
-    let loaded = load_tables(&store, tables, &queues);
+    let loaded = load_tables(&store, tables, &definitions);
     let closed = store.close();
     drop(store);
     loaded?;
@@ -112,8 +112,8 @@ fn read_into_tables(
     workers: usize,
     store_options: &StoreOptions,
     progress: &mut Throttle<'_>,
-) -> Result<(Summary, Vec<(&'static str, Vec<PathBuf>)>, Vec<String>)> {
-    let table_options: Vec<(&'static str, Options)> = [CF_ENTRIES, CF_OBJECTS, CF_REFS]
+) -> Result<(Summary, Vec<(&'static str, Vec<PathBuf>)>, Definitions)> {
+    let table_options: Vec<(&'static str, Options)> = [CF_ENTRIES, CF_OBJECTS, CF_REFS, CF_MAPS]
         .iter()
         .map(|&cf| {
             let mut o = store::cf_options(cf, store_options, None);
@@ -138,7 +138,9 @@ fn read_into_tables(
         for op in &ops.ops {
             order.check(op).map_err(|detail| ops.error(detail))?;
             let (table, key, value): (usize, &[u8], &[u8]) = match op {
-                Op::Queue { .. } | Op::KeyValues { .. } => continue,
+                Op::Queue { .. } | Op::KeyValues { .. } | Op::Map { .. } => continue,
+                // Imported maps get their index as id, so their pairs' keys are in order.
+                Op::MapEntry { key, value, .. } => (3, key, &ops.values[value.clone()]),
                 Op::Entry { key, value, .. } => (0, key, value),
                 Op::Object { key, value, refs } => {
                     if let Some(refs) = refs {
@@ -152,11 +154,17 @@ fn read_into_tables(
         Ok(())
     })?;
     let files = tables.iter_mut().map(|t| Ok((t.cf, t.finish()?))).collect::<Result<_>>()?;
-    Ok((summary, files, order.queues))
+    Ok((summary, files, Definitions { queues: order.queues, maps: order.maps }))
 }
 
-/// Moves the table files into the new store and writes its queue definitions (synced).
-fn load_tables(store: &Store, tables: Vec<(&'static str, Vec<PathBuf>)>, queues: &[String]) -> Result<()> {
+/// The queue and map names of a snapshot, by index.
+struct Definitions {
+    queues: Vec<String>,
+    maps: Vec<String>,
+}
+
+/// Moves the table files into the new store and writes its queue and map definitions (synced).
+fn load_tables(store: &Store, tables: Vec<(&'static str, Vec<PathBuf>)>, definitions: &Definitions) -> Result<()> {
     let db = store.shared.db()?;
     for (cf, files) in tables {
         if !files.is_empty() {
@@ -166,8 +174,11 @@ fn load_tables(store: &Store, tables: Vec<(&'static str, Vec<PathBuf>)>, queues:
         }
     }
     let mut batch = WriteBatch::default();
-    for (index, name) in queues.iter().enumerate() {
+    for (index, name) in definitions.queues.iter().enumerate() {
         batch.put_cf(db.cf(CF_META), keys::meta_queue_key(name), (index as u32).to_le_bytes());
+    }
+    for (index, name) in definitions.maps.iter().enumerate() {
+        batch.put_cf(db.cf(CF_META), crate::maps::meta_map_key(name), (index as u32).to_le_bytes());
     }
     let mut sync = WriteOptions::default();
     sync.set_sync(true);
@@ -209,7 +220,9 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::r
     for (n, record) in records.into_iter().enumerate() {
         let bad = |detail: String| frame.error(format!("record {n} of the frame: {detail}"));
         match (target, &record.kind) {
-            (Target::Casket, Some(Kind::Queue(_) | Kind::Entry(_) | Kind::Object(_))) => return Err(bad("store records in a casket snapshot".into())),
+            (Target::Casket, Some(Kind::Queue(_) | Kind::Entry(_) | Kind::Object(_) | Kind::Map(_) | Kind::MapEntry(_))) => {
+                return Err(bad("store records in a casket snapshot".into()))
+            }
             (Target::Store(_), Some(Kind::KeyValues(_))) => return Err(bad("casket key/values in a store snapshot".into())),
             _ => {}
         }
@@ -243,6 +256,21 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::r
                 Op::Object { key: *id.as_bytes(), value, refs: (o.owned_entries > 1).then_some(o.owned_entries) }
             }
             Some(Kind::KeyValues(kv)) => Op::KeyValues { key: kv.key, values: kv.values },
+            Some(Kind::Map(m)) => {
+                keys::validate_queue_name(&m.name).map_err(|e| bad(format!("map {}: {e}", m.index)))?;
+                Op::Map { index: m.index, name: m.name }
+            }
+            Some(Kind::MapEntry(e)) => {
+                crate::maps::validate_map_key(&e.key).map_err(|d| bad(format!("pair of map {}: {d}", e.map)))?;
+                if e.value.len() > MAX_PAYLOAD_BYTES {
+                    return Err(bad(format!("pair of map {}: value of {} bytes exceeds the limit of {MAX_PAYLOAD_BYTES}", e.map, e.value.len())));
+                }
+                let start = values.len();
+                if let Target::Store(Some(_)) = target {
+                    values.extend_from_slice(&e.value);
+                }
+                Op::MapEntry { map: e.map, key: crate::maps::map_key(e.map, &e.key), value: start..values.len() }
+            }
             None => unreachable!("decode_frame refuses records without a kind"),
         };
         ops.push(op);
@@ -418,14 +446,16 @@ fn count(counts: &mut Counts, record: &pb::Record) {
             counts.values += kv.values.len() as u64;
             counts.payload_bytes += kv.values.iter().map(|v| v.len() as u64).sum::<u64>();
         }
+        Some(Kind::Map(_)) => counts.maps += 1,
+        Some(Kind::MapEntry(_)) => counts.map_entries += 1,
         None => {}
     }
 }
 
 fn describe(c: &Counts) -> String {
     format!(
-        "{} frames, {} records: {} queues, {} entries, {} objects, {} keys, {} values, {} payload bytes",
-        c.frames, c.records, c.queues, c.entries, c.objects, c.keys, c.values, c.payload_bytes
+        "{} frames, {} records: {} queues, {} entries, {} objects, {} keys, {} values, {} payload bytes, {} maps, {} map entries",
+        c.frames, c.records, c.queues, c.entries, c.objects, c.keys, c.values, c.payload_bytes, c.maps, c.map_entries
     )
 }
 

@@ -12,6 +12,9 @@ pub(super) enum Op {
     Entry { queue: u32, position: u64, key: [u8; 12], value: [u8; 17] },
     Object { key: [u8; 16], value: Range<usize>, refs: Option<u64> },
     KeyValues { key: Vec<u8>, values: Vec<Vec<u8>> },
+    Map { index: u32, name: String },
+    /// `key` is the pair's key in the maps family (the map's index as its id, then its key).
+    MapEntry { map: u32, key: Vec<u8>, value: Range<usize> },
 }
 
 /// Checks that records come in the order an export writes them: queue definitions (indexes
@@ -24,6 +27,9 @@ pub(super) struct RecordOrder {
     /// Queue of the last entry and the position expected next in it.
     entry_at: Option<(u32, u64)>,
     last_object: Option<[u8; 16]>,
+    pub maps: Vec<String>,
+    /// Key (in the maps family) of the last map pair.
+    last_map_key: Option<Vec<u8>>,
     key_values: bool,
     /// A casket snapshot's key order, and the last key seen.
     pub casket_order: Option<KeyOrder>,
@@ -32,7 +38,8 @@ pub(super) struct RecordOrder {
 
 impl RecordOrder {
     pub fn check(&mut self, op: &Op) -> std::result::Result<(), String> {
-        if self.key_values != matches!(op, Op::KeyValues { .. }) && (self.key_values || !self.queues.is_empty() || self.entry_at.is_some() || self.last_object.is_some()) {
+        let store_records = !self.queues.is_empty() || self.entry_at.is_some() || self.last_object.is_some() || !self.maps.is_empty();
+        if self.key_values != matches!(op, Op::KeyValues { .. }) && (self.key_values || store_records) {
             return Err("store records and casket key/values in one snapshot".into());
         }
         match op {
@@ -50,8 +57,29 @@ impl RecordOrder {
                 self.last_key = Some(key.clone());
                 self.key_values = true;
             }
+            Op::Map { index, name } => {
+                if self.last_map_key.is_some() {
+                    return Err(format!("map definition '{name}' after map pairs"));
+                }
+                if *index as usize != self.maps.len() {
+                    return Err(format!("map definition '{name}' has index {index}; {} expected", self.maps.len()));
+                }
+                if self.maps.last().is_some_and(|last| last.as_str() >= name.as_str()) {
+                    return Err(format!("map '{name}' is out of order or defined twice"));
+                }
+                self.maps.push(name.clone());
+            }
+            Op::MapEntry { map, key, .. } => {
+                if *map as usize >= self.maps.len() {
+                    return Err(format!("a pair refers to map {map}, which is not defined"));
+                }
+                if self.last_map_key.as_ref().is_some_and(|last| last >= key) {
+                    return Err(format!("a pair of map {map} is out of order or appears twice"));
+                }
+                self.last_map_key = Some(key.clone());
+            }
             Op::Queue { index, name } => {
-                if self.entry_at.is_some() || self.last_object.is_some() {
+                if self.entry_at.is_some() || self.last_object.is_some() || !self.maps.is_empty() {
                     return Err(format!("queue definition '{name}' after entries or objects"));
                 }
                 if *index as usize != self.queues.len() {
@@ -63,7 +91,7 @@ impl RecordOrder {
                 self.queues.push(name.clone());
             }
             Op::Entry { queue, position, .. } => {
-                if self.last_object.is_some() {
+                if self.last_object.is_some() || !self.maps.is_empty() {
                     return Err(format!("entry {position} of queue {queue} after objects"));
                 }
                 if *queue as usize >= self.queues.len() {
@@ -80,6 +108,9 @@ impl RecordOrder {
                 self.entry_at = Some((*queue, position + 1));
             }
             Op::Object { key, .. } => {
+                if !self.maps.is_empty() {
+                    return Err(format!("object {} after maps", Uuid::from_bytes(*key)));
+                }
                 if self.last_object.is_some_and(|last| last >= *key) {
                     return Err(format!("object {} is out of order or appears twice", Uuid::from_bytes(*key)));
                 }

@@ -12,6 +12,8 @@ const RECORD_QUEUE: u8 = 1;
 const RECORD_ENTRY: u8 = 2;
 const RECORD_OBJECT: u8 = 3;
 const RECORD_KEY_VALUES: u8 = 4;
+const RECORD_MAP: u8 = 5;
+const RECORD_MAP_ENTRY: u8 = 6;
 
 fn key(field: u8, wire: u8) -> u8 {
     // Every field number here is below 16: a one-byte key.
@@ -127,6 +129,32 @@ pub fn put_key_values<'a>(out: &mut Vec<u8>, key: &[u8], values: impl Iterator<I
     }
 }
 
+fn map_entry_inner(map: u32, key: &[u8], value_len: usize) -> usize {
+    varint_field_len(map as u64) + bytes_field_len(key.len(), false) + bytes_field_len(value_len, false)
+}
+
+pub fn map_len(index: u32, name: &[u8]) -> usize {
+    // A map definition has the shape of a queue definition.
+    record_len(queue_inner(index, name))
+}
+
+pub fn put_map(out: &mut Vec<u8>, index: u32, name: &[u8]) {
+    put_record_head(out, RECORD_MAP, queue_inner(index, name));
+    put_varint_field(out, 1, index as u64);
+    put_bytes_field(out, 2, name, false);
+}
+
+pub fn map_entry_len(map: u32, key: &[u8], value_len: usize) -> usize {
+    record_len(map_entry_inner(map, key, value_len))
+}
+
+pub fn put_map_entry(out: &mut Vec<u8>, map: u32, key: &[u8], value: &[u8]) {
+    put_record_head(out, RECORD_MAP_ENTRY, map_entry_inner(map, key, value.len()));
+    put_varint_field(out, 1, map as u64);
+    put_bytes_field(out, 2, key, false);
+    put_bytes_field(out, 3, value, false);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +193,16 @@ mod tests {
                 object_len(&id, owned, payload_len, refs),
                 Kind::Object(pb::Object { id: id.to_vec(), owned, payload: payload.clone(), owned_entries: refs }),
             );
+        }
+        for (index, name) in [(0u32, "counts"), (9, "")] {
+            let mut out = Vec::new();
+            put_map(&mut out, index, name.as_bytes());
+            check(out, map_len(index, name.as_bytes()), Kind::Map(pb::MapDef { index, name: name.into() }));
+        }
+        for (map, key, value) in [(0u32, &b"k"[..], &b""[..]), (4, &[0u8; 200][..], &[7u8; 300][..])] {
+            let mut out = Vec::new();
+            put_map_entry(&mut out, map, key, value);
+            check(out, map_entry_len(map, key, value.len()), Kind::MapEntry(pb::MapEntry { map, key: key.to_vec(), value: value.to_vec() }));
         }
         let values: Vec<Vec<u8>> = vec![vec![], b"one".to_vec(), vec![0; 200]];
         for key in [&b""[..], b"k", &[0u8; 130][..]] {
