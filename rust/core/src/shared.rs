@@ -58,6 +58,13 @@ impl DbRef<'_> {
         self.db().cf_handle(name).expect("column families are checked at open")
     }
 
+    /// Every column family this open has: the required ones, and maps when the store has it.
+    pub fn families(&self) -> Vec<&ColumnFamily> {
+        let mut out: Vec<&ColumnFamily> = crate::keys::ALL_CFS.iter().map(|name| self.cf(name)).collect();
+        out.extend(self.maps_cf());
+        out
+    }
+
     /// The maps family; `None` in a read-only open of a store written before maps existed.
     pub fn maps_cf(&self) -> Option<&ColumnFamily> {
         self.db().cf_handle(crate::keys::CF_MAPS)

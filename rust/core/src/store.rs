@@ -36,6 +36,9 @@ pub struct StoreStats {
     pub queues: u64,
     /// Committed entries over all queues (exact).
     pub queued_items: u64,
+    pub maps: u64,
+    /// Pairs over all maps, as RocksDB estimates them.
+    pub map_entries_estimate: u64,
     /// Objects, as RocksDB estimates them.
     pub objects_estimate: u64,
     /// Bytes of every file in the store directory.
@@ -191,20 +194,22 @@ impl Store {
             let q = self.shared.queues();
             (q.states.values().filter(|s| s.published).count() as u64, q.states.values().map(QueueState::committed_len).sum())
         };
-        let prop = |cf: &str, name: &str| -> Result<u64> {
-            Ok(db.db().property_int_value_cf(db.cf(cf), name).context(|| format!("reading {name}"))?.unwrap_or(0))
+        let prop = |cf: &rocksdb::ColumnFamily, name: &str| -> Result<u64> {
+            Ok(db.db().property_int_value_cf(cf, name).context(|| format!("reading {name}"))?.unwrap_or(0))
         };
         let (payload_bytes, stored_payload_bytes) = self.shared.payload_figures();
         let mut memtable_bytes = 0;
         let mut table_reader_bytes = 0;
-        for cf in ALL_CFS {
+        for cf in db.families() {
             memtable_bytes += prop(cf, "rocksdb.cur-size-all-mem-tables")?;
             table_reader_bytes += prop(cf, "rocksdb.estimate-table-readers-mem")?;
         }
         Ok(StoreStats {
             queues,
             queued_items,
-            objects_estimate: prop(CF_OBJECTS, "rocksdb.estimate-num-keys")?,
+            maps: self.shared.map_names().by_name.len() as u64,
+            map_entries_estimate: db.maps_cf().map(|cf| prop(cf, "rocksdb.estimate-num-keys")).transpose()?.unwrap_or(0),
+            objects_estimate: prop(db.cf(CF_OBJECTS), "rocksdb.estimate-num-keys")?,
             disk_bytes: directory_bytes(self.shared.path()),
             memtable_bytes,
             block_cache_bytes: self.shared.block_cache_bytes(),
@@ -290,8 +295,8 @@ impl Store {
     pub fn compact(&self) -> Result<()> {
         self.shared.check_writable()?;
         let db = self.shared.db()?;
-        for cf in ALL_CFS {
-            db.db().compact_range_cf(db.cf(cf), None::<&[u8]>, None::<&[u8]>);
+        for cf in db.families() {
+            db.db().compact_range_cf(cf, None::<&[u8]>, None::<&[u8]>);
         }
         Ok(())
     }

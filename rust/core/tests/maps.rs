@@ -30,6 +30,7 @@ fn writes_are_seen_by_their_own_transaction_and_by_others_once_committed_with_th
     tx.commit().unwrap();
     assert_eq!(other.map_get("users", b"ann").unwrap().as_deref(), Some(&b"1"[..]));
     assert_eq!(store.map_names().unwrap(), vec!["users"]);
+    assert_eq!(store.stats().unwrap().maps, 1);
 
     // A rollback discards map writes and queue work alike.
     let mut tx = store.begin().unwrap();

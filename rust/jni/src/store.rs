@@ -150,6 +150,8 @@ fn stats(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<RecordOut> {
             StatsSlot::TableReaderBytes => s.table_reader_bytes,
             StatsSlot::PayloadBytes => s.payload_bytes,
             StatsSlot::StoredPayloadBytes => s.stored_payload_bytes,
+            StatsSlot::Maps => s.maps,
+            StatsSlot::MapEntriesEstimate => s.map_entries_estimate,
         }) as i64
     })))
 }

@@ -50,6 +50,8 @@ fn figures(m: &StoreMetrics) -> Vec<(String, String)> {
     out.extend(summary("commit_latency", "_nanos", &m.commit_latency_nanos));
     out.extend(summary("synced_write", "_nanos", &m.synced_write_nanos));
     out.extend(summary("group_commit_size", "", &m.group_commit_size));
+    out.push(("maps".into(), s.maps.to_string()));
+    out.push(("map_entries_estimate".into(), s.map_entries_estimate.to_string()));
     out
 }
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::error::{Result, RocksContext};
-use crate::keys::{self, ALL_CFS};
+use crate::keys;
 use crate::queue::Queues;
 use crate::shared::DbRef;
 use crate::store::{Store, StoreStats};
@@ -98,7 +98,7 @@ impl Store {
             synced_write_nanos: m.synced_write.summary(),
             group_commit_size: m.group_size.summary(),
             stats,
-            live_sst_bytes: ALL_CFS.iter().map(|cf| cf_property(&db, cf, "rocksdb.live-sst-files-size")).sum::<Result<u64>>()?,
+            live_sst_bytes: db.families().into_iter().map(|cf| cf_property(&db, cf, "rocksdb.live-sst-files-size")).sum::<Result<u64>>()?,
             wal_bytes: wal_bytes(self.shared.path()),
             delayed_write_rate: db_property(&db, "rocksdb.actual-delayed-write-rate")?,
             write_stopped: db_property(&db, "rocksdb.is-write-stopped")? != 0,
@@ -125,8 +125,8 @@ impl Store {
     }
 }
 
-fn cf_property(db: &DbRef<'_>, cf: &str, name: &str) -> Result<u64> {
-    Ok(db.db().property_int_value_cf(db.cf(cf), name).context(|| format!("reading {name}"))?.unwrap_or(0))
+fn cf_property(db: &DbRef<'_>, cf: &rocksdb::ColumnFamily, name: &str) -> Result<u64> {
+    Ok(db.db().property_int_value_cf(cf, name).context(|| format!("reading {name}"))?.unwrap_or(0))
 }
 
 fn db_property(db: &DbRef<'_>, name: &str) -> Result<u64> {
@@ -137,8 +137,8 @@ fn db_property(db: &DbRef<'_>, name: &str) -> Result<u64> {
 /// `total-stops`, plus the database-wide stops (the write buffer manager's).
 fn write_stalls(db: &DbRef<'_>) -> Result<(u64, u64)> {
     let (mut delays, mut stops) = (0, 0);
-    for cf in ALL_CFS {
-        let text = db.db().property_value_cf(db.cf(cf), "rocksdb.cf-write-stall-stats").context(|| "reading rocksdb.cf-write-stall-stats".into())?;
+    for cf in db.families() {
+        let text = db.db().property_value_cf(cf, "rocksdb.cf-write-stall-stats").context(|| "reading rocksdb.cf-write-stall-stats".into())?;
         for (key, n) in stall_counts(text.as_deref().unwrap_or("")) {
             match key {
                 "total-delays" => delays += n,

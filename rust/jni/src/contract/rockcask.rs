@@ -32,6 +32,8 @@ slots! {
         TableReaderBytes = "TABLE_READER_BYTES",
         PayloadBytes = "PAYLOAD_BYTES",
         StoredPayloadBytes = "STORED_PAYLOAD_BYTES",
+        Maps = "MAPS",
+        MapEntriesEstimate = "MAP_ENTRIES_ESTIMATE",
     }
 }
 

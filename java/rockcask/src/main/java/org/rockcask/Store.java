@@ -104,7 +104,7 @@ public final class Store implements AutoCloseable {
         long[] v = handle.call(StoreNative::stats);
         return new StoreStats(v[Wire.STATS_QUEUES], v[Wire.STATS_QUEUED_ITEMS], v[Wire.STATS_OBJECTS_ESTIMATE], v[Wire.STATS_DISK_BYTES],
                 v[Wire.STATS_MEMTABLE_BYTES], v[Wire.STATS_BLOCK_CACHE_BYTES], v[Wire.STATS_TABLE_READER_BYTES], v[Wire.STATS_PAYLOAD_BYTES],
-                v[Wire.STATS_STORED_PAYLOAD_BYTES]);
+                v[Wire.STATS_STORED_PAYLOAD_BYTES], v[Wire.STATS_MAPS], v[Wire.STATS_MAP_ENTRIES_ESTIMATE]);
     }
 
     /**

@@ -11,7 +11,9 @@ public final class StoreStats {
     private final long tableReaderBytes;
 
     StoreStats(long queues, long queuedItems, long objectsEstimate, long diskBytes, long memtableBytes, long blockCacheBytes,
-            long tableReaderBytes, long payloadBytes, long storedPayloadBytes) {
+            long tableReaderBytes, long payloadBytes, long storedPayloadBytes, long maps, long mapEntriesEstimate) {
+        this.maps = maps;
+        this.mapEntriesEstimate = mapEntriesEstimate;
         this.payloadBytes = payloadBytes;
         this.storedPayloadBytes = storedPayloadBytes;
         this.queues = queues;
@@ -25,6 +27,18 @@ public final class StoreStats {
 
     private final long payloadBytes;
     private final long storedPayloadBytes;
+    private final long maps;
+    private final long mapEntriesEstimate;
+
+    /** Maps ({@link Transaction#map(String)}). */
+    public long maps() {
+        return maps;
+    }
+
+    /** Pairs over all maps, as RocksDB estimates them. */
+    public long mapEntriesEstimate() {
+        return mapEntriesEstimate;
+    }
 
     /**
      * Payload bytes written by transactions committed since the store was opened, as given
@@ -82,6 +96,6 @@ public final class StoreStats {
     public String toString() {
         return "StoreStats[queues=" + queues + ", queuedItems=" + queuedItems + ", objects~" + objectsEstimate + ", diskBytes="
                 + diskBytes + ", nativeMemoryBytes=" + nativeMemoryBytes() + ", payloadBytes=" + payloadBytes + ", storedPayloadBytes="
-                + storedPayloadBytes + "]";
+                + storedPayloadBytes + ", maps=" + maps + ", mapEntries~" + mapEntriesEstimate + "]";
     }
 }

@@ -60,7 +60,9 @@ final class Wire {
     static final int STATS_TABLE_READER_BYTES = 6;
     static final int STATS_PAYLOAD_BYTES = 7;
     static final int STATS_STORED_PAYLOAD_BYTES = 8;
-    static final int STATS_SLOTS = 9;
+    static final int STATS_MAPS = 9;
+    static final int STATS_MAP_ENTRIES_ESTIMATE = 10;
+    static final int STATS_SLOTS = 11;
 
     /**
      * {@link Store#metrics()}: the store's figures (rates as {@link Double#doubleToRawLongBits}),

@@ -41,6 +41,7 @@ public class MapsTest extends WithOpenStore {
             tx.commit();
         }
         assertEquals(Arrays.asList("users"), store.maps());
+        assertEquals(1, store.stats().maps());
         try (Transaction tx = store.begin()) {
             TxMap users = tx.map("users");
             assertTrue(users.contains("ann"));
