@@ -10,7 +10,7 @@ import java.util.List;
  * {@value #LARGE_HEAP}, the heap the program that kept its street graph in MapDB ran with.
  */
 final class GraphPlan {
-    /** Small variant: the baseline needs about 400 MiB at 10^6 vertices (heap after collections); 1000m leaves it room. */
+    /** Small variant: the baseline holds about 260 MiB at 10^6 vertices (heap after collections, loading); the padded variant's heap leaves it room. */
     static final String SMALL_HEAP = "1000m";
     static final String PADDED_HEAP = "1000m";
     static final String LARGE_HEAP = "8000m";
