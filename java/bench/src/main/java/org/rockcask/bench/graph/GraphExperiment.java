@@ -1,8 +1,5 @@
 package org.rockcask.bench.graph;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,10 +7,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.rockcask.bench.ChildJvm;
 import org.rockcask.bench.DiskLimits;
 import org.rockcask.bench.Dirs;
@@ -109,36 +102,11 @@ public final class GraphExperiment {
     private static GraphRunResult runChild(Path root, GraphPlan.Row row, Variant variant, int vertices, long seed, int timeout) {
         List<String> cmd = ChildJvm.command(row.heap, root, GraphRun.class.getName(),
                 Arrays.asList(row.contender, variant.name(), row.order.name(), Integer.toString(vertices), Long.toString(seed)));
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            AtomicBoolean stopped = new AtomicBoolean();
-            timer.schedule(() -> {
-                stopped.set(true);
-                p.destroyForcibly();
-            }, timeout, TimeUnit.SECONDS);
-            GraphRunResult result = null;
-            String last = "";
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null;) {
-                    GraphRunResult parsed = GraphRunResult.parse(line);
-                    if (parsed != null) {
-                        result = parsed;
-                    } else {
-                        System.out.println("        | " + line);
-                        last = line;
-                    }
-                }
-            }
-            int exit = p.waitFor();
-            if (stopped.get()) {
-                return GraphRunResult.failed("stopped after " + timeout + " s" + (last.isEmpty() ? "" : "; last: " + last));
-            }
-            return result != null ? result : GraphRunResult.failed("child exited with " + exit + (last.isEmpty() ? "" : ": " + last));
+            ChildJvm.Outcome out = ChildJvm.run(cmd, line -> GraphRunResult.parse(line) != null, timeout);
+            return out.resultLine != null ? GraphRunResult.parse(out.resultLine) : GraphRunResult.failed(out.failure());
         } catch (Exception e) {
             return GraphRunResult.failed(e);
-        } finally {
-            timer.shutdownNow();
         }
     }
 }

@@ -1,9 +1,6 @@
 package org.rockcask.bench.peers;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -144,25 +141,8 @@ public final class PeerBenchmark {
         args.addAll(phase);
         List<String> cmd = ChildJvm.command(heap, root, PeerRun.class.getName(), args);
         try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            PeerResult result = null;
-            String last = "";
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null;) {
-                    PeerResult parsed = PeerResult.parse(line);
-                    if (parsed != null) {
-                        result = parsed;
-                    } else {
-                        System.out.println("        | " + line);
-                        last = line;
-                    }
-                }
-            }
-            int exit = p.waitFor();
-            if (result == null) {
-                result = PeerResult.failed("child exited with " + exit + (last.isEmpty() ? "" : ": " + last));
-            }
-            return result;
+            ChildJvm.Outcome out = ChildJvm.run(cmd, line -> PeerResult.parse(line) != null, 0);
+            return out.resultLine != null ? PeerResult.parse(out.resultLine) : PeerResult.failed(out.failure());
         } catch (Exception e) {
             return PeerResult.failed(e);
         }
