@@ -100,13 +100,20 @@ public final class GraphExperiment {
 
     /** Runs one row's child JVM, its other output echoed, indented; stops it after {@code timeout} seconds. */
     private static GraphRunResult runChild(Path root, GraphPlan.Row row, Variant variant, int vertices, long seed, int timeout) {
+        Path dir = root.resolve("graph-" + row.contender.replaceAll("[^A-Za-z0-9]", "") + "-" + System.nanoTime());
         List<String> cmd = ChildJvm.command(row.heap, root, GraphRun.class.getName(),
-                Arrays.asList(row.contender, variant.name(), row.order.name(), Integer.toString(vertices), Long.toString(seed)));
+                Arrays.asList(row.contender, variant.name(), row.order.name(), Integer.toString(vertices), Long.toString(seed), dir.toString()));
         try {
             ChildJvm.Outcome out = ChildJvm.run(cmd, line -> GraphRunResult.parse(line) != null, timeout);
             return out.resultLine != null ? GraphRunResult.parse(out.resultLine) : GraphRunResult.failed(out.failure());
         } catch (Exception e) {
             return GraphRunResult.failed(e);
+        } finally {
+            try {
+                Dirs.delete(dir);
+            } catch (java.io.IOException e) {
+                System.out.println("        cannot delete " + dir + ": " + e);
+            }
         }
     }
 }

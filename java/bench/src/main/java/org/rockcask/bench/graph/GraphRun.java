@@ -15,9 +15,10 @@ import org.rockcask.bench.Dirs;
  * (after collections) of the load and of the walks, resident memory, the directory's disk use,
  * the store's read counters and the trees' checksum (all trees must agree). A failure, an
  * {@link OutOfMemoryError} included, becomes the line's error, naming the phase. Deletes the
- * directory. While loading, prints the values made every {@value #PROGRESS_SECONDS} s.
+ * directory (the parent deletes it too, for a child it had to stop). While loading, prints the
+ * values made every {@value #PROGRESS_SECONDS} s.
  *
- * <p>Usage: {@code GraphRun CONTENDER small|padded label|morton VERTICES SEED}.
+ * <p>Usage: {@code GraphRun CONTENDER small|padded label|morton VERTICES SEED DIR}.
  */
 public final class GraphRun {
     static final int TREES = 8;
@@ -32,7 +33,7 @@ public final class GraphRun {
         KeyOrder order = KeyOrder.byName(args[2]);
         int vertices = Integer.parseInt(args[3]);
         long seed = Long.parseLong(args[4]);
-        Path dir = Dirs.benchRoot().resolve("graph-" + args[0].replaceAll("[^A-Za-z0-9]", "") + "-" + ProcessHandle.current().pid());
+        Path dir = Path.of(args[5]);
         GraphRunResult result;
         String[] phase = {"generating"};
         try {
