@@ -1,10 +1,6 @@
 package org.rockcask.bench.peers;
 
-import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.rockcask.bench.ChildJvm;
 import org.rockcask.bench.DiskLimits;
 import org.rockcask.bench.Dirs;
 
@@ -140,36 +137,12 @@ public final class PeerBenchmark {
 
     /** Runs one child JVM; its other output is echoed, indented. */
     private static PeerResult runChild(Path root, PeerWorkload workload, String peer, double scale, String heap, List<String> phase) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        cmd.add("-Xmx" + heap);
-        // lmdbjava reads direct buffers' addresses through these packages.
-        cmd.addAll(Arrays.asList("--add-opens", "java.base/java.nio=ALL-UNNAMED", "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED"));
-        cmd.add("-Drockcask.bench.dir=" + root);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("rockcask.bench.classpath", System.getProperty("java.class.path")));
-        cmd.addAll(Arrays.asList(PeerRun.class.getName(), workload.key, peer, Double.toString(scale)));
-        cmd.addAll(phase);
+        List<String> args = new ArrayList<>(Arrays.asList(workload.key, peer, Double.toString(scale)));
+        args.addAll(phase);
+        List<String> cmd = ChildJvm.command(heap, root, PeerRun.class.getName(), args);
         try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            PeerResult result = null;
-            String last = "";
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null;) {
-                    PeerResult parsed = PeerResult.parse(line);
-                    if (parsed != null) {
-                        result = parsed;
-                    } else {
-                        System.out.println("        | " + line);
-                        last = line;
-                    }
-                }
-            }
-            int exit = p.waitFor();
-            if (result == null) {
-                result = PeerResult.failed("child exited with " + exit + (last.isEmpty() ? "" : ": " + last));
-            }
-            return result;
+            ChildJvm.Outcome out = ChildJvm.run(cmd, line -> PeerResult.parse(line) != null, 0);
+            return out.resultLine != null ? PeerResult.parse(out.resultLine) : PeerResult.failed(out.failure());
         } catch (Exception e) {
             return PeerResult.failed(e);
         }
