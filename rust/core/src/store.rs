@@ -249,6 +249,16 @@ impl Store {
         Ok(())
     }
 
+    /// The value under `key` in map `map` as committed now, read outside any transaction (no
+    /// read is noted for a commit to check: for readers that write nothing).
+    pub fn map_get(&self, map: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        keys::validate_queue_name(map)?;
+        crate::maps::validate_map_key(key)?;
+        let db = self.shared.db()?;
+        let id = self.shared.map_names().by_name.get(map).copied();
+        crate::map_ops::stored_value(&db, id, map, key)
+    }
+
     /// The names of the maps, sorted.
     pub fn map_names(&self) -> Result<Vec<String>> {
         self.shared.db()?;

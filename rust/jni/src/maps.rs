@@ -26,6 +26,7 @@ native_class! {
         fn add(tx: &TxHandle, map: QueueName, key: Vec<u8>, delta: i64) -> () = add;
         fn scan(tx: &TxHandle, map: QueueName, from: Option<Vec<u8>>, to: Option<Vec<u8>>, reverse: bool, limit: Count) -> Vec<u8> = scan;
         fn names(store: &StoreHandle) -> Vec<u8> = names;
+        fn storeGet(store: &StoreHandle, map: QueueName, key: Vec<u8>) -> Option<Vec<u8>> = store_get;
     }
 }
 
@@ -66,6 +67,10 @@ fn scan(_env: &mut Env<'_>, tx: &TxHandle, map: QueueName, from: Option<Vec<u8>>
         wire::put_optional_bytes(&mut out, Some(v));
     }
     Ok(out)
+}
+
+fn store_get(_env: &mut Env<'_>, store: &StoreHandle, map: QueueName, key: Vec<u8>) -> BridgeResult<Option<Vec<u8>>> {
+    Ok(store.0.map_get(map.as_str(), &key)?)
 }
 
 fn names(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<Vec<u8>> {

@@ -122,6 +122,21 @@ public final class Store implements AutoCloseable {
                 options.capacityBytes()));
     }
 
+    /**
+     * The value under {@code key} in map {@code map} as committed now, read outside any
+     * transaction: for a reader that writes nothing (a transaction's {@link TxMap#get} also
+     * notes the read, for its commit to check). {@code null} when the key or the map is not there.
+     */
+    public byte[] mapGet(String map, byte[] key) {
+        byte[] name = Wire.queueName(map);
+        Wire.checkQueueName(name);
+        Objects.requireNonNull(key, "key");
+        if (key.length == 0 || key.length > TxMap.MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("map key of " + key.length + " bytes is outside 1.." + TxMap.MAX_KEY_BYTES);
+        }
+        return handle.call(h -> org.rockcask.internal.MapNative.storeGet(h, name, key));
+    }
+
     /** The names of the maps ({@link Transaction#map(String)}), sorted. */
     public List<String> maps() {
         return handle.call(h -> Wire.strings(org.rockcask.internal.MapNative.names(h)));

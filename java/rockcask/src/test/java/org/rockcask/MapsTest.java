@@ -42,6 +42,9 @@ public class MapsTest extends WithOpenStore {
         }
         assertEquals(Arrays.asList("users"), store.maps());
         assertEquals(1, store.stats().maps());
+        assertArrayEquals(b("1"), store.mapGet("users", b("ann")));
+        assertNull(store.mapGet("users", b("nobody")));
+        assertNull(store.mapGet("no map", b("ann")));
         try (Transaction tx = store.begin()) {
             TxMap users = tx.map("users");
             assertTrue(users.contains("ann"));

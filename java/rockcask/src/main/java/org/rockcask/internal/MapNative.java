@@ -27,6 +27,9 @@ public final class MapNative {
     /** Up to {@code limit} pairs in {@code [from, to)} (null: unbounded), packed. */
     public static native byte[] scan(long tx, byte[] map, byte[] from, byte[] to, boolean reverse, int limit);
 
+    /** The committed value under {@code key} in {@code map}, read outside any transaction; null when none. */
+    public static native byte[] storeGet(long store, byte[] map, byte[] key);
+
     /** The maps' names, packed as {@code Wire.strings} reads them. */
     public static native byte[] names(long store);
 }

@@ -16,6 +16,7 @@ public final class GraphStores {
         ALL.put("MapDB", MapDbGraphStore::new);
         ALL.put("LMDB", LmdbGraphStore::new);
         ALL.put("RocksJava", RocksJavaGraphStore::new);
+        ALL.put("RockCask", RockCaskGraphStore::new);
     }
 
     private GraphStores() {}
