@@ -1,7 +1,6 @@
 package org.rockcask.bench.graph;
 
 import java.io.File;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import org.mapdb.BTreeMap;
 import org.mapdb.DB;
@@ -68,20 +67,7 @@ final class MapDbGraphStore implements GraphStore {
 
     @Override
     public VertexReader openReader() {
-        EdgeListReader reader = new EdgeListReader(order);
-        return new VertexReader() {
-            @Override
-            public EdgeCursor edges(byte[] key) {
-                byte[] value = map.get(key);
-                if (value == null) {
-                    throw VertexReader.missing(key);
-                }
-                return reader.reset(ByteBuffer.wrap(value));
-            }
-
-            @Override
-            public void close() {}
-        };
+        return VertexReader.ofArrays(order, map::get);
     }
 
     @Override

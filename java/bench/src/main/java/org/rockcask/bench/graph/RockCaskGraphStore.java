@@ -1,6 +1,5 @@
 package org.rockcask.bench.graph;
 
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import org.rockcask.Store;
 import org.rockcask.StoreOptions;
@@ -50,20 +49,7 @@ final class RockCaskGraphStore implements GraphStore {
 
     @Override
     public VertexReader openReader() {
-        EdgeListReader reader = new EdgeListReader(order);
-        return new VertexReader() {
-            @Override
-            public EdgeCursor edges(byte[] key) {
-                byte[] value = store.mapGet(MAP, key);
-                if (value == null) {
-                    throw VertexReader.missing(key);
-                }
-                return reader.reset(ByteBuffer.wrap(value));
-            }
-
-            @Override
-            public void close() {}
-        };
+        return VertexReader.ofArrays(order, key -> store.mapGet(MAP, key));
     }
 
     @Override
