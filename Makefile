@@ -29,7 +29,7 @@ test: setup
 
 # Full benchmarks for docs/BENCHMARKS.md (N up to 10^6, native and drop-in; 10^7 queue cycles;
 # the cost of metrics and delivery tracking; serialization; snapshots of 10^6 and 4x10^6 items;
-# the Flink move; the peer benchmark).
+# the Flink move; the street-graph experiment; the peer benchmark).
 bench: setup
 	$(GRADLE) :bench:seedExperiment1 -PbenchArgs=1000000
 	$(GRADLE) :bench:dropInSeedExperiment1 -PbenchArgs=1000000
@@ -38,6 +38,8 @@ bench: setup
 	$(GRADLE) :bench:seedExperiment2 -PbenchArgs="$(CURDIR)/docs/seed2 100"
 	cargo run --release --locked -p rockcask-core --example snapshot_bench -- $(CARGO_TARGET_DIR)/snapshot-bench
 	$(GRADLE) :bench:flinkMove
+	$(GRADLE) :bench:graphExperiment -PbenchArgs="variant=padded"
+	$(GRADLE) :bench:graphExperiment -PbenchArgs="variant=small"
 	$(MAKE) bench-peers
 
 # RockCask beside the embedded stores a JVM flow could use instead (queue cycles, seed
