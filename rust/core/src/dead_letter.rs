@@ -182,21 +182,14 @@ pub const PROCESS_ENDED: &str = "the process ended while the entry was being del
 /// its record.
 pub(crate) fn records_of(store: &Shared, qid: QueueId, max: usize) -> Result<BTreeMap<u64, DeadLetterRecord>> {
     let db = store.db()?;
-    let (start, end) = keys::meta_dead_letter_range(qid);
-    let mut ro = rocksdb::ReadOptions::default();
-    ro.set_iterate_upper_bound(end);
-    let mut it = db.db().raw_iterator_cf_opt(db.cf(CF_META), ro);
-    it.seek(start);
     let mut out = BTreeMap::new();
-    while let (Some(k), Some(v)) = (it.key(), it.value()) {
-        if out.len() >= max {
-            break;
-        }
-        let (_, seq) = keys::decode_per_entry_meta_key(k)?;
-        out.insert(seq, DeadLetterRecord::decode(v)?);
-        it.next();
+    if max == 0 {
+        return Ok(out);
     }
-    it.status().context(|| "reading dead letters".to_string())?;
+    crate::store::for_each_per_entry_record(db.db(), keys::meta_dead_letter_range(qid), "dead letters", |_, seq, v| {
+        out.insert(seq, DeadLetterRecord::decode(v)?);
+        Ok(out.len() < max)
+    })?;
     Ok(out)
 }
 

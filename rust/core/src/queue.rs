@@ -267,7 +267,8 @@ impl QueueState {
         }
     }
 
-    /// After a failed write: entry `seq` is counted in delivery record `record` again.
+    /// Entry `seq` is counted in delivery record `record` (again, after a failed write; or as
+    /// found at open), no longer in the one it had.
     pub fn give_back_record(&mut self, seq: u64, record: u64) {
         if let Some(old) = self.record_of.insert(seq, record) {
             self.release_record(old);
@@ -316,10 +317,7 @@ impl QueueState {
             return; // consumed since: the record is stale for it
         }
         self.note_failed_deliveries(seq, deliveries);
-        if let Some(old) = self.record_of.insert(seq, record) {
-            self.release_record(old);
-        }
-        self.attach_record(record, 1);
+        self.give_back_record(seq, record);
     }
 
     /// Whether delivery record `record` counts no present entry (it is then to be deleted).

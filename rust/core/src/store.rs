@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rocksdb::{
-    Cache, ColumnFamilyDescriptor, DBCompressionType, Direction, IteratorMode, Options, ReadOptions, DB,
+    Cache, ColumnFamilyDescriptor, DBCompressionType, Options, ReadOptions, DB,
 };
 
 use crate::batch;
@@ -521,20 +521,16 @@ fn recover_queues(db: &DB, default_max_deliveries: u32) -> Result<(Queues, Vec<(
     let meta = db.cf_handle(CF_META).expect("opened with all column families");
     let entries = db.cf_handle(CF_ENTRIES).expect("opened with all column families");
     let mut queues = Queues { default_max_deliveries, ..Queues::default() };
-    for item in db.iterator_cf(meta, IteratorMode::From(keys::meta_config_prefix(), Direction::Forward)) {
-        let (k, v) = item.context(|| "reading queue settings".into())?;
-        let Some(name) = k.strip_prefix(keys::meta_config_prefix()) else { break };
-        let name = String::from_utf8(name.to_vec()).map_err(|_| Error::Corrupt("queue name of settings is not UTF-8".into()))?;
-        let config = QueueConfig::decode(&v, &name)?;
+    for_each_named(db, ReadOptions::default(), keys::meta_config_prefix(), "queue settings", |name, v| {
+        let config = QueueConfig::decode(v, &name)?;
         queues.configs.insert(name, config);
-    }
+        Ok(())
+    })?;
     let mut names: HashMap<QueueId, String> = HashMap::new();
-    for item in db.iterator_cf(meta, IteratorMode::From(keys::meta_queue_prefix(), Direction::Forward)) {
-        let (k, v) = item.context(|| "listing queues".into())?;
-        let Some(name) = keys::meta_queue_name(&k) else { break };
-        let name = String::from_utf8(name.to_vec()).map_err(|_| Error::Corrupt("queue name is not UTF-8".into()))?;
-        names.insert(keys::decode_u32(&v, "queue id")?, name);
-    }
+    for_each_named(db, ReadOptions::default(), keys::meta_queue_prefix(), "queues", |name, v| {
+        names.insert(keys::decode_u32(v, "queue id")?, name);
+        Ok(())
+    })?;
     for (id, name) in names {
         let layout = match db.get_pinned_cf(meta, keys::meta_head_key(id)).context(|| format!("reading head of queue '{name}'"))? {
             Some(v) => HeadLayout::decode(&v).ok_or_else(|| Error::Corrupt(format!("head layout of queue '{name}'")))?,
@@ -554,7 +550,8 @@ fn recover_queues(db: &DB, default_max_deliveries: u32) -> Result<(Queues, Vec<(
         queues.insert(name, QueueState::recovered(id, layout.head, tail, layout.below_head_set()));
     }
     let mut records: Vec<(QueueId, u64)> = Vec::new();
-    for_each_per_entry_record(db, keys::meta_deliveries_prefix(), "delivery records", |queue, record, v| {
+    let all = |prefix: &[u8]| (prefix.to_vec(), [prefix, &[0xFF; 13][..]].concat());
+    for_each_per_entry_record(db, all(keys::meta_deliveries_prefix()), "delivery records", |queue, record, v| {
         records.push((queue, record));
         queues.next_delivery_record = queues.next_delivery_record.max(record + 1);
         if let Some(q) = queues.states.get_mut(&queue) {
@@ -562,13 +559,13 @@ fn recover_queues(db: &DB, default_max_deliveries: u32) -> Result<(Queues, Vec<(
                 q.recover_deliveries(seq, deliveries, record);
             }
         }
-        Ok(())
+        Ok(true)
     })?;
-    for_each_per_entry_record(db, keys::meta_dead_letter_prefix(), "dead letters", |queue, seq, _| {
+    for_each_per_entry_record(db, all(keys::meta_dead_letter_prefix()), "dead letters", |queue, seq, _| {
         if let Some(q) = queues.states.get_mut(&queue) {
             q.dead_letters.insert(seq);
         }
-        Ok(())
+        Ok(true)
     })?;
     // Records that count no present entry (all consumed or counted again since): stale.
     let stale = records.into_iter().filter(|(queue, record)| queues.states.get(queue).is_none_or(|q| q.record_counts_nothing(*record))).collect();
@@ -577,30 +574,56 @@ fn recover_queues(db: &DB, default_max_deliveries: u32) -> Result<(Queues, Vec<(
 
 /// The maps' names and ids, from their `m/` records.
 fn recover_map_names(db: &DB) -> Result<crate::maps::MapNames> {
-    let meta = db.cf_handle(CF_META).expect("opened with all column families");
     let mut names = crate::maps::MapNames::default();
-    for item in db.iterator_cf(meta, IteratorMode::From(crate::maps::meta_map_prefix(), Direction::Forward)) {
-        let (k, v) = item.context(|| "listing maps".into())?;
-        let Some(name) = k.strip_prefix(crate::maps::meta_map_prefix()) else { break };
-        let name = String::from_utf8(name.to_vec()).map_err(|_| Error::Corrupt("map name is not UTF-8".into()))?;
-        let id = keys::decode_u32(&v, "map id")?;
+    for (name, id) in named_ids(db, ReadOptions::default(), crate::maps::meta_map_prefix(), "maps")? {
         names.next_id = names.next_id.max(id + 1);
         names.by_name.insert(name, id);
     }
     Ok(names)
 }
 
-/// Calls `each` with the queue, sequence and value of every `meta` record under `prefix` (the
-/// `d/` and `x/` records of `keys.rs`).
-fn for_each_per_entry_record(db: &DB, prefix: &[u8], what: &str, mut each: impl FnMut(QueueId, u64, &[u8]) -> Result<()>) -> Result<()> {
-    let meta = db.cf_handle(CF_META).expect("opened with all column families");
-    let mut ro = ReadOptions::default();
-    ro.set_iterate_upper_bound([prefix, &[0xFF; 13][..]].concat());
-    let mut it = db.raw_iterator_cf_opt(meta, ro);
+/// Calls `each(name, value)` for every `meta` record `prefix` + UTF-8 name (queue names and ids,
+/// queue settings, map names and ids), in name order, read with `ro`; `what` names them in errors.
+fn for_each_named(db: &DB, ro: ReadOptions, prefix: &[u8], what: &str, mut each: impl FnMut(String, &[u8]) -> Result<()>) -> Result<()> {
+    let mut it = db.raw_iterator_cf_opt(db.cf_handle(CF_META).expect("opened with all column families"), ro);
     it.seek(prefix);
     while let (Some(k), Some(v)) = (it.key(), it.value()) {
+        let Some(name) = k.strip_prefix(prefix) else { break };
+        let name = String::from_utf8(name.to_vec()).map_err(|_| Error::Corrupt(format!("{what}: a name is not UTF-8")))?;
+        each(name, v)?;
+        it.next();
+    }
+    it.status().context(|| format!("listing {what}"))
+}
+
+/// The names under `prefix` with the ids their records hold (queues', maps'), in name order.
+pub(crate) fn named_ids(db: &DB, ro: ReadOptions, prefix: &[u8], what: &str) -> Result<Vec<(String, u32)>> {
+    let mut out = Vec::new();
+    for_each_named(db, ro, prefix, what, |name, v| {
+        out.push((name, keys::decode_u32(v, "id")?));
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Calls `each` with the queue, number and value of every `meta` record in the key range
+/// `[start, end)` of `d/` or `x/` records (`keys.rs`), in key order, until it returns false.
+pub(crate) fn for_each_per_entry_record(
+    db: &DB,
+    (start, end): (Vec<u8>, Vec<u8>),
+    what: &str,
+    mut each: impl FnMut(QueueId, u64, &[u8]) -> Result<bool>,
+) -> Result<()> {
+    let meta = db.cf_handle(CF_META).expect("opened with all column families");
+    let mut ro = ReadOptions::default();
+    ro.set_iterate_upper_bound(end);
+    let mut it = db.raw_iterator_cf_opt(meta, ro);
+    it.seek(start);
+    while let (Some(k), Some(v)) = (it.key(), it.value()) {
         let (queue, seq) = keys::decode_per_entry_meta_key(k)?;
-        each(queue, seq, v)?;
+        if !each(queue, seq, v)? {
+            break;
+        }
         it.next();
     }
     it.status().context(|| format!("reading {what}"))

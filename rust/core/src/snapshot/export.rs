@@ -16,7 +16,7 @@ use super::staging::TempFile;
 use super::{Content, Counts, ExportOptions, Header, Progress, Summary, Throttle};
 use crate::compress::{self, Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
-use crate::keys::{self, Ownership, CF_ENTRIES, CF_META, CF_OBJECTS, CF_REFS};
+use crate::keys::{self, Ownership, CF_ENTRIES, CF_OBJECTS, CF_REFS};
 use crate::shared::DbRef;
 use crate::store::Store;
 
@@ -324,26 +324,8 @@ enum Phase<'a> {
 
 impl<'a> StoreReader<'a> {
     fn new(db: &'a DbRef<'a>, snapshot: &'a SnapshotWithThreadMode<'a, DB>) -> Result<Self> {
-        let mut queues = Vec::new();
-        let mut it = db.db().raw_iterator_cf_opt(db.cf(CF_META), read_options(snapshot));
-        it.seek(keys::meta_queue_prefix());
-        while let (Some(k), Some(v)) = (it.key(), it.value()) {
-            let Some(name) = keys::meta_queue_name(k) else { break };
-            let name = String::from_utf8(name.to_vec()).map_err(|_| Error::Corrupt("queue name is not UTF-8".into()))?;
-            queues.push((name, keys::decode_u32(v, "queue id")?));
-            it.next();
-        }
-        it.status().context(|| "listing queues for a snapshot".into())?;
-        let mut maps = Vec::new();
-        let mut it = db.db().raw_iterator_cf_opt(db.cf(CF_META), read_options(snapshot));
-        it.seek(crate::maps::meta_map_prefix());
-        while let (Some(k), Some(v)) = (it.key(), it.value()) {
-            let Some(name) = k.strip_prefix(crate::maps::meta_map_prefix()) else { break };
-            let name = String::from_utf8(name.to_vec()).map_err(|_| Error::Corrupt("map name is not UTF-8".into()))?;
-            maps.push((name, keys::decode_u32(v, "map id")?));
-            it.next();
-        }
-        it.status().context(|| "listing maps for a snapshot".into())?;
+        let queues = crate::store::named_ids(db.db(), read_options(snapshot), keys::meta_queue_prefix(), "queues for a snapshot")?;
+        let maps = crate::store::named_ids(db.db(), read_options(snapshot), crate::maps::meta_map_prefix(), "maps for a snapshot")?;
         Ok(StoreReader { db, snapshot, queues, definitions_emitted: 0, maps, phase: Phase::Queues })
     }
 
