@@ -56,7 +56,7 @@ public final class QueueOptions {
 
     public QueueOptions deadLetterQueue(String queue) {
         if (queue != null) {
-            Wire.checkQueueName(Wire.queueName(queue));
+            Wire.checkedQueueName(queue);
         }
         QueueOptions o = copy();
         o.deadLetterQueue = queue;

@@ -115,8 +115,7 @@ public final class Store implements AutoCloseable {
      * stay).
      */
     public void configureQueue(String queue, QueueOptions options) {
-        byte[] name = Wire.queueName(queue);
-        Wire.checkQueueName(name);
+        byte[] name = Wire.checkedQueueName(queue);
         Objects.requireNonNull(options, "options");
         handle.run(h -> StoreNative.configureQueue(h, name, options.maxDeliveries(), options.deadLetterQueue(), options.capacity(),
                 options.capacityBytes()));
@@ -128,12 +127,8 @@ public final class Store implements AutoCloseable {
      * notes the read, for its commit to check). {@code null} when the key or the map is not there.
      */
     public byte[] mapGet(String map, byte[] key) {
-        byte[] name = Wire.queueName(map);
-        Wire.checkQueueName(name);
-        Objects.requireNonNull(key, "key");
-        if (key.length == 0 || key.length > TxMap.MAX_KEY_BYTES) {
-            throw new IllegalArgumentException("map key of " + key.length + " bytes is outside 1.." + TxMap.MAX_KEY_BYTES);
-        }
+        byte[] name = Wire.checkedQueueName(map);
+        TxMap.checkKey(key);
         return handle.call(h -> org.rockcask.internal.MapNative.storeGet(h, name, key));
     }
 
@@ -144,8 +139,7 @@ public final class Store implements AutoCloseable {
 
     /** The settings of {@code queue} ({@link QueueOptions#defaults()} when it has none). */
     public QueueOptions queueOptions(String queue) {
-        byte[] name = Wire.queueName(queue);
-        Wire.checkQueueName(name);
+        byte[] name = Wire.checkedQueueName(queue);
         return handle.call(h -> Wire.queueOptions(StoreNative.queueOptions(h, name)));
     }
 
@@ -159,8 +153,7 @@ public final class Store implements AutoCloseable {
      * another) like any queue.
      */
     public List<DeadLetter> deadLetters(String queue, int max) {
-        byte[] name = Wire.queueName(queue);
-        Wire.checkQueueName(name);
+        byte[] name = Wire.checkedQueueName(queue);
         if (max < 0 || max > Wire.MAX_BATCH_ITEMS) {
             throw new IllegalArgumentException("max must be 0 to " + Wire.MAX_BATCH_ITEMS + ": " + max);
         }

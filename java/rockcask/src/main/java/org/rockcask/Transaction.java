@@ -536,8 +536,7 @@ public final class Transaction implements AutoCloseable {
         if (last != null && last.name.equals(queue)) {
             return last.bytes;
         }
-        byte[] bytes = Wire.queueName(queue);
-        Wire.checkQueueName(bytes);
+        byte[] bytes = Wire.checkedQueueName(queue);
         lastName = new NameBytes(queue, bytes);
         return bytes;
     }

@@ -35,8 +35,7 @@ public final class TxMap {
     TxMap(Transaction tx, String mapName) {
         this.tx = tx;
         this.mapName = mapName;
-        this.name = Wire.queueName(mapName);
-        Wire.checkQueueName(name);
+        this.name = Wire.checkedQueueName(mapName);
     }
 
     public String name() {
@@ -187,7 +186,8 @@ public final class TxMap {
         return Collections.unmodifiableList(out);
     }
 
-    private void checkKey(byte[] key) {
+    /** Refuses a key no map holds, before any native call. */
+    static void checkKey(byte[] key) {
         Objects.requireNonNull(key, "key");
         if (key.length == 0 || key.length > MAX_KEY_BYTES) {
             throw new IllegalArgumentException("map key of " + key.length + " bytes is outside 1.." + MAX_KEY_BYTES);

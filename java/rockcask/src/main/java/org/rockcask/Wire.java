@@ -165,6 +165,13 @@ final class Wire {
         return queue.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** {@link #queueName}, checked with {@link #checkQueueName}. */
+    static byte[] checkedQueueName(String queue) {
+        byte[] utf8 = queueName(queue);
+        checkQueueName(utf8);
+        return utf8;
+    }
+
     static List<Message> messages(byte[] packed) {
         ByteBuffer b = ByteBuffer.wrap(packed);
         int n = b.getInt();
