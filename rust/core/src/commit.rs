@@ -29,7 +29,10 @@ impl Buffered {
         let appends = self.reserve_and_record(store, &mut tail, &outcomes);
         let mut batch = if self.objects_in_key_order { std::mem::take(&mut self.batch) } else { self.objects_sorted_by_id(store.cf_ids()) };
         batch.append(&tail);
-        let ticket = store.group_commit().submit(Prepared { batch, appends });
+        // Before it is queued: from then on the group writing it may write it at any moment.
+        let map_keys = crate::map_commit::cached_keys_written(store, &map_outcomes);
+        store.map_cache().begin_writes(&map_keys);
+        let ticket = store.group_commit().submit(Prepared { batch, appends, map_keys });
         self.mark_pending_objects(&mut serial, &outcomes, ticket);
         crate::map_commit::mark_map_writes(&mut serial, map_outcomes, ticket);
         Ok(ticket)
@@ -341,18 +344,18 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &[(u64, Prepared)]) -> Res
     for (_, prepared) in group {
         all.append(&prepared.batch);
     }
-    #[cfg(test)]
-    if store.group_commit().fail_next_write.swap(false, std::sync::atomic::Ordering::SeqCst) {
-        return Err(Error::Rocks {
-            status: crate::error::RocksStatus::IOError,
-            context: format!("committing to {}", store.path().display()),
-            message: "IO error: No space left on device: While appending to file: 000042.log (simulated)".into(),
-        });
-    }
     let mut wo = rocksdb::WriteOptions::default();
     wo.set_sync(store.options().sync_on_commit);
     let started = store.metrics().start();
-    db.db().write_opt(all.to_write_batch(), &wo).context(|| format!("committing to {}", store.path().display()))?;
+    let written = match simulated_failure(store) {
+        Some(e) => Err(e),
+        None => db.db().write_opt(all.to_write_batch(), &wo).context(|| format!("committing to {}", store.path().display())),
+    };
+    // Written or failed, the map cache may keep these keys again (it drops their values now).
+    for (_, prepared) in group {
+        store.map_cache().end_writes(&prepared.map_keys);
+    }
+    written?;
     store.metrics().count_group_write(started, group.len());
     {
         let mut queues = store.queues();
@@ -371,6 +374,20 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &[(u64, Prepared)]) -> Res
     serial.pending_objects.retain(|_, (_, ticket)| *ticket > last);
     serial.maps.pending.retain(|_, (_, ticket)| *ticket > last);
     Ok(())
+}
+
+/// The failure a test asked the next group write to meet, as a full disk reports it.
+fn simulated_failure(store: &Shared) -> Option<Error> {
+    #[cfg(test)]
+    if store.group_commit().fail_next_write.swap(false, std::sync::atomic::Ordering::SeqCst) {
+        return Some(Error::Rocks {
+            status: crate::error::RocksStatus::IOError,
+            context: format!("committing to {}", store.path().display()),
+            message: "IO error: No space left on device: While appending to file: 000042.log (simulated)".into(),
+        });
+    }
+    let _ = store;
+    None
 }
 
 #[cfg(test)]

@@ -42,6 +42,8 @@ pub(crate) struct Prepared {
     pub batch: BatchRep,
     /// Entries to publish per queue once written, and the bytes they count.
     pub appends: Vec<(QueueId, u64, u64)>,
+    /// Keys of the maps family it writes that the map cache marks as being written.
+    pub map_keys: Vec<Vec<u8>>,
 }
 
 #[derive(Default)]

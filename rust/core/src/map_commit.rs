@@ -56,7 +56,7 @@ impl Buffered {
                     MapWrite::Add(delta) => {
                         let current = match id.and_then(|id| serial.maps.pending.get(&(id, key.clone()))) {
                             Some((pending, _)) => pending.clone(),
-                            None => crate::map_ops::stored_value(db, id, map, key)?,
+                            None => crate::map_ops::stored_value(store, db, id, map, key)?,
                         };
                         let base = current.as_deref().map(|v| maps::decode_counter(v, map, key)).transpose()?.unwrap_or(0);
                         Some(base.wrapping_add(*delta).to_le_bytes().to_vec())
@@ -89,6 +89,14 @@ impl Buffered {
         }
         Ok(out)
     }
+}
+
+/// The keys of the maps family `outcomes` write, for the map cache (none when it is off).
+pub(crate) fn cached_keys_written(store: &Shared, outcomes: &[MapOutcome]) -> Vec<Vec<u8>> {
+    if !store.map_cache().enabled() {
+        return Vec::new();
+    }
+    outcomes.iter().map(|o| maps::map_key(o.map, &o.key)).collect()
 }
 
 /// Tells the commits prepared after this one (ticket `ticket`) what it writes to maps.

@@ -9,7 +9,7 @@ use crate::error::{Error, Result, RocksContext};
 use crate::keys;
 use crate::maps::{self, MapId};
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
-use crate::shared::DbRef;
+use crate::shared::{DbRef, Shared};
 use crate::transaction::Transaction;
 
 /// Which way a scan goes.
@@ -111,10 +111,7 @@ impl Transaction {
         let written_below = store.group_commit().written_below();
         let id = store.map_names().by_name.get(map).copied();
         let stored: Vec<Option<Vec<u8>>> = match (id, db.maps_cf()) {
-            (Some(id), Some(cf)) => {
-                let full: Vec<Vec<u8>> = keys_wanted.iter().map(|k| maps::map_key(id, k)).collect();
-                db.db().batched_multi_get_cf(cf, full.iter(), false).into_iter().map(|r| r.map(|v| v.map(|v| v.to_vec())).context(reading_map(map))).collect::<Result<_>>()?
-            }
+            (Some(id), Some(cf)) => stored_values(&store, db.db(), cf, id, keys_wanted, map)?,
             _ => vec![None; keys_wanted.len()],
         };
         let mut out = Vec::with_capacity(keys_wanted.len());
@@ -176,7 +173,7 @@ impl Transaction {
         let db = store.db()?;
         let written_below = store.group_commit().written_below();
         let id = store.map_names().by_name.get(map).copied();
-        let stored = stored_value(&db, id, map, key)?;
+        let stored = stored_value(&store, &db, id, map, key)?;
         if record {
             self.buf.map_reads.push((map.to_string(), key.to_vec(), written_below));
         }
@@ -185,11 +182,50 @@ impl Transaction {
 }
 
 /// `key`'s value in the store (map `id`; `None` when the map does not exist).
-pub(crate) fn stored_value(db: &DbRef<'_>, id: Option<MapId>, map: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-    match (id, db.maps_cf()) {
-        (Some(id), Some(cf)) => Ok(db.db().get_pinned_cf(cf, maps::map_key(id, key)).context(reading_map(map))?.map(|v| v.to_vec())),
-        _ => Ok(None),
+pub(crate) fn stored_value(store: &Shared, db: &DbRef<'_>, id: Option<MapId>, map: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    with_stored_value(store, db, id, map, key, |v| v.map(<[u8]>::to_vec))
+}
+
+/// `read` of `key`'s value in the store (map `id`; `None` when the map does not exist or has no
+/// such key): from the map cache when it holds it, else from RocksDB (then kept when it may be).
+pub(crate) fn with_stored_value<R>(store: &Shared, db: &DbRef<'_>, id: Option<MapId>, map: &str, key: &[u8], read: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
+    let (Some(id), Some(cf)) = (id, db.maps_cf()) else { return Ok(read(None)) };
+    let full = maps::map_key(id, key);
+    let cache = store.map_cache();
+    let mut read = Some(read);
+    let fill = match cache.lookup(&full, |v| read.take().expect("called once")(Some(v))) {
+        Ok(r) => return Ok(r),
+        Err(fill) => fill,
+    };
+    let value = db.db().get_pinned_cf(cf, &full).context(reading_map(map))?;
+    if let Some(fill) = fill {
+        cache.fill(fill, &full, value.as_deref());
     }
+    Ok(read.take().expect("not called on a miss")(value.as_deref()))
+}
+
+/// The stored values of `keys` in map `id`: those in the map cache from it, the others read in
+/// one batched lookup (and kept when they may be).
+fn stored_values(store: &Shared, db: &rocksdb::DB, cf: &rocksdb::ColumnFamily, id: MapId, keys: &[Vec<u8>], map: &str) -> Result<Vec<Option<Vec<u8>>>> {
+    let cache = store.map_cache();
+    let full: Vec<Vec<u8>> = keys.iter().map(|k| maps::map_key(id, k)).collect();
+    let mut out: Vec<Option<Vec<u8>>> = vec![None; keys.len()];
+    let mut missed: Vec<(usize, Option<crate::map_cache::Fill>)> = Vec::new();
+    for (i, k) in full.iter().enumerate() {
+        match cache.lookup(k, <[u8]>::to_vec) {
+            Ok(v) => out[i] = Some(v),
+            Err(fill) => missed.push((i, fill)),
+        }
+    }
+    let read = db.batched_multi_get_cf(cf, missed.iter().map(|(i, _)| &full[*i]), false);
+    for ((i, fill), value) in missed.into_iter().zip(read) {
+        let value = value.context(reading_map(map))?;
+        if let Some(fill) = fill {
+            cache.fill(fill, &full[i], value.as_deref());
+        }
+        out[i] = value.map(|v| v.to_vec());
+    }
+    Ok(out)
 }
 
 /// A stored value with this transaction's pending `Add` applied (other writes are final).

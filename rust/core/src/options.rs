@@ -28,6 +28,9 @@ pub struct StoreOptions {
     /// Count commits, latencies and per-queue figures (`Store::metrics`). Off, nothing is
     /// counted (RocksDB's own figures are still read).
     pub metrics: bool,
+    /// Bytes of the map cache (`map_cache.rs`): committed map values kept in memory for point
+    /// reads, beside the block cache. 0 keeps none.
+    pub map_cache_bytes: usize,
 }
 
 impl StoreOptions {
@@ -52,6 +55,7 @@ impl Default for StoreOptions {
             queue_compression: HashMap::new(),
             max_deliveries: 0,
             metrics: true,
+            map_cache_bytes: 32 << 20,
         }
     }
 }
@@ -76,6 +80,9 @@ pub const MAX_WRITE_BUFFER_BYTES: usize = 64 << 30;
 /// Largest block cache (0 means none): more than any machine this runs on has memory.
 pub const MAX_BLOCK_CACHE_BYTES: usize = 1 << 40;
 
+/// Largest map cache (0 means none), for the same reason.
+pub const MAX_MAP_CACHE_BYTES: usize = 1 << 40;
+
 impl StoreOptions {
     /// Refuses sizes no store can be opened with, in RockCask's terms (before RocksDB sees them).
     pub fn validate(&self) -> crate::Result<()> {
@@ -83,6 +90,12 @@ impl StoreOptions {
             return Err(crate::Error::InvalidArgument(format!(
                 "block cache of {} bytes is more than the limit of {MAX_BLOCK_CACHE_BYTES} bytes (0 means no block cache)",
                 self.block_cache_bytes
+            )));
+        }
+        if self.map_cache_bytes > MAX_MAP_CACHE_BYTES {
+            return Err(crate::Error::InvalidArgument(format!(
+                "map cache of {} bytes is more than the limit of {MAX_MAP_CACHE_BYTES} bytes (0 means no map cache)",
+                self.map_cache_bytes
             )));
         }
         if !(MIN_WRITE_BUFFER_BYTES..=MAX_WRITE_BUFFER_BYTES).contains(&self.write_buffer_bytes) {

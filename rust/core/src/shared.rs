@@ -37,6 +37,8 @@ pub(crate) struct Shared {
     /// Column family ids for write batches built as bytes (`batch.rs`).
     cf_ids: CfIds,
     cache: Option<Cache>,
+    /// Committed map values kept for point reads (`map_cache.rs`).
+    map_cache: crate::map_cache::MapCache,
     /// Payload bytes committed since open, before and after compression.
     payload_bytes: AtomicU64,
     stored_payload_bytes: AtomicU64,
@@ -77,6 +79,7 @@ impl Shared {
         queues.metrics = QueueMetrics::at_open(options.metrics, clock, &queues.states);
         Shared {
             metrics: Metrics::new(options.metrics, clock),
+            map_cache: crate::map_cache::MapCache::new(options.map_cache_bytes),
             path,
             options,
             db: RwLock::new(Some(db)),
@@ -125,6 +128,10 @@ impl Shared {
 
     pub fn map_names(&self) -> MutexGuard<'_, crate::maps::MapNames> {
         self.map_names.lock()
+    }
+
+    pub fn map_cache(&self) -> &crate::map_cache::MapCache {
+        &self.map_cache
     }
 
     /// Wakes every `take` waiting for entries; call with the queues locked.

@@ -256,7 +256,17 @@ impl Store {
         crate::maps::validate_map_key(key)?;
         let db = self.shared.db()?;
         let id = self.shared.map_names().by_name.get(map).copied();
-        crate::map_ops::stored_value(&db, id, map, key)
+        crate::map_ops::stored_value(&self.shared, &db, id, map, key)
+    }
+
+    /// `read` of the value under `key` in map `map` as committed now (`map_get` without a copy
+    /// of its own: for callers that copy it where they need it).
+    pub fn map_get_with<R>(&self, map: &str, key: &[u8], read: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
+        keys::validate_queue_name(map)?;
+        crate::maps::validate_map_key(key)?;
+        let db = self.shared.db()?;
+        let id = self.shared.map_names().by_name.get(map).copied();
+        crate::map_ops::with_stored_value(&self.shared, &db, id, map, key, read)
     }
 
     /// The names of the maps, sorted.

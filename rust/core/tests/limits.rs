@@ -1,7 +1,7 @@
 //! Option values at their extremes and results too large for one call: refused in RockCask's
 //! terms, or handled, never a crash or an opaque failure.
 
-use rockcask_core::options::{MAX_BLOCK_CACHE_BYTES, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
+use rockcask_core::options::{MAX_BLOCK_CACHE_BYTES, MAX_MAP_CACHE_BYTES, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
 use rockcask_core::{Error, Store, StoreOptions};
 
 fn options() -> StoreOptions {
@@ -46,6 +46,24 @@ fn sizes_out_of_range_are_refused_before_rocksdb_sees_them() {
             .unwrap()
             .close()
             .unwrap();
+    }
+}
+
+#[test]
+fn map_caches_of_zero_bytes_and_of_the_limit_open_and_above_it_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for bytes in [MAX_MAP_CACHE_BYTES + 1, usize::MAX] {
+        let err = Store::open(dir.path().join("s"), StoreOptions { map_cache_bytes: bytes, ..options() }).err().unwrap();
+        assert!(matches!(&err, Error::InvalidArgument(m) if m.contains("map cache")), "{err}");
+    }
+    for bytes in [0, 1, MAX_MAP_CACHE_BYTES] {
+        let store = Store::open(dir.path().join("s"), StoreOptions { map_cache_bytes: bytes, ..options() }).unwrap();
+        let mut tx = store.begin().unwrap();
+        tx.map_put("m", b"k", b"v").unwrap();
+        tx.commit().unwrap();
+        assert_eq!(store.map_get("m", b"k").unwrap().as_deref(), Some(&b"v"[..]));
+        assert_eq!(store.map_get("m", b"k").unwrap().as_deref(), Some(&b"v"[..]), "read again (from the cache where there is one)");
+        store.close().unwrap();
     }
 }
 

@@ -210,3 +210,99 @@ fn batched_gets_answer_as_gets_do_and_limits_are_checked() {
     assert_eq!(tx.map_get("m", b"a").unwrap().as_deref(), Some(&b"1"[..]));
     assert!(tx.map_put("m", b"a", b"2").is_err());
 }
+
+/// Reads through the map cache (`map_cache.rs`) while another thread keeps overwriting the key:
+/// no read returns a value older than the last commit that had returned before the read began,
+/// and none goes backwards, outside transactions or in them.
+#[test]
+fn map_cache_never_serves_a_value_older_than_a_returned_commit() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(open(dir.path()));
+    let returned = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicBool::new(false));
+    let value = |v: Option<Vec<u8>>| u64::from_le_bytes(v.expect("written before the readers start").try_into().unwrap());
+    let mut tx = store.begin().unwrap();
+    tx.map_put("m", b"k", &0u64.to_le_bytes()).unwrap();
+    tx.commit().unwrap();
+    let readers: Vec<_> = (0..2)
+        .map(|reader| {
+            let (store, returned, done) = (store.clone(), returned.clone(), done.clone());
+            std::thread::spawn(move || {
+                let (mut last, mut reads) = (0, 0u64);
+                while !done.load(Ordering::SeqCst) {
+                    let floor = returned.load(Ordering::SeqCst);
+                    let v = if reader == 0 {
+                        value(store.map_get("m", b"k").unwrap())
+                    } else {
+                        let mut tx = store.begin().unwrap();
+                        let v = value(tx.map_get("m", b"k").unwrap());
+                        tx.rollback().unwrap();
+                        v
+                    };
+                    assert!(v >= floor, "read {v} after commit {floor} had returned");
+                    assert!(v >= last, "read {v} after having read {last}");
+                    last = v;
+                    reads += 1;
+                }
+                reads
+            })
+        })
+        .collect();
+    for i in 1..=20_000u64 {
+        let mut tx = store.begin().unwrap();
+        tx.map_put("m", b"k", &i.to_le_bytes()).unwrap();
+        // Other keys in the same commits, so that writes end in many shards.
+        tx.map_put("m", format!("other{}", i % 50).as_bytes(), b"x").unwrap();
+        tx.commit().unwrap();
+        returned.store(i, Ordering::SeqCst);
+    }
+    done.store(true, Ordering::SeqCst);
+    for r in readers {
+        assert!(r.join().unwrap() > 100, "the readers ran beside the writer");
+    }
+    assert_eq!(value(store.map_get("m", b"k").unwrap()), 20_000);
+}
+
+#[test]
+fn reads_with_and_without_the_map_cache_agree_through_puts_deletes_adds_and_batched_gets() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, cache) in [("none", 0), ("tiny", 4096), ("ample", 64 << 20)] {
+        let store = Store::open(dir.path().join(name), StoreOptions { sync_on_commit: false, map_cache_bytes: cache, ..StoreOptions::default() }).unwrap();
+        let keys: Vec<Vec<u8>> = (0..200u32).map(|i| i.to_be_bytes().to_vec()).collect();
+        for round in 0..4u8 {
+            let mut tx = store.begin().unwrap();
+            for (i, k) in keys.iter().enumerate() {
+                match (i + round as usize) % 4 {
+                    0 => tx.map_put("m", k, &[round; 40]).unwrap(),
+                    1 => {
+                        tx.map_delete("m", k).unwrap();
+                    }
+                    2 => tx.map_add("c", k, i64::from(round) + 1).unwrap(),
+                    _ => {}
+                }
+            }
+            tx.commit().unwrap();
+            // Twice: the second read comes from the cache where there is one.
+            for _ in 0..2 {
+                let mut tx = store.begin().unwrap();
+                let many = tx.map_get_many("m", &keys).unwrap();
+                for (i, k) in keys.iter().enumerate() {
+                    let got = store.map_get("m", k).unwrap();
+                    assert_eq!(got, many[i], "{name}: key {i} round {round}");
+                    let expected = (0..=round).rev().find_map(|r| match (i + r as usize) % 4 {
+                        0 => Some(Some(vec![r; 40])),
+                        1 => Some(None),
+                        _ => None,
+                    });
+                    assert_eq!(got, expected.flatten(), "{name}: key {i} round {round}");
+                    let adds: i64 = (0..=round).filter(|r| (i + *r as usize) % 4 == 2).map(|r| i64::from(r) + 1).sum();
+                    let c = tx.map_get("c", k).unwrap();
+                    assert_eq!(c.map(|v| counter(Some(v))).unwrap_or(0), adds, "{name}: counter {i} round {round}");
+                }
+                tx.rollback().unwrap();
+            }
+        }
+        store.close().unwrap();
+    }
+}

@@ -52,6 +52,9 @@ fn figures(m: &StoreMetrics) -> Vec<(String, String)> {
     out.extend(summary("group_commit_size", "", &m.group_commit_size));
     out.push(("maps".into(), s.maps.to_string()));
     out.push(("map_entries_estimate".into(), s.map_entries_estimate.to_string()));
+    out.push(("map_cache_bytes".into(), m.map_cache_bytes.to_string()));
+    out.push(("map_cache_hits".into(), m.map_cache_hits.to_string()));
+    out.push(("map_cache_misses".into(), m.map_cache_misses.to_string()));
     out
 }
 

@@ -44,6 +44,11 @@ pub struct StoreMetrics {
     /// stops for the whole database).
     pub write_stall_delays: u64,
     pub write_stall_stops: u64,
+    /// Bytes the map cache charges for the values it keeps now, and its hits and misses since
+    /// the store opened (`map_cache.rs`).
+    pub map_cache_bytes: u64,
+    pub map_cache_hits: u64,
+    pub map_cache_misses: u64,
     /// Every queue listed by `queue_names`, sorted by name.
     pub queues: Vec<QueueFigures>,
 }
@@ -104,6 +109,9 @@ impl Store {
             write_stopped: db_property(&db, "rocksdb.is-write-stopped")? != 0,
             write_stall_delays: delays,
             write_stall_stops: stops,
+            map_cache_bytes: self.shared.map_cache().bytes() as u64,
+            map_cache_hits: self.shared.map_cache().counts().hits,
+            map_cache_misses: self.shared.map_cache().counts().misses,
             queues: Vec::new(),
         })
     }
