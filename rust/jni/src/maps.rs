@@ -6,6 +6,7 @@
 //! length (-1 for none) + bytes; a scan's pairs as i32 count then per pair the key and the value,
 //! each i32 length + bytes.
 
+use jni::objects::JByteBuffer;
 use jni::Env;
 use rockcask_core::map_ops::{Direction, KeyRange};
 use rockcask_core::options::MAX_BATCH_ITEMS;
@@ -27,6 +28,7 @@ native_class! {
         fn scan(tx: &TxHandle, map: QueueName, from: Option<Vec<u8>>, to: Option<Vec<u8>>, reverse: bool, limit: Count) -> Vec<u8> = scan;
         fn names(store: &StoreHandle) -> Vec<u8> = names;
         fn storeGet(store: &StoreHandle, map: QueueName, key: Vec<u8>) -> Option<Vec<u8>> = store_get;
+        fn storeGetInto(store: &StoreHandle, map: QueueName, key: Vec<u8>, into: JByteBuffer, position: i32, room: i32) -> i32 = store_get_into;
     }
 }
 
@@ -71,6 +73,32 @@ fn scan(_env: &mut Env<'_>, tx: &TxHandle, map: QueueName, from: Option<Vec<u8>>
 
 fn store_get(_env: &mut Env<'_>, store: &StoreHandle, map: QueueName, key: Vec<u8>) -> BridgeResult<Option<Vec<u8>>> {
     Ok(store.0.map_get(map.as_str(), &key)?)
+}
+
+/// The committed value's length (-1: none), copied into the direct buffer `into` at `position`
+/// when it fits in its `room` bytes there (else nothing is copied: the caller asks again with
+/// room enough).
+fn store_get_into(env: &mut Env<'_>, store: &StoreHandle, map: QueueName, key: Vec<u8>, into: JByteBuffer<'_>, position: i32, room: i32) -> BridgeResult<i32> {
+    // SAFETY: used within this call only; the caller does not touch the buffer meanwhile.
+    let buffer = unsafe { wire::direct_buffer(env, &into, "value buffer")? };
+    let capacity = buffer.len();
+    let window = usize::try_from(position)
+        .ok()
+        .zip(usize::try_from(room).ok())
+        .and_then(|(at, n)| buffer.get_mut(at..at.checked_add(n)?))
+        .ok_or_else(|| BridgeError::InvalidArgument(format!("{room} bytes at {position} are outside the value buffer's capacity {capacity}")))?;
+    let length = store.0.map_get_with(map.as_str(), &key, |value| {
+        value.map(|v| {
+            if let Some(dst) = window.get_mut(..v.len()) {
+                dst.copy_from_slice(v);
+            }
+            v.len()
+        })
+    })?;
+    match length {
+        None => Ok(-1),
+        Some(n) => i32::try_from(n).map_err(|_| BridgeError::InvalidArgument(format!("a value of {n} bytes does not fit a Java buffer"))),
+    }
 }
 
 fn names(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<Vec<u8>> {

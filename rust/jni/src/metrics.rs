@@ -49,6 +49,9 @@ fn store_record(m: &StoreMetrics) -> Vec<i64> {
         MetricsSlot::WriteStopped => i64::from(m.write_stopped),
         MetricsSlot::WriteStallDelays => m.write_stall_delays as i64,
         MetricsSlot::WriteStallStops => m.write_stall_stops as i64,
+        MetricsSlot::MapCacheBytes => m.map_cache_bytes as i64,
+        MetricsSlot::MapCacheHits => m.map_cache_hits as i64,
+        MetricsSlot::MapCacheMisses => m.map_cache_misses as i64,
     });
     for &block in SummaryBlock::ALL {
         let summary = match block {

@@ -24,6 +24,9 @@ slots! {
         WriteStopped = "WRITE_STOPPED",
         WriteStallDelays = "WRITE_STALL_DELAYS",
         WriteStallStops = "WRITE_STALL_STOPS",
+        MapCacheBytes = "MAP_CACHE_BYTES",
+        MapCacheHits = "MAP_CACHE_HITS",
+        MapCacheMisses = "MAP_CACHE_MISSES",
     }
 }
 

@@ -132,6 +132,24 @@ public final class Store implements AutoCloseable {
         return handle.call(h -> org.rockcask.internal.MapNative.storeGet(h, name, key));
     }
 
+    /**
+     * A reader of map {@code map}'s committed values outside any transaction ({@link #mapGet}),
+     * with a read into a direct {@link java.nio.ByteBuffer} that makes no garbage: for readers
+     * that look up many keys. The map need not exist yet; the reader is valid while the store
+     * is open and may be used from any thread.
+     */
+    public MapReader mapReader(String map) {
+        return new MapReader(this, map, Wire.checkedQueueName(map));
+    }
+
+    byte[] mapGet(byte[] name, byte[] key) {
+        return handle.call(h -> org.rockcask.internal.MapNative.storeGet(h, name, key));
+    }
+
+    int mapGetInto(byte[] name, byte[] key, java.nio.ByteBuffer into, int position, int room) {
+        return handle.call(h -> org.rockcask.internal.MapNative.storeGetInto(h, name, key, into, position, room));
+    }
+
     /** The names of the maps ({@link Transaction#map(String)}), sorted. */
     public List<String> maps() {
         return handle.call(h -> Wire.strings(org.rockcask.internal.MapNative.names(h)));

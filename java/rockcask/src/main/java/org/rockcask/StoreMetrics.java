@@ -138,9 +138,9 @@ public final class StoreMetrics {
         return v[Wire.METRICS_TABLE_READER_BYTES];
     }
 
-    /** Memtables + block cache + table readers. */
+    /** Memtables + block cache + table readers + map cache. */
     public long nativeMemoryBytes() {
-        return memtableBytes() + blockCacheBytes() + tableReaderBytes();
+        return memtableBytes() + blockCacheBytes() + tableReaderBytes() + mapCacheBytes();
     }
 
     /** Payload bytes committed since open, as given ({@link StoreStats#payloadBytes()}). */
@@ -171,6 +171,21 @@ public final class StoreMetrics {
     /** Times RocksDB stopped writes since the store opened (every column family, and the whole database). */
     public long writeStallStops() {
         return v[Wire.METRICS_WRITE_STALL_STOPS];
+    }
+
+    /** Bytes the map cache ({@link StoreOptions#mapCacheBytes}) charges for the values it keeps now. */
+    public long mapCacheBytes() {
+        return v[Wire.METRICS_MAP_CACHE_BYTES];
+    }
+
+    /** Map point reads the map cache answered since the store opened. */
+    public long mapCacheHits() {
+        return v[Wire.METRICS_MAP_CACHE_HITS];
+    }
+
+    /** Map point reads that went to RocksDB since the store opened (0 when the cache is off). */
+    public long mapCacheMisses() {
+        return v[Wire.METRICS_MAP_CACHE_MISSES];
     }
 
     /** Every queue's figures, sorted by name. */

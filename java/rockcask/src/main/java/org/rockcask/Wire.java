@@ -24,6 +24,7 @@ final class Wire {
     static final long MIN_WRITE_BUFFER_BYTES = 1L << 20;
     static final long MAX_WRITE_BUFFER_BYTES = 64L << 30;
     static final long MAX_BLOCK_CACHE_BYTES = 1L << 40;
+    static final long MAX_MAP_CACHE_BYTES = 1L << 40;
 
     /**
      * The code of each {@link Compression} (rust/codec/src/compress.rs {@code Compression::code}
@@ -48,7 +49,8 @@ final class Wire {
     static final int STORE_COMPRESSION_THRESHOLD = 6;
     static final int STORE_MAX_DELIVERIES = 7;
     static final int STORE_METRICS = 8;
-    static final int STORE_SLOTS = 9;
+    static final int STORE_MAP_CACHE_BYTES = 9;
+    static final int STORE_SLOTS = 10;
 
     /** {@link Store#stats()}. */
     static final int STATS_QUEUES = 0;
@@ -87,7 +89,10 @@ final class Wire {
     static final int METRICS_WRITE_STOPPED = 16;
     static final int METRICS_WRITE_STALL_DELAYS = 17;
     static final int METRICS_WRITE_STALL_STOPS = 18;
-    static final int METRICS_SLOTS = 19;
+    static final int METRICS_MAP_CACHE_BYTES = 19;
+    static final int METRICS_MAP_CACHE_HITS = 20;
+    static final int METRICS_MAP_CACHE_MISSES = 21;
+    static final int METRICS_SLOTS = 22;
 
     static final int SUMMARY_OF_COMMIT_LATENCY = 0;
     static final int SUMMARY_OF_SYNCED_WRITE = 1;

@@ -83,7 +83,12 @@ public class OptionLimitsTest {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> d.writeBufferBytes(bad));
             assertTrue(e.getMessage(), e.getMessage().contains("writeBufferBytes"));
         }
+        for (long bad : new long[] {-1, Long.MIN_VALUE, Wire.MAX_MAP_CACHE_BYTES + 1, Long.MAX_VALUE}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> d.mapCacheBytes(bad));
+            assertTrue(e.getMessage(), e.getMessage().contains("mapCacheBytes"));
+        }
         assertEquals(Wire.MAX_BLOCK_CACHE_BYTES, d.blockCacheBytes(Wire.MAX_BLOCK_CACHE_BYTES).blockCacheBytes());
+        assertEquals(0, d.mapCacheBytes(0).mapCacheBytes());
         assertEquals(Wire.MIN_WRITE_BUFFER_BYTES, d.writeBufferBytes(Wire.MIN_WRITE_BUFFER_BYTES).writeBufferBytes());
     }
 
@@ -92,6 +97,8 @@ public class OptionLimitsTest {
         Path dir = tmp.newFolder().toPath().resolve("s");
         Store.open(dir, StoreOptions.defaults().blockCacheBytes(Wire.MAX_BLOCK_CACHE_BYTES).writeBufferBytes(Wire.MIN_WRITE_BUFFER_BYTES)).close();
         Store.open(dir, StoreOptions.defaults().blockCacheBytes(1).writeBufferBytes(Wire.MAX_WRITE_BUFFER_BYTES)).close();
+        Store.open(dir, StoreOptions.defaults().mapCacheBytes(Wire.MAX_MAP_CACHE_BYTES)).close();
+        Store.open(dir, StoreOptions.defaults().mapCacheBytes(0)).close();
     }
 
     @Test

@@ -30,6 +30,12 @@ public final class MapNative {
     /** The committed value under {@code key} in {@code map}, read outside any transaction; null when none. */
     public static native byte[] storeGet(long store, byte[] map, byte[] key);
 
+    /**
+     * The committed value's length under {@code key} (-1: none), copied into the direct buffer
+     * {@code into} at {@code position} when it fits in {@code room} bytes (else nothing is copied).
+     */
+    public static native int storeGetInto(long store, byte[] map, byte[] key, java.nio.ByteBuffer into, int position, int room);
+
     /** The maps' names, packed as {@code Wire.strings} reads them. */
     public static native byte[] names(long store);
 }

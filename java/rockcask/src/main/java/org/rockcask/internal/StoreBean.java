@@ -189,4 +189,19 @@ final class StoreBean implements StoreMXBean {
     public long getWriteStallStops() {
         return figures().writeStallStops();
     }
+
+    @Override
+    public long getMapCacheBytes() {
+        return figures().mapCacheBytes();
+    }
+
+    @Override
+    public long getMapCacheHits() {
+        return figures().mapCacheHits();
+    }
+
+    @Override
+    public long getMapCacheMisses() {
+        return figures().mapCacheMisses();
+    }
 }

@@ -75,4 +75,10 @@ public interface StoreMXBean {
     long getWriteStallDelays();
 
     long getWriteStallStops();
+
+    long getMapCacheBytes();
+
+    long getMapCacheHits();
+
+    long getMapCacheMisses();
 }
