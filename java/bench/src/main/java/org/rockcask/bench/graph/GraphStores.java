@@ -16,7 +16,8 @@ public final class GraphStores {
         ALL.put("MapDB", MapDbGraphStore::new);
         ALL.put("LMDB", LmdbGraphStore::new);
         ALL.put("RocksJava", RocksJavaGraphStore::new);
-        ALL.put("RockCask", RockCaskGraphStore::new);
+        ALL.put("RockCask", RockCaskGraphStore::withGraphSizedCache);
+        ALL.put("RockCask-defaults", RockCaskGraphStore::atDefaults);
     }
 
     private GraphStores() {}
