@@ -16,6 +16,10 @@
 //! that wrote the key, written. Reads in transactions note the written tickets before they look
 //! (as they do before reading RocksDB), so their commit-time check is unchanged.
 //!
+//! Admission: a key is kept only at its second miss within a while (a doorkeeper, one bit per
+//! hash, cleared when half its bits are set), so that reads of far more keys than the cache
+//! holds, each read once or rarely, do not pay for filling and evicting at every miss.
+//!
 //! Eviction is CLOCK per shard: a hit sets the entry's bit, the hand clears set bits and evicts
 //! the first clear one. Each entry is charged its key and value plus `ENTRY_OVERHEAD_BYTES`. Values larger than an eighth of a shard are never kept.
 
@@ -54,6 +58,9 @@ struct Shard {
     /// reading thread would write.
     hits: u64,
     misses: u64,
+    /// Hashes missed once since the last clearing (allocated at the first miss).
+    doorkeeper: Vec<u64>,
+    doorkeeper_set: usize,
 }
 
 struct Entry {
@@ -138,7 +145,7 @@ impl MapCache {
             }
         }
         s.misses += 1;
-        if s.being_written.contains_key(key) {
+        if s.being_written.contains_key(key) || !s.admits(hash, self.doorkeeper_bits()) {
             return Err(None);
         }
         Err(Some(Fill { hash, writes_ended: s.writes_ended }))
@@ -198,6 +205,12 @@ impl MapCache {
         }
     }
 
+    /// Doorkeeper bits per shard: about eight per entry of 64 bytes the shard could hold, so
+    /// that few keys read once find their bit set by another (at most 128 KiB a shard).
+    fn doorkeeper_bits(&self) -> usize {
+        (self.shard_capacity / 8).next_power_of_two().clamp(1 << 10, 1 << 20)
+    }
+
     /// Hits and misses so far (none counted when the cache is off).
     pub fn counts(&self) -> MapCacheCounts {
         self.shards.iter().fold(MapCacheCounts::default(), |c, s| {
@@ -217,6 +230,26 @@ fn entry_charge(key: &[u8], value: &[u8]) -> usize {
 }
 
 impl Shard {
+    /// Whether a missed `hash` may be kept now: it was missed once since the last clearing.
+    fn admits(&mut self, hash: u64, bits: usize) -> bool {
+        if self.doorkeeper.is_empty() {
+            self.doorkeeper = vec![0; bits / 64];
+        }
+        // Bits the shard and the index do not use.
+        let bit = ((hash >> 20) as usize) & (bits - 1);
+        let (word, mask) = (bit / 64, 1u64 << (bit % 64));
+        if self.doorkeeper[word] & mask != 0 {
+            return true;
+        }
+        self.doorkeeper[word] |= mask;
+        self.doorkeeper_set += 1;
+        if self.doorkeeper_set >= bits / 2 {
+            self.doorkeeper.iter_mut().for_each(|w| *w = 0);
+            self.doorkeeper_set = 0;
+        }
+        false
+    }
+
     /// Drops the entry of `key` (hashed `hash`) if it is kept.
     fn remove(&mut self, hash: u64, key: &[u8]) {
         if self.index.get(&hash).is_some_and(|e| e.key() == key) {
@@ -262,26 +295,39 @@ mod tests {
         c.lookup(key, |v| v.to_vec())
     }
 
+    /// The ticket of a miss that may keep its value: the doorkeeper admits a key at its second
+    /// miss.
+    fn admitted_miss(c: &MapCache, key: &[u8]) -> Fill {
+        assert!(get(c, key).unwrap_err().is_none(), "a first miss is not kept");
+        get(c, key).unwrap_err().expect("a second miss may be kept")
+    }
+
+    fn keep(c: &MapCache, key: &[u8], value: &[u8]) {
+        if let Err(Some(fill)) = get(c, key) {
+            c.fill(fill, key, Some(value));
+        }
+    }
+
     #[test]
     fn a_filled_value_is_hit_until_a_write_of_its_key_begins() {
         let c = MapCache::new(1 << 20);
-        let fill = get(&c, b"k").unwrap_err().expect("may fill");
+        let fill = admitted_miss(&c, b"k");
         c.fill(fill, b"k", Some(b"v1"));
         assert_eq!(get(&c, b"k").ok(), Some(b"v1".to_vec()));
         c.begin_writes(&[b"k".to_vec()]);
         assert!(get(&c, b"k").unwrap_err().is_none(), "being written: not kept");
         c.end_writes(&[b"k".to_vec()]);
-        let fill = get(&c, b"k").unwrap_err().expect("may fill again");
+        let fill = get(&c, b"k").unwrap_err().expect("admitted already: may fill again");
         c.fill(fill, b"k", Some(b"v2"));
         assert_eq!(get(&c, b"k").ok(), Some(b"v2".to_vec()));
-        assert_eq!(c.counts(), MapCacheCounts { hits: 2, misses: 3 });
+        assert_eq!(c.counts(), MapCacheCounts { hits: 2, misses: 4 });
     }
 
     #[test]
     fn a_read_that_raced_a_write_is_not_kept() {
         let c = MapCache::new(1 << 20);
         // Missed before the write began, read the old value, keeps it after the write ended.
-        let fill = get(&c, b"k").unwrap_err().expect("may fill");
+        let fill = admitted_miss(&c, b"k");
         c.begin_writes(&[b"k".to_vec()]);
         c.end_writes(&[b"k".to_vec()]);
         c.fill(fill, b"k", Some(b"old"));
@@ -297,6 +343,7 @@ mod tests {
     #[test]
     fn two_commits_writing_one_key_keep_it_unkept_until_both_end() {
         let c = MapCache::new(1 << 20);
+        assert!(get(&c, b"k").unwrap_err().is_none(), "first miss");
         c.begin_writes(&[b"k".to_vec()]);
         c.begin_writes(&[b"k".to_vec()]);
         c.end_writes(&[b"k".to_vec()]);
@@ -308,16 +355,44 @@ mod tests {
     #[test]
     fn absent_keys_and_oversized_values_are_not_kept_and_capacity_0_keeps_nothing() {
         let c = MapCache::new(SHARDS * 8 * 1024);
-        let fill = get(&c, b"gone").unwrap_err().unwrap();
+        let fill = admitted_miss(&c, b"gone");
         c.fill(fill, b"gone", None);
         assert!(get(&c, b"gone").is_err());
-        let fill = get(&c, b"big").unwrap_err().unwrap();
+        let fill = admitted_miss(&c, b"big");
         c.fill(fill, b"big", Some(&[0; 2048]));
         assert!(get(&c, b"big").is_err());
         let off = MapCache::new(0);
         assert!(get(&off, b"k").unwrap_err().is_none());
         off.begin_writes(&[b"k".to_vec()]);
         off.end_writes(&[b"k".to_vec()]);
+        assert_eq!(off.counts(), MapCacheCounts::default());
+    }
+
+    #[test]
+    fn keys_read_once_are_not_kept_and_the_doorkeeper_forgets_in_time() {
+        let c = MapCache::new(SHARDS * 64 * 1024);
+        let keys: Vec<Vec<u8>> = (0u32..100_000).map(|i| i.to_be_bytes().to_vec()).collect();
+        for k in &keys {
+            keep(&c, k, &[1; 10]);
+        }
+        let kept = keys.iter().filter(|k| get(&c, k).is_ok()).count();
+        assert!(kept < keys.len() / 5, "{kept} kept: one read each keeps hardly any");
+        // Read a few keys twice: kept.
+        for k in &keys[..10] {
+            keep(&c, k, &[1; 10]);
+            keep(&c, k, &[1; 10]);
+        }
+        assert!(keys[..10].iter().all(|k| get(&c, k).is_ok()));
+        // A doorkeeper of 1,024 bits forgets everything when its 512th bit is set.
+        let mut shard = Shard::default();
+        let hash = |i: u64| i << 20;
+        assert!(!shard.admits(hash(0), 1024) && shard.admits(hash(0), 1024));
+        for i in 1..511 {
+            assert!(!shard.admits(hash(i), 1024));
+        }
+        assert!(shard.admits(hash(0), 1024), "511 bits set: still remembered");
+        assert!(!shard.admits(hash(511), 1024));
+        assert!(!shard.admits(hash(0), 1024), "cleared at the 512th bit: a first miss again");
     }
 
     #[test]
@@ -326,16 +401,10 @@ mod tests {
         let value = [7u8; 100];
         let keys: Vec<Vec<u8>> = (0u32..10_000).map(|i| i.to_be_bytes().to_vec()).collect();
         for k in &keys {
-            if let Err(Some(fill)) = get(&c, k) {
-                c.fill(fill, k, Some(&value));
-            }
+            keep(&c, k, &value);
+            keep(&c, k, &value);
             // Keep the first key hot.
-            let _ = get(&c, &keys[0]).map(|_| ()).or_else(|f| {
-                if let Some(f) = f {
-                    c.fill(f, &keys[0], Some(&value));
-                }
-                Ok::<(), ()>(())
-            });
+            keep(&c, &keys[0], &value);
         }
         assert!(c.bytes() <= SHARDS * 4096, "{} bytes kept", c.bytes());
         assert!(get(&c, &keys[0]).is_ok(), "the hot key survives");

@@ -75,7 +75,8 @@ public class MapReaderTest extends WithOpenStore {
         }
         assertNull(reader.get(b("k")));
         StoreMetrics m = store.metrics();
-        assertTrue("hits " + m.mapCacheHits(), m.mapCacheHits() >= 50);
+        // From the second round on (a key is kept at its second miss), the second read hits.
+        assertTrue("hits " + m.mapCacheHits(), m.mapCacheHits() >= 49);
         assertTrue("misses " + m.mapCacheMisses(), m.mapCacheMisses() >= 50);
         assertTrue(m.mapCacheBytes() >= 0 && m.nativeMemoryBytes() >= m.mapCacheBytes());
     }
