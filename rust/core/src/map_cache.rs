@@ -21,7 +21,8 @@
 //! holds, each read once or rarely, do not pay for filling and evicting at every miss.
 //!
 //! Eviction is CLOCK per shard: a hit sets the entry's bit, the hand clears set bits and evicts
-//! the first clear one. Each entry is charged its key and value plus `ENTRY_OVERHEAD_BYTES`. Values larger than an eighth of a shard are never kept.
+//! the first clear one. Each entry is charged its key and value plus `ENTRY_OVERHEAD_BYTES`.
+//! Values larger than an eighth of a shard (1/512 of the cache) are never kept.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
@@ -124,8 +125,9 @@ impl MapCache {
     }
 
     fn shard(&self, hash: u64) -> &Mutex<Shard> {
-        // The top bits: the index's buckets use the low ones.
-        &self.shards[(hash >> 58) as usize % SHARDS]
+        // Bits 40..46: the index's buckets use the low bits and its tags the top 7 (hashbrown),
+        // the doorkeeper bits 16..36; each must vary within a shard.
+        &self.shards[(hash >> 40) as usize % SHARDS]
     }
 
     /// `read` of the cached value of `key` (a key of the maps family), or, on a miss, the
@@ -235,8 +237,8 @@ impl Shard {
         if self.doorkeeper.is_empty() {
             self.doorkeeper = vec![0; bits / 64];
         }
-        // Bits the shard and the index do not use.
-        let bit = ((hash >> 20) as usize) & (bits - 1);
+        // Bits 16..36 (at most 2^20 bits): not the shard's.
+        let bit = ((hash >> 16) as usize) & (bits - 1);
         let (word, mask) = (bit / 64, 1u64 << (bit % 64));
         if self.doorkeeper[word] & mask != 0 {
             return true;
@@ -385,7 +387,7 @@ mod tests {
         assert!(keys[..10].iter().all(|k| get(&c, k).is_ok()));
         // A doorkeeper of 1,024 bits forgets everything when its 512th bit is set.
         let mut shard = Shard::default();
-        let hash = |i: u64| i << 20;
+        let hash = |i: u64| i << 16;
         assert!(!shard.admits(hash(0), 1024) && shard.admits(hash(0), 1024));
         for i in 1..511 {
             assert!(!shard.admits(hash(i), 1024));
