@@ -30,9 +30,8 @@ impl Buffered {
         let mut batch = if self.objects_in_key_order { std::mem::take(&mut self.batch) } else { self.objects_sorted_by_id(store.cf_ids()) };
         batch.append(&tail);
         // Before it is queued: from then on the group writing it may write it at any moment.
-        let map_keys = crate::map_commit::cached_keys_written(store, &map_outcomes);
-        store.map_cache().begin_writes(&map_keys);
-        let ticket = store.group_commit().submit(Prepared { batch, appends, map_keys });
+        let map_marks = store.map_cache().begin_writes(crate::map_commit::cached_keys_written(store, &map_outcomes));
+        let ticket = store.group_commit().submit(Prepared { batch, appends, map_marks });
         self.mark_pending_objects(&mut serial, &outcomes, ticket);
         crate::map_commit::mark_map_writes(&mut serial, map_outcomes, ticket);
         Ok(ticket)
@@ -347,15 +346,10 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &[(u64, Prepared)]) -> Res
     let mut wo = rocksdb::WriteOptions::default();
     wo.set_sync(store.options().sync_on_commit);
     let started = store.metrics().start();
-    let written = match simulated_failure(store) {
-        Some(e) => Err(e),
-        None => db.db().write_opt(all.to_write_batch(), &wo).context(|| format!("committing to {}", store.path().display())),
-    };
-    // Written or failed, the map cache may keep these keys again (it drops their values now).
-    for (_, prepared) in group {
-        store.map_cache().end_writes(&prepared.map_keys);
+    if let Some(e) = simulated_failure(store) {
+        return Err(e);
     }
-    written?;
+    db.db().write_opt(all.to_write_batch(), &wo).context(|| format!("committing to {}", store.path().display()))?;
     store.metrics().count_group_write(started, group.len());
     {
         let mut queues = store.queues();
@@ -398,6 +392,26 @@ mod tests {
 
     fn open(dir: &std::path::Path) -> Store {
         Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+    }
+
+    /// The keys a failed group write marked in the map cache are unmarked with it: they are read
+    /// as they were and cached again.
+    #[test]
+    fn a_failed_write_of_map_keys_leaves_them_readable_and_cached_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path());
+        let mut tx = store.begin().unwrap();
+        tx.map_put("m", b"k", b"old").unwrap();
+        tx.commit().unwrap();
+        let mut tx = store.begin().unwrap();
+        tx.map_put("m", b"k", b"new").unwrap();
+        store.shared.group_commit().fail_next_write.store(true, Ordering::SeqCst);
+        assert!(matches!(tx.commit(), Err(Error::Rocks { status: RocksStatus::IOError, .. })));
+        for _ in 0..3 {
+            assert_eq!(store.map_get("m", b"k").unwrap().as_deref(), Some(&b"old"[..]));
+        }
+        let m = store.metrics().unwrap();
+        assert_eq!((m.map_cache_hits, m.map_cache_misses), (1, 2), "kept at its second miss, hit at the third");
     }
 
     fn numbers(messages: &[crate::Message]) -> Vec<u32> {

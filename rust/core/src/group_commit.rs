@@ -42,8 +42,10 @@ pub(crate) struct Prepared {
     pub batch: BatchRep,
     /// Entries to publish per queue once written, and the bytes they count.
     pub appends: Vec<(QueueId, u64, u64)>,
-    /// Keys of the maps family it writes that the map cache marks as being written.
-    pub map_keys: Vec<Vec<u8>>,
+    /// The keys of the maps family it writes, marked in the map cache until it is dropped: held
+    /// for its `Drop`, never read.
+    #[allow(dead_code)]
+    pub map_marks: crate::map_cache::MapWriteMarks,
 }
 
 #[derive(Default)]
@@ -143,6 +145,9 @@ impl GroupCommit {
             // it becomes a failed write like any other.
             let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.write_group(&group, &write)))
                 .unwrap_or_else(|_| Err(Error::Internal("panic while writing a commit group".into())));
+            // Written, failed or refused: the commits' marks in the map cache end here, before
+            // their tickets count as written (`MapWriteMarks`).
+            drop(group);
             p = self.pipeline.lock();
             p.leader = false;
             p.done_below = p.done_below.max(last + 1);

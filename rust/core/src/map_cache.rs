@@ -18,7 +18,9 @@
 //!
 //! Admission: a key is kept only at its second miss within a while (a doorkeeper, one bit per
 //! hash, cleared when half its bits are set), so that reads of far more keys than the cache
-//! holds, each read once or rarely, do not pay for filling and evicting at every miss.
+//! holds, each read once or rarely, do not pay for filling and evicting at every miss. The
+//! doorkeeper has about 8 bits per entry of 64 bytes a shard could hold, at most 2^24 (2 MiB) a
+//! shard, and its bytes count against the capacity.
 //!
 //! Eviction is CLOCK per shard: a hit sets the entry's bit, the hand clears set bits and evicts
 //! the first clear one. Each entry is charged its key and value plus `ENTRY_OVERHEAD_BYTES`.
@@ -26,18 +28,25 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
 /// Shards: concurrent readers of different keys rarely meet on one lock.
 const SHARDS: usize = 64;
 
-/// What an entry costs beyond its bytes: its index entry, slot and allocations.
-const ENTRY_OVERHEAD_BYTES: usize = 64;
+/// What an entry costs beyond its key and value: its index bucket (at the table's load), ring
+/// slot, shared allocation's header and malloc's rounding.
+pub const ENTRY_OVERHEAD_BYTES: usize = 96;
+
+/// Below this a cache could keep hardly any entry in a shard: such a capacity means none.
+pub const MIN_CAPACITY_BYTES: usize = 64 << 10;
 
 pub(crate) struct MapCache {
     shards: Box<[Mutex<Shard>]>,
+    /// Bytes of entries a shard keeps (its doorkeeper's bytes taken off); 0 when off.
     shard_capacity: usize,
+    doorkeeper_bits: usize,
     hasher: RandomState,
 }
 
@@ -65,8 +74,8 @@ struct Shard {
 }
 
 struct Entry {
-    /// The key, then the value.
-    data: Box<[u8]>,
+    /// The key, then the value; shared so that a hit reads it after the shard is unlocked.
+    data: Arc<[u8]>,
     key_len: u32,
     ring_at: u32,
     referenced: bool,
@@ -76,8 +85,8 @@ impl Entry {
     fn key(&self) -> &[u8] {
         &self.data[..self.key_len as usize]
     }
-    fn value(&self) -> &[u8] {
-        &self.data[self.key_len as usize..]
+    fn charge(&self) -> usize {
+        self.data.len() + ENTRY_OVERHEAD_BYTES
     }
 }
 
@@ -103,19 +112,41 @@ pub(crate) struct Fill {
     writes_ended: u64,
 }
 
-/// Hits and misses since the store opened.
+/// Hits and misses since the store opened, and the bytes charged now (entries and doorkeepers).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct MapCacheCounts {
     pub hits: u64,
     pub misses: u64,
+    pub bytes: usize,
+}
+
+/// The keys one commit writes, marked as being written from `MapCache::begin_writes` until this
+/// is dropped: after the commit's group write, written, failed or refused, and before its
+/// ticket counts as written (`GroupCommit::wait` drops the group first), so no path leaves a
+/// key marked.
+#[derive(Default)]
+pub(crate) struct MapWriteMarks {
+    cache: Option<Arc<MapCache>>,
+    keys: Vec<Vec<u8>>,
+}
+
+impl Drop for MapWriteMarks {
+    fn drop(&mut self) {
+        if let Some(cache) = self.cache.take() {
+            cache.end_writes(&self.keys);
+        }
+    }
 }
 
 impl MapCache {
-    /// A cache of at most `capacity` bytes (0: keeps nothing).
+    /// A cache of at most `capacity` bytes (below `MIN_CAPACITY_BYTES`: keeps nothing).
     pub fn new(capacity: usize) -> MapCache {
+        let shard = if capacity < MIN_CAPACITY_BYTES { 0 } else { capacity / SHARDS };
+        let doorkeeper_bits = (shard / 8).next_power_of_two().clamp(1 << 10, 1 << 24);
         MapCache {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
-            shard_capacity: capacity / SHARDS,
+            shard_capacity: shard.saturating_sub(doorkeeper_bits / 8),
+            doorkeeper_bits,
             hasher: RandomState::new(),
         }
     }
@@ -131,67 +162,73 @@ impl MapCache {
     }
 
     /// `read` of the cached value of `key` (a key of the maps family), or, on a miss, the
-    /// ticket for keeping the value read instead (`None` when it may not be kept).
+    /// ticket for keeping the value read instead (`None` when it may not be kept). `read` runs
+    /// with no lock held, so it may call back into the store.
     pub fn lookup<R>(&self, key: &[u8], read: impl FnOnce(&[u8]) -> R) -> Result<R, Option<Fill>> {
         if !self.enabled() {
             return Err(None);
         }
         let hash = self.hasher.hash_one(key);
-        let mut s = self.shard(hash).lock();
-        if let Some(e) = s.index.get_mut(&hash) {
-            if e.key() == key {
-                e.referenced = true;
-                let value = read(e.value());
-                s.hits += 1;
-                return Ok(value);
+        let found = {
+            let mut s = self.shard(hash).lock();
+            match s.index.get_mut(&hash) {
+                Some(e) if e.key() == key => {
+                    e.referenced = true;
+                    let data = e.data.clone();
+                    s.hits += 1;
+                    Ok(data)
+                }
+                _ => {
+                    s.misses += 1;
+                    if s.being_written.contains_key(key) || !s.admits(hash, self.doorkeeper_bits) {
+                        Err(None)
+                    } else {
+                        Err(Some(Fill { hash, writes_ended: s.writes_ended }))
+                    }
+                }
             }
-        }
-        s.misses += 1;
-        if s.being_written.contains_key(key) || !s.admits(hash, self.doorkeeper_bits()) {
-            return Err(None);
-        }
-        Err(Some(Fill { hash, writes_ended: s.writes_ended }))
+        };
+        found.map(|data| read(&data[key.len()..]))
     }
 
     /// Keeps `value` (`None`: the key is absent, which is not kept) read for `key` after the
     /// miss that gave `fill`, unless a write of the shard ended or the key is being written.
     pub fn fill(&self, fill: Fill, key: &[u8], value: Option<&[u8]>) {
         let Some(value) = value else { return };
-        let charge = entry_charge(key, value);
-        if charge > self.shard_capacity / 8 {
+        if key.len() + value.len() + ENTRY_OVERHEAD_BYTES > self.shard_capacity / 8 {
             return;
         }
+        let entry = Entry { data: [key, value].concat().into(), key_len: key.len() as u32, ring_at: 0, referenced: false };
         let mut s = self.shard(fill.hash).lock();
         if s.writes_ended != fill.writes_ended || s.being_written.contains_key(key) || s.index.contains_key(&fill.hash) {
             return;
         }
-        while s.bytes + charge > self.shard_capacity && !s.ring.is_empty() {
+        while s.bytes + entry.charge() > self.shard_capacity && !s.ring.is_empty() {
             s.evict_one();
         }
+        s.bytes += entry.charge();
         let ring_at = s.ring.len() as u32;
         s.ring.push(fill.hash);
-        s.index.insert(fill.hash, Entry { data: [key, value].concat().into(), key_len: key.len() as u32, ring_at, referenced: false });
-        s.bytes += charge;
+        s.index.insert(fill.hash, Entry { ring_at, ..entry });
     }
 
-    /// Marks `keys` as being written by a commit about to be queued, dropping their values.
-    pub fn begin_writes(&self, keys: &[Vec<u8>]) {
-        if !self.enabled() {
-            return;
+    /// Marks `keys` as being written by a commit about to be queued, dropping their values,
+    /// until the marks returned are dropped.
+    pub fn begin_writes(self: &Arc<Self>, keys: Vec<Vec<u8>>) -> MapWriteMarks {
+        if !self.enabled() || keys.is_empty() {
+            return MapWriteMarks::default();
         }
-        for key in keys {
+        for key in &keys {
             let hash = self.hasher.hash_one(key.as_slice());
             let mut s = self.shard(hash).lock();
             s.remove(hash, key);
             *s.being_written.entry(key.as_slice().into()).or_insert(0) += 1;
         }
+        MapWriteMarks { cache: Some(self.clone()), keys }
     }
 
     /// Unmarks `keys` once the commit that `begin_writes` marked them for is written (or failed).
-    pub fn end_writes(&self, keys: &[Vec<u8>]) {
-        if !self.enabled() {
-            return;
-        }
+    fn end_writes(&self, keys: &[Vec<u8>]) {
         for key in keys {
             let hash = self.hasher.hash_one(key.as_slice());
             let mut s = self.shard(hash).lock();
@@ -202,33 +239,19 @@ impl MapCache {
                 Some(_) => {
                     s.being_written.remove(key.as_slice());
                 }
-                None => debug_assert!(false, "end_writes without begin_writes"),
+                None => {}
             }
         }
     }
 
-    /// Doorkeeper bits per shard: about eight per entry of 64 bytes the shard could hold, so
-    /// that few keys read once find their bit set by another (at most 128 KiB a shard).
-    fn doorkeeper_bits(&self) -> usize {
-        (self.shard_capacity / 8).next_power_of_two().clamp(1 << 10, 1 << 20)
-    }
-
-    /// Hits and misses so far (none counted when the cache is off).
+    /// Hits and misses so far (none counted when the cache is off), and the bytes charged now.
     pub fn counts(&self) -> MapCacheCounts {
         self.shards.iter().fold(MapCacheCounts::default(), |c, s| {
             let s = s.lock();
-            MapCacheCounts { hits: c.hits + s.hits, misses: c.misses + s.misses }
+            let doorkeeper = s.doorkeeper.len() * 8;
+            MapCacheCounts { hits: c.hits + s.hits, misses: c.misses + s.misses, bytes: c.bytes + s.bytes + doorkeeper }
         })
     }
-
-    /// Bytes charged for the values kept now.
-    pub fn bytes(&self) -> usize {
-        self.shards.iter().map(|s| s.lock().bytes).sum()
-    }
-}
-
-fn entry_charge(key: &[u8], value: &[u8]) -> usize {
-    key.len() + value.len() + ENTRY_OVERHEAD_BYTES
 }
 
 impl Shard {
@@ -262,7 +285,7 @@ impl Shard {
     /// Drops the entry under `hash`, moving the last of the ring into its place there.
     fn remove_entry(&mut self, hash: u64) {
         let e = self.index.remove(&hash).expect("the entry is indexed");
-        self.bytes -= entry_charge(e.key(), e.value());
+        self.bytes -= e.charge();
         let at = e.ring_at as usize;
         self.ring.swap_remove(at);
         if let Some(&moved) = self.ring.get(at) {
@@ -293,6 +316,10 @@ impl Shard {
 mod tests {
     use super::*;
 
+    fn cache(capacity: usize) -> Arc<MapCache> {
+        Arc::new(MapCache::new(capacity))
+    }
+
     fn get(c: &MapCache, key: &[u8]) -> Result<Vec<u8>, Option<Fill>> {
         c.lookup(key, |v| v.to_vec())
     }
@@ -310,69 +337,83 @@ mod tests {
         }
     }
 
+    fn write(c: &Arc<MapCache>, key: &[u8]) -> MapWriteMarks {
+        c.begin_writes(vec![key.to_vec()])
+    }
+
     #[test]
     fn a_filled_value_is_hit_until_a_write_of_its_key_begins() {
-        let c = MapCache::new(1 << 20);
+        let c = cache(1 << 20);
         let fill = admitted_miss(&c, b"k");
         c.fill(fill, b"k", Some(b"v1"));
         assert_eq!(get(&c, b"k").ok(), Some(b"v1".to_vec()));
-        c.begin_writes(&[b"k".to_vec()]);
+        let marks = write(&c, b"k");
         assert!(get(&c, b"k").unwrap_err().is_none(), "being written: not kept");
-        c.end_writes(&[b"k".to_vec()]);
+        drop(marks);
         let fill = get(&c, b"k").unwrap_err().expect("admitted already: may fill again");
         c.fill(fill, b"k", Some(b"v2"));
         assert_eq!(get(&c, b"k").ok(), Some(b"v2".to_vec()));
-        assert_eq!(c.counts(), MapCacheCounts { hits: 2, misses: 4 });
+        let counts = c.counts();
+        assert_eq!((counts.hits, counts.misses), (2, 4));
+        assert!(counts.bytes >= 2 + 2 + ENTRY_OVERHEAD_BYTES, "{counts:?}");
     }
 
     #[test]
     fn a_read_that_raced_a_write_is_not_kept() {
-        let c = MapCache::new(1 << 20);
+        let c = cache(1 << 20);
         // Missed before the write began, read the old value, keeps it after the write ended.
         let fill = admitted_miss(&c, b"k");
-        c.begin_writes(&[b"k".to_vec()]);
-        c.end_writes(&[b"k".to_vec()]);
+        drop(write(&c, b"k"));
         c.fill(fill, b"k", Some(b"old"));
         assert!(get(&c, b"k").is_err(), "a value read before a write ended must not be kept");
         // Missed before, keeps it while the write is still landing.
         let fill = get(&c, b"k").unwrap_err().expect("may fill");
-        c.begin_writes(&[b"k".to_vec()]);
+        let marks = write(&c, b"k");
         c.fill(fill, b"k", Some(b"old"));
-        c.end_writes(&[b"k".to_vec()]);
+        assert!(get(&c, b"k").is_err(), "not kept while being written");
+        drop(marks);
         assert!(get(&c, b"k").is_err());
     }
 
     #[test]
     fn two_commits_writing_one_key_keep_it_unkept_until_both_end() {
-        let c = MapCache::new(1 << 20);
+        let c = cache(1 << 20);
         assert!(get(&c, b"k").unwrap_err().is_none(), "first miss");
-        c.begin_writes(&[b"k".to_vec()]);
-        c.begin_writes(&[b"k".to_vec()]);
-        c.end_writes(&[b"k".to_vec()]);
+        let first = write(&c, b"k");
+        let second = write(&c, b"k");
+        drop(first);
         assert!(get(&c, b"k").unwrap_err().is_none());
-        c.end_writes(&[b"k".to_vec()]);
+        drop(second);
         assert!(get(&c, b"k").unwrap_err().is_some());
     }
 
     #[test]
-    fn absent_keys_and_oversized_values_are_not_kept_and_capacity_0_keeps_nothing() {
-        let c = MapCache::new(SHARDS * 8 * 1024);
+    fn absent_keys_and_oversized_values_are_not_kept_and_small_capacities_keep_nothing() {
+        let c = cache(MIN_CAPACITY_BYTES * 4);
         let fill = admitted_miss(&c, b"gone");
         c.fill(fill, b"gone", None);
         assert!(get(&c, b"gone").is_err());
+        let big = vec![0; c.shard_capacity / 8];
         let fill = admitted_miss(&c, b"big");
-        c.fill(fill, b"big", Some(&[0; 2048]));
+        c.fill(fill, b"big", Some(&big));
         assert!(get(&c, b"big").is_err());
-        let off = MapCache::new(0);
-        assert!(get(&off, b"k").unwrap_err().is_none());
-        off.begin_writes(&[b"k".to_vec()]);
-        off.end_writes(&[b"k".to_vec()]);
-        assert_eq!(off.counts(), MapCacheCounts::default());
+        let fits = vec![0; c.shard_capacity / 8 - ENTRY_OVERHEAD_BYTES - 3];
+        let fill = admitted_miss(&c, b"fit");
+        c.fill(fill, b"fit", Some(&fits));
+        assert!(get(&c, b"fit").is_ok(), "an eighth of a shard, overhead and key included, is kept");
+        for capacity in [0, 1, MIN_CAPACITY_BYTES - 1] {
+            let off = cache(capacity);
+            assert!(!off.enabled());
+            assert!(get(&off, b"k").unwrap_err().is_none());
+            drop(write(&off, b"k"));
+            assert_eq!(off.counts(), MapCacheCounts::default());
+        }
+        assert!(cache(MIN_CAPACITY_BYTES).enabled());
     }
 
     #[test]
     fn keys_read_once_are_not_kept_and_the_doorkeeper_forgets_in_time() {
-        let c = MapCache::new(SHARDS * 64 * 1024);
+        let c = cache(SHARDS * 64 * 1024);
         let keys: Vec<Vec<u8>> = (0u32..100_000).map(|i| i.to_be_bytes().to_vec()).collect();
         for k in &keys {
             keep(&c, k, &[1; 10]);
@@ -399,7 +440,8 @@ mod tests {
 
     #[test]
     fn eviction_keeps_within_capacity_and_spares_entries_hit_since_the_hand_passed() {
-        let c = MapCache::new(SHARDS * 4096);
+        let capacity = SHARDS * 4096 * 4;
+        let c = cache(capacity);
         let value = [7u8; 100];
         let keys: Vec<Vec<u8>> = (0u32..10_000).map(|i| i.to_be_bytes().to_vec()).collect();
         for k in &keys {
@@ -408,7 +450,7 @@ mod tests {
             // Keep the first key hot.
             keep(&c, &keys[0], &value);
         }
-        assert!(c.bytes() <= SHARDS * 4096, "{} bytes kept", c.bytes());
+        assert!(c.counts().bytes <= capacity, "{} bytes kept", c.counts().bytes);
         assert!(get(&c, &keys[0]).is_ok(), "the hot key survives");
         let kept = keys.iter().filter(|k| get(&c, k).is_ok()).count();
         assert!(kept > 100 && kept < 10_000, "{kept} kept");
@@ -416,6 +458,17 @@ mod tests {
             let s = s.lock();
             assert_eq!(s.index.len(), s.ring.len());
             assert!(s.ring.iter().enumerate().all(|(i, h)| s.index[h].ring_at as usize == i));
+            assert_eq!(s.bytes, s.index.values().map(Entry::charge).sum::<usize>());
         }
+    }
+
+    #[test]
+    fn a_hit_reads_with_no_lock_held() {
+        let c = cache(1 << 20);
+        let fill = admitted_miss(&c, b"k");
+        c.fill(fill, b"k", Some(b"v"));
+        // The read calls back into the cache, for the same key (same shard): no deadlock.
+        let inner = c.lookup(b"k", |v| (v.to_vec(), get(&c, b"k").ok()));
+        assert_eq!(inner.ok(), Some((b"v".to_vec(), Some(b"v".to_vec()))));
     }
 }

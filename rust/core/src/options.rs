@@ -26,10 +26,11 @@ pub struct StoreOptions {
     /// this many times without being consumed goes to its dead-letter queue.
     pub max_deliveries: u32,
     /// Count commits, latencies and per-queue figures (`Store::metrics`). Off, nothing is
-    /// counted (RocksDB's own figures are still read).
+    /// counted (RocksDB's own figures are still read, and the map cache counts its hits and
+    /// misses either way, under a lock it takes anyway).
     pub metrics: bool,
     /// Bytes of the map cache (`map_cache.rs`): committed map values kept in memory for point
-    /// reads, beside the block cache. 0 keeps none.
+    /// reads, beside the block cache. Below 64 KiB (0 included) it keeps none.
     pub map_cache_bytes: usize,
 }
 

@@ -38,7 +38,7 @@ pub(crate) struct Shared {
     cf_ids: CfIds,
     cache: Option<Cache>,
     /// Committed map values kept for point reads (`map_cache.rs`).
-    map_cache: crate::map_cache::MapCache,
+    map_cache: std::sync::Arc<crate::map_cache::MapCache>,
     /// Payload bytes committed since open, before and after compression.
     payload_bytes: AtomicU64,
     stored_payload_bytes: AtomicU64,
@@ -79,7 +79,7 @@ impl Shared {
         queues.metrics = QueueMetrics::at_open(options.metrics, clock, &queues.states);
         Shared {
             metrics: Metrics::new(options.metrics, clock),
-            map_cache: crate::map_cache::MapCache::new(options.map_cache_bytes),
+            map_cache: std::sync::Arc::new(crate::map_cache::MapCache::new(options.map_cache_bytes)),
             path,
             options,
             db: RwLock::new(Some(db)),
@@ -130,7 +130,7 @@ impl Shared {
         self.map_names.lock()
     }
 
-    pub fn map_cache(&self) -> &crate::map_cache::MapCache {
+    pub fn map_cache(&self) -> &std::sync::Arc<crate::map_cache::MapCache> {
         &self.map_cache
     }
 

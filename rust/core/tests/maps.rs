@@ -262,14 +262,16 @@ fn map_cache_never_serves_a_value_older_than_a_returned_commit() {
         assert!(r.join().unwrap() > 100, "the readers ran beside the writer");
     }
     assert_eq!(value(store.map_get("m", b"k").unwrap()), 20_000);
+    assert!(store.metrics().unwrap().map_cache_hits > 0, "the readers read through the cache");
 }
 
 #[test]
 fn reads_with_and_without_the_map_cache_agree_through_puts_deletes_adds_and_batched_gets() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, cache) in [("none", 0), ("tiny", 4096), ("ample", 64 << 20)] {
+    // "small" holds a few hundred of the 2,000 values: it evicts all along.
+    for (name, cache) in [("none", 0), ("small", 64 << 10), ("ample", 64 << 20)] {
         let store = Store::open(dir.path().join(name), StoreOptions { sync_on_commit: false, map_cache_bytes: cache, ..StoreOptions::default() }).unwrap();
-        let keys: Vec<Vec<u8>> = (0..200u32).map(|i| i.to_be_bytes().to_vec()).collect();
+        let keys: Vec<Vec<u8>> = (0..2_000u32).map(|i| i.to_be_bytes().to_vec()).collect();
         for round in 0..4u8 {
             let mut tx = store.begin().unwrap();
             for (i, k) in keys.iter().enumerate() {
@@ -283,8 +285,8 @@ fn reads_with_and_without_the_map_cache_agree_through_puts_deletes_adds_and_batc
                 }
             }
             tx.commit().unwrap();
-            // Twice: the second read comes from the cache where there is one.
-            for _ in 0..2 {
+            // Three times: the third read comes from the cache where there is one.
+            for _ in 0..3 {
                 let mut tx = store.begin().unwrap();
                 let many = tx.map_get_many("m", &keys).unwrap();
                 for (i, k) in keys.iter().enumerate() {
@@ -303,6 +305,9 @@ fn reads_with_and_without_the_map_cache_agree_through_puts_deletes_adds_and_batc
                 tx.rollback().unwrap();
             }
         }
+        let m = store.metrics().unwrap();
+        assert_eq!(m.map_cache_hits > 0, cache > 0, "{name}: {} hits", m.map_cache_hits);
+        assert!(m.map_cache_bytes as usize <= cache, "{name}: {} bytes in a cache of {cache}", m.map_cache_bytes);
         store.close().unwrap();
     }
 }

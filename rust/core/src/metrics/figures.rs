@@ -94,6 +94,7 @@ impl Store {
         let m = self.shared.metrics();
         let now = m.clock.now();
         let (delays, stops) = write_stalls(&db)?;
+        let cache = self.shared.map_cache().counts();
         Ok(StoreMetrics {
             counting: m.enabled,
             uptime_millis: now.as_millis() as u64,
@@ -109,9 +110,9 @@ impl Store {
             write_stopped: db_property(&db, "rocksdb.is-write-stopped")? != 0,
             write_stall_delays: delays,
             write_stall_stops: stops,
-            map_cache_bytes: self.shared.map_cache().bytes() as u64,
-            map_cache_hits: self.shared.map_cache().counts().hits,
-            map_cache_misses: self.shared.map_cache().counts().misses,
+            map_cache_bytes: cache.bytes as u64,
+            map_cache_hits: cache.hits,
+            map_cache_misses: cache.misses,
             queues: Vec::new(),
         })
     }

@@ -90,7 +90,8 @@ pub fn import_store(file: &Path, dir: &Path, options: &ImportOptions, listener: 
     let (summary, tables, definitions) = read_into_tables(file, &scratch.path, options.workers, &store_options, &mut progress)?;
     // Opened only to take the files in: loading them reads their index and filter blocks into
     // the block cache, so a small one keeps that from growing with the number of files.
-    let loading = StoreOptions { block_cache_bytes: store_options.block_cache_bytes.min(8 << 20), ..store_options };
+    // No map cache: the loading store writes its maps behind the commit path's back.
+    let loading = StoreOptions { block_cache_bytes: store_options.block_cache_bytes.min(8 << 20), map_cache_bytes: 0, ..store_options };
     let store = Store::open(&staging.path, loading)?;
     let loaded = load_tables(&store, tables, &definitions);
     let closed = store.close();

@@ -37,8 +37,10 @@ public final class MapReader {
      * Copies the value under {@code key} into the direct buffer {@code into} at its position,
      * if it fits in the buffer's remaining bytes, and returns its length ({@code -1} when the key
      * is not there). When it fits, the buffer's limit is set to its position plus the length
-     * (its position stays); when it does not, the buffer is left as it was and the length tells
-     * how much room to make before asking again.
+     * (its position stays), so {@link ByteBuffer#clear()} it before reusing it for the next
+     * read; when it does not, the buffer is left as it was and the length tells how much room
+     * to make before asking again. No other thread may use the buffer during the call (native
+     * code writes into it).
      *
      * @throws IllegalArgumentException if {@code into} is not direct or is read-only
      */

@@ -39,7 +39,7 @@ public final class StoreOptions {
         return o;
     }
 
-    /** Sync on commit, 64 MiB block cache, 128 MiB write buffers, create if missing, no compression. */
+    /** Sync on commit, 64 MiB block cache, 32 MiB map cache, 128 MiB write buffers, create if missing, no compression. */
     public static StoreOptions defaults() {
         return new StoreOptions();
     }
@@ -77,10 +77,11 @@ public final class StoreOptions {
 
     /**
      * Bytes of the map cache: committed map values kept in native memory for point reads
-     * ({@link TxMap#get}, {@link MapReader}), beside the block cache; 0 for none, at most 1 TiB.
-     * 32 MiB by default. A read it answers skips RocksDB's read path, and costs a quarter to a
-     * third of it; size it to the maps' hot values (their key and value bytes plus 64 per entry).
-     * docs/MAPS.md says how it is kept from ever being stale.
+     * ({@link TxMap#get}, {@link MapReader}), beside the block cache; at most 1 TiB, and below
+     * 64 KiB (0 included) none. 32 MiB by default. A read it answers skips RocksDB's read path
+     * and costs a quarter to a third of it. Each value is charged its key (plus 4 bytes of map
+     * id), its value and 96 bytes; a value is kept from the second time it is missed. Size it to
+     * the maps' hot values. docs/MAPS.md says how it is kept from ever being stale.
      */
     public long mapCacheBytes() {
         return mapCacheBytes;

@@ -109,16 +109,18 @@ public class MapReaderTest extends WithOpenStore {
     public void readersOnOtherThreadsNeverSeeAValueOlderThanAReturnedCommit() throws Exception {
         put("m", "k", longBytes(0));
         AtomicLong returned = new AtomicLong();
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(2);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             List<Future<Long>> readers = new ArrayList<>();
             for (int r = 0; r < 2; r++) {
                 readers.add(pool.submit(() -> {
+                    started.countDown();
                     MapReader reader = store.mapReader("m");
                     ByteBuffer into = ByteBuffer.allocateDirect(8);
                     long last = 0;
                     long reads = 0;
-                    while (returned.get() < 500) {
+                    do {
                         long floor = returned.get();
                         into.clear();
                         assertEquals(8, reader.get(b("k"), into));
@@ -127,10 +129,11 @@ public class MapReaderTest extends WithOpenStore {
                         assertTrue("read " + v + " after " + last, v >= last);
                         last = v;
                         reads++;
-                    }
+                    } while (returned.get() < 500);
                     return reads;
                 }));
             }
+            assertTrue(started.await(60, TimeUnit.SECONDS));
             for (long i = 1; i <= 500; i++) {
                 put("m", "k", longBytes(i));
                 returned.set(i);

@@ -11,7 +11,7 @@ import org.rockcask.Transaction;
  * RockCask, each vertex's edge list in map {@value #MAP} under its key. Two settings:
  * {@link StoreOptions#defaults()} (a 64 MiB block cache, the size the RocksJava contender gets
  * too, bloom filters, no block compression in the maps family, a 32 MiB map cache), and the
- * same with a map cache sized to hold the whole graph (its keys and values plus 64 bytes per
+ * same with a map cache sized to hold the whole graph (its keys and values plus 100 bytes per
  * vertex, the charge docs/MAPS.md gives), as MapDB's best setting sizes its cache.
  *
  * <p>Load: transactions of {@value #PER_TRANSACTION} puts, the last commit synced. Reads: a
@@ -22,8 +22,8 @@ final class RockCaskGraphStore implements GraphStore {
     private static final String MAP = "graph";
     private static final int PER_TRANSACTION = 10_000;
 
-    /** The map cache's charge per entry beyond its key and value (rust/core/src/map_cache.rs). */
-    private static final long CACHE_BYTES_PER_ENTRY = 64;
+    /** The map cache's charge per entry beyond its key and value, the map id included (docs/MAPS.md). */
+    private static final long CACHE_BYTES_PER_ENTRY = 96 + 4;
 
     private final Path dir;
     private final boolean cacheSizedToGraph;
@@ -50,7 +50,7 @@ final class RockCaskGraphStore implements GraphStore {
         if (!cacheSizedToGraph) {
             return StoreOptions.defaults();
         }
-        // Shards fill unevenly: a tenth more than the sum.
+        // Shards fill unevenly, and the doorkeepers take a 64th: a tenth more than the sum.
         return StoreOptions.defaults().mapCacheBytes(graphBytes + graphBytes / 10);
     }
 
