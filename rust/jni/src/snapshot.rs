@@ -111,6 +111,8 @@ fn summary_out(env: &mut Env<'_>, s: &Summary, info: &JLongArray<'_>) -> BridgeR
         InfoSlot::FormatVersion => i64::from(s.format_version),
         InfoSlot::Compression => i64::from(s.header.compression),
         InfoSlot::CreatedAtMillis => s.header.created_unix_millis,
+        InfoSlot::Maps => c.maps as i64,
+        InfoSlot::MapEntries => c.map_entries as i64,
     });
     contract::fill(env, info, "info", &values)?;
     let content = match s.header.content() {

@@ -65,6 +65,8 @@ slots! {
         FormatVersion = "FORMAT_VERSION",
         Compression = "COMPRESSION",
         CreatedAtMillis = "CREATED_AT_MILLIS",
+        Maps = "MAPS",
+        MapEntries = "MAP_ENTRIES",
     }
 }
 

@@ -17,7 +17,7 @@ public final class SnapshotInfo {
     private final String source;
     private final long[] counts;
 
-    /** {@code counts}: file bytes, frames, records, queues, entries, objects, keys, values, payload bytes. */
+    /** {@code counts}: the {@code INFO_} slots of {@link Wire}, as the native call filled them. */
     SnapshotInfo(Path file, int formatVersion, Content content, Compression compression, String createdBy, Instant createdAt,
             String source, long[] counts) {
         this.file = file;
@@ -63,46 +63,56 @@ public final class SnapshotInfo {
     }
 
     public long fileBytes() {
-        return counts[0];
+        return counts[Wire.INFO_FILE_BYTES];
     }
 
     public long frames() {
-        return counts[1];
+        return counts[Wire.INFO_FRAMES];
     }
 
     public long records() {
-        return counts[2];
+        return counts[Wire.INFO_RECORDS];
     }
 
     public long queues() {
-        return counts[3];
+        return counts[Wire.INFO_QUEUES];
     }
 
     public long entries() {
-        return counts[4];
+        return counts[Wire.INFO_ENTRIES];
     }
 
     public long objects() {
-        return counts[5];
+        return counts[Wire.INFO_OBJECTS];
     }
 
     /** Casket snapshots: keys and values (duplicates counted). */
     public long keys() {
-        return counts[6];
+        return counts[Wire.INFO_KEYS];
     }
 
     public long values() {
-        return counts[7];
+        return counts[Wire.INFO_VALUES];
     }
 
     /** Object payload (and casket value) bytes, uncompressed. */
     public long payloadBytes() {
-        return counts[8];
+        return counts[Wire.INFO_PAYLOAD_BYTES];
+    }
+
+    /** Store snapshots: maps (format version 3 on; 0 before) and their key-value pairs. */
+    public long maps() {
+        return counts[Wire.INFO_MAPS];
+    }
+
+    public long mapEntries() {
+        return counts[Wire.INFO_MAP_ENTRIES];
     }
 
     @Override
     public String toString() {
-        return "SnapshotInfo[" + file + ", " + content + ", " + queues() + " queues, " + entries() + " entries, " + objects() + " objects, "
+        return "SnapshotInfo[" + file + ", " + content + ", " + queues() + " queues, " + entries() + " entries, " + objects() + " objects, " + maps()
+                + " maps, " + mapEntries() + " map entries, "
                 + fileBytes() + " bytes]";
     }
 }

@@ -298,10 +298,8 @@ public final class Store implements AutoCloseable {
 
     private static SnapshotInfo snapshotInfo(Path file, byte[] packedStrings, long[] v) {
         List<String> s = Wire.strings(packedStrings);
-        // The counts are the slots before the format version, in SnapshotInfo's order.
         return new SnapshotInfo(file, (int) v[Wire.INFO_FORMAT_VERSION], SnapshotInfo.Content.valueOf(s.get(0)),
-                Compression.ofCode(v[Wire.INFO_COMPRESSION]), s.get(1), Instant.ofEpochMilli(v[Wire.INFO_CREATED_AT_MILLIS]), s.get(2),
-                java.util.Arrays.copyOf(v, Wire.INFO_FORMAT_VERSION));
+                Compression.ofCode(v[Wire.INFO_COMPRESSION]), s.get(1), Instant.ofEpochMilli(v[Wire.INFO_CREATED_AT_MILLIS]), s.get(2), v);
     }
 
     static byte[] utf8(Path p) {

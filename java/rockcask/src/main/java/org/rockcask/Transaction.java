@@ -483,6 +483,11 @@ public final class Transaction implements AutoCloseable {
         });
     }
 
+    /** Throws {@link IllegalStateException} unless this transaction is open (not finished, not closed) on an open store. */
+    synchronized void ensureOpen() {
+        handle.run(h -> checkOpen());
+    }
+
     /** Runs {@code body} with the native handle, guarded: for this package's tests. */
     void withHandle(java.util.function.LongConsumer body) {
         handle.run(body);

@@ -154,6 +154,33 @@ public final class TxMap {
         return tx.onMaps(h -> pairs(MapNative.scan(h, name, from, to, reverse, limit)), false);
     }
 
+    /**
+     * Every pair with a key in {@code [from, to)} ({@code null}: unbounded), in key order or
+     * reversed, read {@value MapCursor#DEFAULT_PAGE} at a time ({@link MapCursor}).
+     */
+    public MapCursor cursor(byte[] from, byte[] to, boolean reverse) {
+        return cursor(from, to, reverse, MapCursor.DEFAULT_PAGE);
+    }
+
+    /** {@link #cursor(byte[], byte[], boolean)} reading {@code pageSize} pairs per native call (1 to {@code Wire.MAX_BATCH_ITEMS}). */
+    public MapCursor cursor(byte[] from, byte[] to, boolean reverse, int pageSize) {
+        if (pageSize < 1 || pageSize > Wire.MAX_BATCH_ITEMS) {
+            throw new IllegalArgumentException("pageSize must be 1 to " + Wire.MAX_BATCH_ITEMS + ": " + pageSize);
+        }
+        tx.ensureOpen();
+        return new MapCursor(this, from, to, reverse, pageSize);
+    }
+
+    /** Every pair whose key starts with {@code prefix}, in key order ({@link #cursor}). */
+    public MapCursor cursorPrefix(byte[] prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        return cursor(prefix, prefixEnd(prefix), false);
+    }
+
+    Transaction transaction() {
+        return tx;
+    }
+
     /** Up to {@code limit} pairs whose keys start with {@code prefix}, in key order. */
     public List<Map.Entry<byte[], byte[]>> scanPrefix(byte[] prefix, int limit) {
         Objects.requireNonNull(prefix, "prefix");

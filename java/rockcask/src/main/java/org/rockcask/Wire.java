@@ -147,7 +147,9 @@ final class Wire {
     static final int INFO_FORMAT_VERSION = 9;
     static final int INFO_COMPRESSION = 10;
     static final int INFO_CREATED_AT_MILLIS = 11;
-    static final int INFO_SLOTS = 12;
+    static final int INFO_MAPS = 12;
+    static final int INFO_MAP_ENTRIES = 13;
+    static final int INFO_SLOTS = 14;
 
     static int checkWorkers(int workers) {
         if (workers < 1 || workers > MAX_WORKERS) {

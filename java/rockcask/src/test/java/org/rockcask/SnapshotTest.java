@@ -104,6 +104,38 @@ public class SnapshotTest {
             }
             SnapshotInfo verified = Store.verifySnapshot(file, null);
             assertEquals(out.records(), verified.records());
+            assertEquals(0, verified.maps());
+        }
+    }
+
+    @Test
+    public void mapsTravelInSnapshotsAndTheirCountsAreInTheInfo() throws Exception {
+        Path file = tmp.getRoot().toPath().resolve("maps.rcs");
+        Path copyDir = tmp.getRoot().toPath().resolve("maps-copy");
+        try (Store store = Store.open(tmp.newFolder().toPath(), FAST)) {
+            try (Transaction tx = store.begin()) {
+                for (int i = 0; i < 30; i++) {
+                    tx.map("counts").add("k" + i, i);
+                }
+                tx.map("names").put("ann", "Ann".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                tx.commit();
+            }
+            SnapshotInfo out = store.exportTo(file, ExportOptions.defaults());
+            assertEquals(2, out.maps());
+            assertEquals(31, out.mapEntries());
+            SnapshotInfo verified = Store.verifySnapshot(file, null);
+            assertEquals(2, verified.maps());
+            assertEquals(31, verified.mapEntries());
+            SnapshotInfo in = Store.importFrom(file, copyDir, ImportOptions.defaults());
+            assertEquals(31, in.mapEntries());
+            assertTrue(in.toString(), in.toString().contains("2 maps, 31 map entries"));
+        }
+        try (Store copy = Store.open(copyDir, FAST)) {
+            assertEquals(java.util.Arrays.asList("counts", "names"), copy.maps());
+            assertEquals("Ann", new String(copy.mapReader("names").get("ann".getBytes(java.nio.charset.StandardCharsets.UTF_8)), java.nio.charset.StandardCharsets.UTF_8));
+            try (Transaction tx = copy.begin()) {
+                assertEquals(29, tx.map("counts").counter("k29"));
+            }
         }
     }
 
