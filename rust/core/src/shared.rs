@@ -212,7 +212,11 @@ impl Shared {
         // closing sync would only fail again, and closing is what the user is told to do next.
         let synced = match &db {
             Some(db) if !self.options.read_only && self.group_commit.failure().is_none() => {
-                db.flush_wal(true).context(|| format!("syncing {} at close", self.path.display()))
+                let synced = db.flush_wal(true).context(|| format!("syncing {} at close", self.path.display()));
+                if synced.is_ok() {
+                    flush_memtables(db);
+                }
+                synced
             }
             _ => Ok(()),
         };
@@ -221,4 +225,25 @@ impl Shared {
         self.lock.lock().take();
         synced
     }
+}
+
+/// Memtable bytes from which `close` writes them to table files.
+pub(crate) const FLUSH_AT_CLOSE_BYTES: u64 = 1 << 20;
+
+/// Writes the memtables to table files, so that the next open has no write-ahead log to replay
+/// (and its read-only probe none either): a store of 10^6 values of 800 bytes reopened in 3.6 s
+/// when the close left its memtables to the log (`examples/map_reads`), and in about 0.3 s after
+/// a close that flushed them. Everything is in the synced log already, so a failure here (a full
+/// disk) loses nothing: the next open replays the log as it would have anyway.
+/// Below `FLUSH_AT_CLOSE_BYTES` of memtables the replay costs less than the flush (a table file,
+/// its syncs and a MANIFEST write: about 3 ms), so the log is left to be replayed.
+fn flush_memtables(db: &DB) {
+    let families: Vec<&ColumnFamily> = crate::keys::ALL_CFS.iter().chain([crate::keys::CF_MAPS].iter()).filter_map(|name| db.cf_handle(name)).collect();
+    let held: u64 = families.iter().filter_map(|cf| db.property_int_value_cf(*cf, "rocksdb.cur-size-all-mem-tables").ok().flatten()).sum();
+    if held < FLUSH_AT_CLOSE_BYTES {
+        return;
+    }
+    let mut wait = rocksdb::FlushOptions::default();
+    wait.set_wait(true);
+    let _ = db.flush_cfs_opt(&families, &wait);
 }
