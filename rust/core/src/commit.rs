@@ -343,12 +343,17 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &[(u64, Prepared)]) -> Res
     for (_, prepared) in group {
         all.append(&prepared.batch);
     }
+    #[cfg(test)]
+    if store.group_commit().fail_next_write.swap(false, std::sync::atomic::Ordering::SeqCst) {
+        return Err(Error::Rocks {
+            status: crate::error::RocksStatus::IOError,
+            context: format!("committing to {}", store.path().display()),
+            message: "IO error: No space left on device: While appending to file: 000042.log (simulated)".into(),
+        });
+    }
     let mut wo = rocksdb::WriteOptions::default();
     wo.set_sync(store.options().sync_on_commit);
     let started = store.metrics().start();
-    if let Some(e) = simulated_failure(store) {
-        return Err(e);
-    }
     db.db().write_opt(all.to_write_batch(), &wo).context(|| format!("committing to {}", store.path().display()))?;
     store.metrics().count_group_write(started, group.len());
     {
@@ -368,20 +373,6 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &[(u64, Prepared)]) -> Res
     serial.pending_objects.retain(|_, (_, ticket)| *ticket > last);
     serial.maps.pending.retain(|_, (_, ticket)| *ticket > last);
     Ok(())
-}
-
-/// The failure a test asked the next group write to meet, as a full disk reports it.
-fn simulated_failure(store: &Shared) -> Option<Error> {
-    #[cfg(test)]
-    if store.group_commit().fail_next_write.swap(false, std::sync::atomic::Ordering::SeqCst) {
-        return Some(Error::Rocks {
-            status: crate::error::RocksStatus::IOError,
-            context: format!("committing to {}", store.path().display()),
-            message: "IO error: No space left on device: While appending to file: 000042.log (simulated)".into(),
-        });
-    }
-    let _ = store;
-    None
 }
 
 #[cfg(test)]

@@ -106,6 +106,19 @@ impl Hasher for Prehashed {
     }
 }
 
+/// A cached value, read after the shard is unlocked (the entry's allocation is shared), so that
+/// whoever reads it may call back into the store.
+pub(crate) struct Hit {
+    data: Arc<[u8]>,
+    key_len: usize,
+}
+
+impl Hit {
+    pub fn value(&self) -> &[u8] {
+        &self.data[self.key_len..]
+    }
+}
+
 /// A read that missed, to be kept with `MapCache::fill` once its value is read.
 pub(crate) struct Fill {
     hash: u64,
@@ -161,34 +174,25 @@ impl MapCache {
         &self.shards[(hash >> 40) as usize % SHARDS]
     }
 
-    /// `read` of the cached value of `key` (a key of the maps family), or, on a miss, the
-    /// ticket for keeping the value read instead (`None` when it may not be kept). `read` runs
-    /// with no lock held, so it may call back into the store.
-    pub fn lookup<R>(&self, key: &[u8], read: impl FnOnce(&[u8]) -> R) -> Result<R, Option<Fill>> {
+    /// The cached value of `key` (a key of the maps family), or, on a miss, the ticket for
+    /// keeping the value read instead (`None` when it may not be kept).
+    pub fn lookup(&self, key: &[u8]) -> Result<Hit, Option<Fill>> {
         if !self.enabled() {
             return Err(None);
         }
         let hash = self.hasher.hash_one(key);
-        let found = {
-            let mut s = self.shard(hash).lock();
-            match s.index.get_mut(&hash) {
-                Some(e) if e.key() == key => {
-                    e.referenced = true;
-                    let data = e.data.clone();
-                    s.hits += 1;
-                    Ok(data)
-                }
-                _ => {
-                    s.misses += 1;
-                    if s.being_written.contains_key(key) || !s.admits(hash, self.doorkeeper_bits) {
-                        Err(None)
-                    } else {
-                        Err(Some(Fill { hash, writes_ended: s.writes_ended }))
-                    }
-                }
-            }
-        };
-        found.map(|data| read(&data[key.len()..]))
+        let mut s = self.shard(hash).lock();
+        if let Some(e) = s.index.get_mut(&hash).filter(|e| e.key() == key) {
+            e.referenced = true;
+            let hit = Hit { data: e.data.clone(), key_len: key.len() };
+            s.hits += 1;
+            return Ok(hit);
+        }
+        s.misses += 1;
+        if s.being_written.contains_key(key) || !s.admits(hash, self.doorkeeper_bits) {
+            return Err(None);
+        }
+        Err(Some(Fill { hash, writes_ended: s.writes_ended }))
     }
 
     /// Keeps `value` (`None`: the key is absent, which is not kept) read for `key` after the
@@ -321,7 +325,7 @@ mod tests {
     }
 
     fn get(c: &MapCache, key: &[u8]) -> Result<Vec<u8>, Option<Fill>> {
-        c.lookup(key, |v| v.to_vec())
+        c.lookup(key).map(|hit| hit.value().to_vec())
     }
 
     /// The ticket of a miss that may keep its value: the doorkeeper admits a key at its second
@@ -467,8 +471,8 @@ mod tests {
         let c = cache(1 << 20);
         let fill = admitted_miss(&c, b"k");
         c.fill(fill, b"k", Some(b"v"));
-        // The read calls back into the cache, for the same key (same shard): no deadlock.
-        let inner = c.lookup(b"k", |v| (v.to_vec(), get(&c, b"k").ok()));
-        assert_eq!(inner.ok(), Some((b"v".to_vec(), Some(b"v".to_vec()))));
+        // Reading the hit calls back into the cache, for the same key (same shard): no deadlock.
+        let hit = c.lookup(b"k").ok().expect("kept");
+        assert_eq!((hit.value(), get(&c, b"k").ok()), (&b"v"[..], Some(b"v".to_vec())));
     }
 }

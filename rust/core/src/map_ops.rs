@@ -192,16 +192,15 @@ pub(crate) fn with_stored_value<R>(store: &Shared, db: &DbRef<'_>, id: Option<Ma
     let (Some(id), Some(cf)) = (id, db.maps_cf()) else { return Ok(read(None)) };
     let full = maps::map_key(id, key);
     let cache = store.map_cache();
-    let mut read = Some(read);
-    let fill = match cache.lookup(&full, |v| read.take().expect("called once")(Some(v))) {
-        Ok(r) => return Ok(r),
+    let fill = match cache.lookup(&full) {
+        Ok(hit) => return Ok(read(Some(hit.value()))),
         Err(fill) => fill,
     };
     let value = db.db().get_pinned_cf(cf, &full).context(reading_map(map))?;
     if let Some(fill) = fill {
         cache.fill(fill, &full, value.as_deref());
     }
-    Ok(read.take().expect("not called on a miss")(value.as_deref()))
+    Ok(read(value.as_deref()))
 }
 
 /// The stored values of `keys` in map `id`: those in the map cache from it, the others read in
@@ -212,8 +211,8 @@ fn stored_values(store: &Shared, db: &rocksdb::DB, cf: &rocksdb::ColumnFamily, i
     let mut out: Vec<Option<Vec<u8>>> = vec![None; keys.len()];
     let mut missed: Vec<(usize, Option<crate::map_cache::Fill>)> = Vec::new();
     for (i, k) in full.iter().enumerate() {
-        match cache.lookup(k, <[u8]>::to_vec) {
-            Ok(v) => out[i] = Some(v),
+        match cache.lookup(k) {
+            Ok(hit) => out[i] = Some(hit.value().to_vec()),
             Err(fill) => missed.push((i, fill)),
         }
     }

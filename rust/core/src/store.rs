@@ -252,11 +252,7 @@ impl Store {
     /// The value under `key` in map `map` as committed now, read outside any transaction (no
     /// read is noted for a commit to check: for readers that write nothing).
     pub fn map_get(&self, map: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        keys::validate_queue_name(map)?;
-        crate::maps::validate_map_key(key)?;
-        let db = self.shared.db()?;
-        let id = self.shared.map_names().by_name.get(map).copied();
-        crate::map_ops::stored_value(&self.shared, &db, id, map, key)
+        self.map_get_with(map, key, |v| v.map(<[u8]>::to_vec))
     }
 
     /// `read` of the value under `key` in map `map` as committed now (`map_get` without a copy
