@@ -129,7 +129,7 @@ public final class Store implements AutoCloseable {
     public byte[] mapGet(String map, byte[] key) {
         byte[] name = Wire.checkedQueueName(map);
         TxMap.checkKey(key);
-        return handle.call(h -> org.rockcask.internal.MapNative.storeGet(h, name, key));
+        return mapGet(name, key);
     }
 
     /**

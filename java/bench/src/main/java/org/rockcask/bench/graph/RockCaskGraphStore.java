@@ -1,7 +1,6 @@
 package org.rockcask.bench.graph;
 
 import java.nio.file.Path;
-import java.nio.ByteBuffer;
 import org.rockcask.MapReader;
 import org.rockcask.Store;
 import org.rockcask.StoreOptions;
@@ -80,27 +79,7 @@ final class RockCaskGraphStore implements GraphStore {
     @Override
     public VertexReader openReader() {
         MapReader map = store.mapReader(MAP);
-        EdgeListReader reader = new EdgeListReader(order);
-        return new VertexReader() {
-            private ByteBuffer value = ByteBuffer.allocateDirect(4096);
-
-            @Override
-            public EdgeCursor edges(byte[] key) {
-                value.clear();
-                int size = map.get(key, value);
-                if (size > value.capacity()) {
-                    value = ByteBuffer.allocateDirect(Math.max(size, 2 * value.capacity()));
-                    size = map.get(key, value);
-                }
-                if (size < 0) {
-                    throw VertexReader.missing(key);
-                }
-                return reader.reset(value);
-            }
-
-            @Override
-            public void close() {}
-        };
+        return VertexReader.ofDirectBuffers(order, map::get, () -> {});
     }
 
     @Override

@@ -92,33 +92,13 @@ final class RocksJavaGraphStore implements GraphStore {
     @Override
     public VertexReader openReader() {
         ReadOptions read = new ReadOptions();
-        EdgeListReader reader = new EdgeListReader(order);
         ByteBuffer key = ByteBuffer.allocateDirect(256);
-        return new VertexReader() {
-            private ByteBuffer value = ByteBuffer.allocateDirect(4096);
-
-            @Override
-            public EdgeCursor edges(byte[] k) throws Exception {
-                key.clear();
-                key.put(k).flip();
-                value.clear();
-                int size = db.get(read, key, value);
-                if (size > value.capacity()) {
-                    value = ByteBuffer.allocateDirect(Math.max(size, 2 * value.capacity()));
-                    key.rewind();
-                    size = db.get(read, key, value);
-                }
-                if (size == RocksDB.NOT_FOUND) {
-                    throw VertexReader.missing(k);
-                }
-                return reader.reset(value);
-            }
-
-            @Override
-            public void close() {
-                read.close();
-            }
-        };
+        // NOT_FOUND is -1, the negative length ofDirectBuffers takes for "none".
+        return VertexReader.ofDirectBuffers(order, (k, into) -> {
+            key.clear();
+            key.put(k).flip();
+            return db.get(read, key, into);
+        }, read);
     }
 
     @Override
