@@ -44,5 +44,20 @@ done < <(
     done
 )
 [ "$status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
+
+# What failed, gathered here so the end of the output (all some runners keep) names it.
+if [ "$status" -ne 0 ] || [ "$failed" -gt 0 ]; then
+    echo "==> what failed"
+    grep -h '^==> .* FAILED$' "$logs"/*.log 2>/dev/null
+    grep -h -e '^  FAILURE ' -e '^test .* FAILED$' -e "^> Process 'Gradle Test Executor" "$logs"/*.log 2>/dev/null
+    for running in java/*/build/test-running.txt; do
+        [ -f "$running" ] && echo "$(dirname "$(dirname "$running")"): the test JVM ended during $(cat "$running")"
+    done
+    for crash in java/*/build/test-crashes/hs_err_pid*.log; do
+        [ -f "$crash" ] || continue
+        echo "--- $crash"
+        grep -m 12 -e '^# ' -e '^Current thread' -e '^Stack:' -e '^[jCJV]  ' "$crash"
+    done
+fi
 echo "total: $passed passed, $failed failed"
 exit "$status"
