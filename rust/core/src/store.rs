@@ -475,8 +475,25 @@ fn db_options(options: &StoreOptions, creating: bool) -> Options {
     // A writer adds the families later versions have (the required ones are checked before).
     o.create_missing_column_families(!options.read_only);
     o.increase_parallelism(2);
+    // A synced commit appends to the write-ahead log. Syncing an append that grows the file also
+    // writes its new size (a journal commit on ext4); syncing an overwrite does not. RocksDB
+    // overwrites a log file when it reuses (recycles) one it no longer needs, and a log is no
+    // longer needed once every family with data in it has flushed: atomic flush flushes them
+    // together, so each log is freed as soon as its memtables are, not when the small `meta`
+    // family eventually flushes, and the memtables of `LOG_RECYCLING_MEMTABLE_BYTES` free one
+    // every few megabytes. Measured with `examples/queue_cycles` (synced, polls and enqueues of
+    // 100), alternating: a commit took 790-830 us without, 480-630 us with.
+    o.set_recycle_log_file_num(RECYCLED_LOGS);
+    o.set_atomic_flush(true);
     o
 }
+
+/// Log files RocksDB keeps for reuse (see `db_options`; `wal_files` deletes them at close).
+const RECYCLED_LOGS: usize = 2;
+
+/// Memtable size of the `entries` and `objects` families (or `write_buffer_bytes / 4` when that
+/// is smaller): small enough that logs are freed, and recycled, every few megabytes of commits.
+const LOG_RECYCLING_MEMTABLE_BYTES: usize = 8 << 20;
 
 pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cache>) -> Options {
     let mut o = match name {
@@ -509,8 +526,9 @@ pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cach
     if name == CF_MAPS {
         o.set_write_buffer_size((options.write_buffer_bytes / 4).max(1 << 20));
     } else if name == CF_ENTRIES || name == CF_OBJECTS {
-        o.set_write_buffer_size((options.write_buffer_bytes / 2).max(1 << 20));
-        o.set_max_write_buffer_number(4);
+        o.set_write_buffer_size(LOG_RECYCLING_MEMTABLE_BYTES.min(options.write_buffer_bytes / 4).max(1 << 20));
+        // `write_buffer_bytes` (RocksDB's budget over every family) bounds them together.
+        o.set_max_write_buffer_number(8);
         // Consumed entries (and their objects) are tombstones.
         rocks_options::compact_files_of_tombstones(&mut o);
     } else {
