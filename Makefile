@@ -27,13 +27,14 @@ demo: setup
 test: setup
 	@tools/run-tests.sh
 
-# Full benchmarks for docs/BENCHMARKS.md (N up to 10^6, native and drop-in; 10^7 queue cycles;
+# Full benchmarks for docs/BENCHMARKS.md (N up to 10^6, native and drop-in; 10^7 queue cycles; the three-stage flow;
 # the cost of metrics and delivery tracking; serialization; snapshots of 10^6 and 4x10^6 items;
 # the Flink move; the street-graph experiment; the peer benchmark).
 bench: setup
 	$(GRADLE) :bench:seedExperiment1 -PbenchArgs=1000000
 	$(GRADLE) :bench:dropInSeedExperiment1 -PbenchArgs=1000000
 	$(GRADLE) :bench:queueSteadyState
+	$(GRADLE) :bench:threeStageFlow -PbenchArgs="300000 100 5"
 	$(GRADLE) :bench:queueVariants -PbenchArgs="15 0.2"
 	$(GRADLE) :bench:seedExperiment2 -PbenchArgs="$(CURDIR)/docs/seed2 100"
 	cargo run --release --locked -p rockcask-core --example snapshot_bench -- $(CARGO_TARGET_DIR)/snapshot-bench
