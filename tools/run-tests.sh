@@ -11,6 +11,10 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 gradle="gradle --no-daemon --console=plain"
 status=0
+failed_steps=()
+# What a test JVM that died leaves (see gradle/java-conventions.gradle); an earlier run's would
+# be taken for this run's.
+rm -rf java/*/build/test-running.txt java/*/build/test-crashes
 
 step() {
     local name=$1
@@ -18,6 +22,7 @@ step() {
     echo "==> $name"
     if ! "$@" 2>&1 | tee "$logs/$name.log"; then
         echo "==> $name FAILED"
+        failed_steps+=("$name")
         status=1
     fi
 }
@@ -48,15 +53,17 @@ done < <(
 # What failed, gathered here so the end of the output (all some runners keep) names it.
 if [ "$status" -ne 0 ] || [ "$failed" -gt 0 ]; then
     echo "==> what failed"
-    grep -h '^==> .* FAILED$' "$logs"/*.log 2>/dev/null
-    grep -h -e '^  FAILURE ' -e '^test .* FAILED$' -e "^> Process 'Gradle Test Executor" "$logs"/*.log 2>/dev/null
+    [ "${#failed_steps[@]}" -eq 0 ] || echo "steps: ${failed_steps[*]}"
+    grep -h -e '^  FAILURE ' -e '^test .* FAILED$' -e "^> Process 'Gradle Test Executor" -e "process didn't exit successfully" "$logs"/*.log 2>/dev/null
     for running in java/*/build/test-running.txt; do
         [ -f "$running" ] && echo "$(dirname "$(dirname "$running")"): the test JVM ended during $(cat "$running")"
     done
     for crash in java/*/build/test-crashes/hs_err_pid*.log; do
         [ -f "$crash" ] || continue
         echo "--- $crash"
-        grep -m 12 -e '^# ' -e '^Current thread' -e '^Stack:' -e '^[jCJV]  ' "$crash"
+        grep -m 2 -e '^#  [A-Z]' "$crash"
+        grep -A1 '^# Problematic frame' "$crash"
+        sed -n '/^Current thread/p; /^Native frames/,/^$/p' "$crash" | head -16
     done
 fi
 echo "total: $passed passed, $failed failed"

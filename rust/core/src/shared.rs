@@ -16,7 +16,6 @@ use crate::lock::StoreLock;
 use crate::metrics::{Clock, Metrics, QueueMetrics};
 use crate::options::StoreOptions;
 use crate::queue::Queues;
-use crate::wal_files;
 
 pub(crate) struct Shared {
     path: PathBuf,
@@ -209,22 +208,17 @@ impl Shared {
         let db = self.db.write().take();
         // After a failed write RocksDB refuses writes anyway and the failure was reported; a
         // closing sync would only fail again, and closing is what the user is told to do next.
-        let mut oldest_needed_log = None;
         let synced = match &db {
             Some(db) if !self.options.read_only && self.group_commit.failure().is_none() => {
                 let synced = db.flush_wal(true).context(|| format!("syncing {} at close", self.path.display()));
                 if synced.is_ok() {
                     flush_memtables(db);
                 }
-                oldest_needed_log = wal_files::oldest_needed_log(db);
                 synced
             }
             _ => Ok(()),
         };
         drop(db);
-        if let Some(oldest) = oldest_needed_log {
-            wal_files::delete_logs_below(&self.path, oldest);
-        }
         // Only now may another open have the directory.
         self.lock.lock().take();
         synced

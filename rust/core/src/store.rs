@@ -20,6 +20,7 @@ use uuid::Uuid;
 use crate::rocks_options;
 use crate::shared::Shared;
 use crate::transaction::Transaction;
+use crate::wal_files;
 
 /// A RockCask store: named durable queues and objects by UUID in one RocksDB database.
 ///
@@ -101,12 +102,11 @@ impl Store {
         }
         let families = families_to_open(&path, creating, options.read_only)?;
         let cfs = families.iter().map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, &options, cache.as_ref())));
-        let opened = if options.read_only {
-            DB::open_cf_descriptors_read_only(&db_opts, &path, cfs, false)
+        let db = if options.read_only {
+            open_read_only_beside_a_writer(&path, || DB::open_cf_descriptors_read_only(&db_opts, &path, cfs.clone(), false))?
         } else {
-            DB::open_cf_descriptors(&db_opts, &path, cfs)
+            DB::open_cf_descriptors(&db_opts, &path, cfs).map_err(|e| open_error(&path, e))?
         };
-        let db = opened.map_err(|e| open_error(&path, e))?;
         if creating {
             let meta = db.cf_handle(CF_META).expect("just created");
             db.put_cf(meta, keys::META_FORMAT_KEY, keys::META_FORMAT_VALUE)
@@ -375,6 +375,29 @@ fn check_location(path: &Path, options: &StoreOptions) -> Result<bool> {
     }
 }
 
+/// Read-only opens tried before one is refused as unsteady (see `open_read_only_beside_a_writer`).
+const READ_ONLY_OPEN_ATTEMPTS: usize = 10;
+
+/// A read-only open beside a live writer reads the MANIFEST, then replays the logs it names. If
+/// the writer flushes meanwhile, it deletes the logs the flush made obsolete, and an open that
+/// had yet to read one recovers an older state or fails, not finding a log it listed. A log file
+/// present before the open and gone after it shows that happened: the open is tried again (each
+/// try takes milliseconds; a writer frees a log once per memtable).
+fn open_read_only_beside_a_writer(path: &Path, open: impl Fn() -> std::result::Result<DB, rocksdb::Error>) -> Result<DB> {
+    for _ in 0..READ_ONLY_OPEN_ATTEMPTS {
+        let before = wal_files::log_names(path);
+        let opened = open();
+        if before.is_subset(&wal_files::log_names(path)) {
+            return opened.map_err(|e| open_error(path, e));
+        }
+    }
+    Err(Error::Rocks {
+        status: rocksdb::ErrorKind::Busy,
+        context: format!("opening {} read-only", path.display()),
+        message: format!("the writer freed a write-ahead log during each of {READ_ONLY_OPEN_ATTEMPTS} opens in a row; try again"),
+    })
+}
+
 /// Checks an existing store in a read-only open before the writable one. A writable open deletes
 /// every table file the recovered MANIFEST does not reference; when the MANIFEST lost its last
 /// records (a damaged or truncated file that RocksDB takes for an unfinished write), those are
@@ -475,25 +498,8 @@ fn db_options(options: &StoreOptions, creating: bool) -> Options {
     // A writer adds the families later versions have (the required ones are checked before).
     o.create_missing_column_families(!options.read_only);
     o.increase_parallelism(2);
-    // A synced commit appends to the write-ahead log. Syncing an append that grows the file also
-    // writes its new size (a journal commit on ext4); syncing an overwrite does not. RocksDB
-    // overwrites a log file when it reuses (recycles) one it no longer needs, and a log is no
-    // longer needed once every family with data in it has flushed: atomic flush flushes them
-    // together, so each log is freed as soon as its memtables are, not when the small `meta`
-    // family eventually flushes, and the memtables of `LOG_RECYCLING_MEMTABLE_BYTES` free one
-    // every few megabytes. Measured with `examples/queue_cycles` (synced, polls and enqueues of
-    // 100), alternating: a commit took 790-830 us without, 480-630 us with.
-    o.set_recycle_log_file_num(RECYCLED_LOGS);
-    o.set_atomic_flush(true);
     o
 }
-
-/// Log files RocksDB keeps for reuse (see `db_options`; `wal_files` deletes them at close).
-const RECYCLED_LOGS: usize = 2;
-
-/// Memtable size of the `entries` and `objects` families (or `write_buffer_bytes / 4` when that
-/// is smaller): small enough that logs are freed, and recycled, every few megabytes of commits.
-const LOG_RECYCLING_MEMTABLE_BYTES: usize = 8 << 20;
 
 pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cache>) -> Options {
     let mut o = match name {
@@ -526,9 +532,8 @@ pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cach
     if name == CF_MAPS {
         o.set_write_buffer_size((options.write_buffer_bytes / 4).max(1 << 20));
     } else if name == CF_ENTRIES || name == CF_OBJECTS {
-        o.set_write_buffer_size(LOG_RECYCLING_MEMTABLE_BYTES.min(options.write_buffer_bytes / 4).max(1 << 20));
-        // `write_buffer_bytes` (RocksDB's budget over every family) bounds them together.
-        o.set_max_write_buffer_number(8);
+        o.set_write_buffer_size((options.write_buffer_bytes / 2).max(1 << 20));
+        o.set_max_write_buffer_number(4);
         // Consumed entries (and their objects) are tombstones.
         rocks_options::compact_files_of_tombstones(&mut o);
     } else {
@@ -677,4 +682,66 @@ fn directory_bytes(path: &Path) -> u64 {
     std::fs::read_dir(path)
         .map(|rd| rd.flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum())
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    /// A store with a log, closed, and the options to open it read-only.
+    fn closed_store(dir: &Path) -> Options {
+        let store = Store::open(dir, StoreOptions::default()).unwrap();
+        let mut tx = store.begin().unwrap();
+        tx.enqueue("q", b"x").unwrap();
+        tx.commit().unwrap();
+        drop(tx);
+        store.close().unwrap();
+        db_options(&StoreOptions { read_only: true, ..StoreOptions::default() }, false)
+    }
+
+    fn open_read_only(dir: &Path, db_opts: &Options) -> std::result::Result<DB, rocksdb::Error> {
+        let cfs = families_to_open(dir, false, true).unwrap().into_iter().map(|name| ColumnFamilyDescriptor::new(name, cf_options(name, &StoreOptions::default(), None)));
+        DB::open_cf_descriptors_read_only(db_opts, dir, cfs, false)
+    }
+
+    #[test]
+    fn a_read_only_open_during_which_a_log_vanished_is_tried_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let db_opts = closed_store(dir.path());
+        let log = wal_files::log_names(dir.path()).into_iter().next().expect("a log file");
+        let opens = Cell::new(0);
+        let db = open_read_only_beside_a_writer(dir.path(), || {
+            opens.set(opens.get() + 1);
+            let db = open_read_only(dir.path(), &db_opts);
+            if opens.get() == 1 {
+                // What a writer's flush and log reuse does to a log during the open.
+                std::fs::rename(dir.path().join(&log), dir.path().join("999999.log")).unwrap();
+            }
+            db
+        });
+        assert!(db.is_ok());
+        assert_eq!(opens.get(), 2, "tried once more after the log vanished, and not again");
+    }
+
+    #[test]
+    fn read_only_opens_that_never_see_the_logs_hold_still_are_refused_as_busy() {
+        let dir = tempfile::tempdir().unwrap();
+        let db_opts = closed_store(dir.path());
+        let opens = Cell::new(0u64);
+        let refused = open_read_only_beside_a_writer(dir.path(), || {
+            opens.set(opens.get() + 1);
+            let db = open_read_only(dir.path(), &db_opts);
+            for name in wal_files::log_names(dir.path()) {
+                std::fs::rename(dir.path().join(&name), dir.path().join(format!("{:06}.log", 900_000 + opens.get()))).unwrap();
+            }
+            db
+        });
+        match refused {
+            Err(Error::Rocks { status: rocksdb::ErrorKind::Busy, message, .. }) => assert!(message.contains("try again"), "{message}"),
+            other => panic!("expected Busy, got {:?}", other.map(|_| "a database")),
+        }
+        assert_eq!(opens.get(), READ_ONLY_OPEN_ATTEMPTS as u64);
+    }
 }

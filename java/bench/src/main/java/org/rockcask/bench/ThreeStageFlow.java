@@ -143,7 +143,7 @@ public final class ThreeStageFlow {
         void runOnThreads() throws Exception {
             List<Thread> threads = new ArrayList<>();
             threads.add(stage("producer", () -> {
-                while (produced < items) {
+                while (produced < items && failure.get() == null) {
                     while (produced - consumed.get() >= MAX_IN_FLIGHT && failure.get() == null) {
                         LockSupport.parkNanos(50_000);
                     }
@@ -151,12 +151,12 @@ public final class ThreeStageFlow {
                 }
             }));
             threads.add(stage("transformer", () -> {
-                while (transformed < items) {
+                while (transformed < items && failure.get() == null) {
                     transform(Duration.ofSeconds(30));
                 }
             }));
             threads.add(stage("consumer", () -> {
-                while (consumed.get() < items) {
+                while (consumed.get() < items && failure.get() == null) {
                     consume(Duration.ofSeconds(30));
                 }
             }));

@@ -1,0 +1,44 @@
+//! Read-only opens beside a live writer (`store.rs`, `open_read_only_beside_a_writer`).
+
+use rockcask_core::{Store, StoreOptions};
+
+/// 1 MiB memtables, so the writer frees a log every few commits.
+fn small_memtables() -> StoreOptions {
+    StoreOptions { write_buffer_bytes: rockcask_core::options::MIN_WRITE_BUFFER_BYTES * 4, ..StoreOptions::default() }
+}
+
+#[test]
+fn read_only_opens_beside_a_busy_writer_see_every_commit_acknowledged_before_they_began() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s");
+    let store = Store::open(&path, small_memtables()).unwrap();
+    let acknowledged = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (store, acknowledged, stop) = (store.clone(), acknowledged.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let payload = vec![0x33u8; 4096];
+            while !stop.load(Ordering::Relaxed) {
+                let mut tx = store.begin().unwrap();
+                for _ in 0..16 {
+                    tx.enqueue("q", &payload).unwrap();
+                }
+                tx.commit().unwrap();
+                acknowledged.fetch_add(16, Ordering::Release);
+            }
+        })
+    };
+    let read_only = StoreOptions { read_only: true, ..small_memtables() };
+    for open in 0..40 {
+        let floor = acknowledged.load(Ordering::Acquire);
+        let reader = Store::open(&path, read_only.clone()).unwrap();
+        let seen = reader.queue_size("q").unwrap();
+        assert!(seen >= floor, "read-only open {open} saw {seen} items, {floor} were committed before it began");
+        reader.close().unwrap();
+    }
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    store.close().unwrap();
+}
