@@ -716,7 +716,8 @@ mod tests {
             opens.set(opens.get() + 1);
             let db = open_read_only(dir.path(), &db_opts);
             if opens.get() == 1 {
-                // What a writer's flush and log reuse does to a log during the open.
+                // What a writer's flush does to a log during the open: it vanishes (renamed
+                // here rather than deleted, so that the next open still has the log to replay).
                 std::fs::rename(dir.path().join(&log), dir.path().join("999999.log")).unwrap();
             }
             db

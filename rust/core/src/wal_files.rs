@@ -7,16 +7,12 @@ use std::path::Path;
 /// The names of the log files in `dir` (none when it cannot be read).
 pub(crate) fn log_names(dir: &Path) -> BTreeSet<String> {
     let Ok(entries) = std::fs::read_dir(dir) else { return BTreeSet::new() };
-    entries.flatten().filter_map(|e| e.file_name().into_string().ok()).filter(|name| log_number(name).is_some()).collect()
+    entries.flatten().filter_map(|e| e.file_name().into_string().ok()).filter(|name| is_log_name(name)).collect()
 }
 
-/// The number of a RocksDB log file's name (`000123.log`), or `None` for any other name.
-fn log_number(name: &str) -> Option<u64> {
-    let digits = name.strip_suffix(".log")?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
+/// Whether `name` is a RocksDB log file's (`000123.log`).
+fn is_log_name(name: &str) -> bool {
+    name.strip_suffix(".log").is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]

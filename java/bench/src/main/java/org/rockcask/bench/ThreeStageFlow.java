@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -61,8 +60,8 @@ public final class ThreeStageFlow {
                     one[r], single.coresBusy, single.groupSize, single.syncMicros,
                     three[r], threaded.coresBusy, threaded.groupSize, threaded.syncMicros, three[r] / one[r]));
         }
-        double oneMedian = median(one);
-        double threeMedian = median(three);
+        double oneMedian = Median.of(one);
+        double threeMedian = Median.of(three);
         System.out.println(String.format("%6s %,20.0f %6s %6s %6s %,22.0f %6s %6s %6s %7.2fx", "median", oneMedian, "", "", "", threeMedian, "", "", "", threeMedian / oneMedian));
         System.out.println(DiskLimits.measure(root));
     }
@@ -108,12 +107,6 @@ public final class ThreeStageFlow {
 
     private static long cpuNanos() {
         return ProcessHandle.current().info().totalCpuDuration().orElseThrow(() -> new IllegalStateException("no CPU time for this process")).toNanos();
-    }
-
-    private static double median(double[] xs) {
-        double[] s = xs.clone();
-        Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 
     /** The three stages' firings and what they have done so far. */

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.rockcask.bench.Dirs;
+import org.rockcask.bench.Median;
 
 /**
  * One contender of the graph experiment, the only work of its JVM: generates the graph, loads it
@@ -87,7 +88,7 @@ public final class GraphRun {
             }
             heap.sample();
             f.put("first", String.valueOf(treeSeconds[0]));
-            f.put("median", String.valueOf(median(Arrays.copyOfRange(treeSeconds, 1, TREES))));
+            f.put("median", String.valueOf(Median.of(Arrays.copyOfRange(treeSeconds, 1, TREES))));
             f.put("walkHeap", mib(heap.takePeak()));
             ProcessMemory memory = ProcessMemory.read();
             f.put("rss", mib(memory.residentBytes));
@@ -116,13 +117,6 @@ public final class GraphRun {
         t.setDaemon(true);
         t.start();
         return t;
-    }
-
-    static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int mid = sorted.length / 2;
-        return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
     }
 
     private static String seconds(long since) {

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.rockcask.StoreOptions;
 import org.rockcask.bench.Dirs;
+import org.rockcask.bench.Median;
 
 /**
  * The queue-cycle workload ({@link PeerWorkload#QUEUE}: depth 1,000, each synced transaction
@@ -72,9 +73,9 @@ public final class QueueVariants {
             }
             for (Variant v : pair) {
                 List<Double> r = rates.get(v);
-                System.out.println(String.format("%-28s %,14.0f %,14.0f %,14.0f", v.name, median(r), Collections.min(r), Collections.max(r)));
+                System.out.println(String.format("%-28s %,14.0f %,14.0f %,14.0f", v.name, Median.of(r), Collections.min(r), Collections.max(r)));
             }
-            double ratio = median(rates.get(pair[0])) / median(rates.get(pair[1]));
+            double ratio = Median.of(rates.get(pair[0])) / Median.of(rates.get(pair[1]));
             System.out.println(String.format("%-28s %14.3f   (%s is %.1f%% %s)", pair[0].name + " / " + pair[1].name, ratio, pair[0].name,
                     Math.abs(1 - ratio) * 100, ratio < 1 ? "slower" : "faster"));
             System.out.println();
@@ -91,10 +92,4 @@ public final class QueueVariants {
         }
     }
 
-    private static double median(List<Double> values) {
-        List<Double> sorted = new ArrayList<>(values);
-        Collections.sort(sorted);
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-    }
 }
