@@ -3,9 +3,10 @@
 //! in a shuffled order, `per_call` ids per `get_many` (1: one `get` per id). Shows what a read
 //! costs in the core alone and what the store's layout does to it.
 //!
-//! `cargo run --release -p rockcask-core --example random_reads -- [objects] [per_call] [dir] [cache_mib]`
+//! `cargo run --release -p rockcask-core --example random_reads -- [objects] [per_call] [dir] [cache_mib] [object_cache_mib]`
 //! (an existing `dir` from an earlier run is read again without loading; `cache_mib` is the
-//! block cache of the reading open, 64 by default). The payloads compress well (their id, then
+//! block cache of the reading open, 64 by default; `object_cache_mib` its object cache, the
+//! store's default when not given). The payloads compress well (their id, then
 //! zeros), as many real ones do.
 
 use std::time::Instant;
@@ -49,7 +50,8 @@ fn main() {
     }
     let t0 = Instant::now();
     let cache_mib: usize = args.get(4).map_or(64, |s| s.parse().expect("cache_mib"));
-    let store = Store::open(&dir, StoreOptions { block_cache_bytes: cache_mib << 20, ..StoreOptions::default() }).expect("reopen");
+    let object_cache_bytes = args.get(5).map_or(StoreOptions::default().object_cache_bytes, |s| s.parse::<usize>().expect("object_cache_mib") << 20);
+    let store = Store::open(&dir, StoreOptions { block_cache_bytes: cache_mib << 20, object_cache_bytes, ..StoreOptions::default() }).expect("reopen");
     println!("reopened in {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     for i in (1..ids.len()).rev() {
         ids.swap(i, gen.next() as usize % (i + 1));
@@ -77,5 +79,7 @@ fn main() {
         let seconds = t0.elapsed().as_secs_f64();
         println!("{pass}: {:.0} reads/s ({} per call)", ids.len() as f64 / seconds, per_call);
     }
+    let m = store.metrics().expect("metrics");
+    println!("object cache: {} hits, {} misses, {} MiB", m.object_cache_hits, m.object_cache_misses, m.object_cache_bytes >> 20);
     store.close().expect("close");
 }

@@ -10,6 +10,7 @@ use crate::batch::{BatchRep, CfIds};
 use crate::error::{Result, RocksContext};
 use crate::hash::{IdMap, IdSet};
 use crate::keys::{self, Entry, Ownership, QueueId, CF_OBJECTS};
+use crate::read_cache::{Fill, ReadCache};
 use crate::shared::DbRef;
 
 #[derive(Debug)]
@@ -196,45 +197,91 @@ impl Buffered {
     }
 
     /// Object `id` as this transaction sees it (its own writes first), reduced by `keep` to
-    /// what the caller needs; `None` when there is no such object.
-    fn read_object<T>(&self, db: &DbRef<'_>, id: Uuid, keep: impl Fn(&[u8]) -> Result<T>) -> Result<Option<T>> {
-        let decode = |v: &[u8]| keep(v);
-        match self.own_value(&id) {
-            Some(own) => own.map(decode).transpose(),
-            None => {
-                let v = db.db().get_pinned_cf(db.cf(CF_OBJECTS), id.as_bytes()).context(|| format!("reading object {id}"))?;
-                v.map(|v| decode(&v)).transpose()
-            }
+    /// what the caller needs; `None` when there is no such object. A committed one is read
+    /// through `cache` when given (the object cache; polls pass none, see `ObjectCache`).
+    fn read_object<T>(&self, db: &DbRef<'_>, cache: ObjectCache<'_>, id: Uuid, keep: impl Fn(&[u8]) -> Result<T>) -> Result<Option<T>> {
+        if let Some(own) = self.own_value(&id) {
+            return own.map(keep).transpose();
         }
+        let key = id.as_bytes();
+        let fill = match cache.map(|c| c.lookup(key)) {
+            Some(Ok(hit)) => return keep(hit.value()).map(Some),
+            Some(Err(fill)) => fill,
+            None => None,
+        };
+        let v = db.db().get_pinned_cf(db.cf(CF_OBJECTS), key).context(|| format!("reading object {id}"))?;
+        if let (Some(fill), Some(cache)) = (fill, cache) {
+            cache.fill(fill, key, v.as_deref().filter(|v| is_put_object(v)));
+        }
+        v.map(|v| keep(&v)).transpose()
     }
 
-    pub fn ownership_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<Ownership>> {
-        Ok(self.stored_object_of(db, id)?.map(|(own, _)| own))
+    pub fn ownership_of(&self, db: &DbRef<'_>, cache: ObjectCache<'_>, id: Uuid) -> Result<Option<Ownership>> {
+        Ok(self.stored_object_of(db, cache, id)?.map(|(own, _)| own))
     }
 
     /// Object `id`'s ownership and payload bytes as stored. The flag byte and the value's
     /// length are enough: a compressed payload is not decompressed for this.
-    pub fn stored_object_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<(Ownership, u32)>> {
-        self.read_object(db, id, |v| keys::decode_object_value(v).map(|(own, _, body)| (own, body.len() as u32)))
+    pub fn stored_object_of(&self, db: &DbRef<'_>, cache: ObjectCache<'_>, id: Uuid) -> Result<Option<(Ownership, u32)>> {
+        self.read_object(db, cache, id, |v| keys::decode_object_value(v).map(|(own, _, body)| (own, body.len() as u32)))
     }
 
-    pub fn payload_of(&self, db: &DbRef<'_>, id: Uuid) -> Result<Option<Vec<u8>>> {
-        self.read_object(db, id, |v| keys::object_payload(v).map(|(_, payload)| payload.into_owned()))
+    pub fn payload_of(&self, db: &DbRef<'_>, cache: ObjectCache<'_>, id: Uuid) -> Result<Option<Vec<u8>>> {
+        self.read_object(db, cache, id, |v| keys::object_payload(v).map(|(_, payload)| payload.into_owned()))
     }
 
-    /// Payloads of `ids` in order, like `payload_of` each, with the stored ones in one batched read.
-    pub fn read_payloads(&self, db: &DbRef<'_>, ids: &[Uuid]) -> Result<Vec<Option<Vec<u8>>>> {
+    /// Payloads of `ids` in order, like `payload_of` each: those `cache` holds from it, the
+    /// other stored ones in one batched read.
+    pub fn read_payloads(&self, db: &DbRef<'_>, cache: ObjectCache<'_>, ids: &[Uuid]) -> Result<Vec<Option<Vec<u8>>>> {
         let payload = |v: &[u8]| keys::object_payload(v).map(|(_, p)| p.into_owned());
-        let missing: Vec<&[u8]> = ids.iter().filter(|id| self.own_value(id).is_none()).map(|id| &id.as_bytes()[..]).collect();
-        let mut fetched = db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), missing, false).into_iter();
-        ids.iter()
-            .map(|id| match self.own_value(id) {
-                Some(own) => own.map(payload).transpose(),
-                None => {
-                    let v = fetched.next().expect("one result per key").context(|| format!("reading object {id}"))?;
-                    v.map(|v| payload(&v)).transpose()
+        let mut out: Vec<Option<Vec<u8>>> = Vec::with_capacity(ids.len());
+        let mut missed: Vec<(usize, Option<Fill>)> = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            if let Some(own) = self.own_value(id) {
+                out.push(own.map(payload).transpose()?);
+                continue;
+            }
+            let fill = match cache.map(|c| c.lookup(id.as_bytes())) {
+                Some(Ok(hit)) => {
+                    out.push(Some(payload(hit.value())?));
+                    continue;
                 }
+                Some(Err(fill)) => fill,
+                None => None,
+            };
+            missed.push((i, fill));
+            out.push(None);
+        }
+        let keys = missed.iter().map(|(i, _)| &ids[*i].as_bytes()[..]);
+        let fetched = db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), keys, false);
+        for ((i, fill), v) in missed.into_iter().zip(fetched) {
+            let id = &ids[i];
+            let v = v.context(|| format!("reading object {id}"))?;
+            if let (Some(fill), Some(cache)) = (fill, cache) {
+                cache.fill(fill, id.as_bytes(), v.as_deref().filter(|v| is_put_object(v)));
+            }
+            out[i] = v.map(|v| payload(&v)).transpose()?;
+        }
+        Ok(out)
+    }
+
+    /// The ids of the objects this transaction writes that the object cache could hold, to be
+    /// marked as being written (`read_cache.rs`): all it deletes or puts, except the objects it
+    /// creates queue-owned (`enqueue`'s ids are fresh, and the cache keeps no queue-owned
+    /// object). Puts over queue-owned objects are marked all the same: the object they replace
+    /// may have been deleted and put again meanwhile. None when the cache is off.
+    pub fn cacheable_objects_written(&self, store: &crate::shared::Shared) -> Vec<Vec<u8>> {
+        if !store.object_cache().enabled() {
+            return Vec::new();
+        }
+        let created_owned = |id: &Uuid, at: usize, len: usize| !is_put_object(self.batch.slice(at, len)) && !self.owned_puts.contains(id);
+        self.objects
+            .iter()
+            .filter(|(id, w)| match **w {
+                ObjectWrite::Put { at, len } => !created_owned(id, at, len),
+                ObjectWrite::Delete => true,
             })
+            .map(|(id, _)| id.as_bytes().to_vec())
             .collect()
     }
 
@@ -253,6 +300,17 @@ impl Buffered {
         }
         out
     }
+}
+
+/// The object cache committed reads go through, if any: `get` passes it; polls and peeks pass
+/// none (a queue reads each of its objects about once, and most are queue-owned, which the
+/// cache does not keep).
+pub(crate) type ObjectCache<'a> = Option<&'a ReadCache>;
+
+/// Whether a stored object value is one `put` wrote (`Ownership::Reference`): only those are
+/// kept in the object cache.
+fn is_put_object(v: &[u8]) -> bool {
+    matches!(keys::decode_object_value(v), Ok((Ownership::Reference, _, _)))
 }
 
 /// An object and its reference count go together.

@@ -27,11 +27,14 @@ impl Buffered {
         let mut tail = BatchRep::default();
         let map_outcomes = self.write_maps(store, db, &serial, &mut tail)?;
         let appends = self.reserve_and_record(store, &mut tail, &outcomes);
+        // Read from the batch before it is taken below.
+        let objects_written = self.cacheable_objects_written(store);
         let mut batch = if self.objects_in_key_order { std::mem::take(&mut self.batch) } else { self.objects_sorted_by_id(store.cf_ids()) };
         batch.append(&tail);
         // Before it is queued: from then on the group writing it may write it at any moment.
         let map_marks = store.map_cache().begin_writes(crate::map_commit::cached_keys_written(store, &map_outcomes));
-        let ticket = store.group_commit().submit(Prepared { batch, appends, map_marks });
+        let object_marks = store.object_cache().begin_writes(objects_written);
+        let ticket = store.group_commit().submit(Prepared { batch, appends, map_marks, object_marks });
         self.mark_pending_objects(&mut serial, &outcomes, ticket);
         crate::map_commit::mark_map_writes(&mut serial, map_outcomes, ticket);
         Ok(ticket)
@@ -385,24 +388,31 @@ mod tests {
         Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
     }
 
-    /// The keys a failed group write marked in the map cache are unmarked with it: they are read
-    /// as they were and cached again.
+    /// The keys and ids a failed group write marked in the map and object caches are unmarked
+    /// with it: they are read as they were and cached again.
     #[test]
-    fn a_failed_write_of_map_keys_leaves_them_readable_and_cached_again() {
+    fn a_failed_write_of_map_keys_and_objects_leaves_them_readable_and_cached_again() {
         let dir = tempfile::tempdir().unwrap();
         let store = open(dir.path());
+        let id = uuid::Uuid::now_v7();
         let mut tx = store.begin().unwrap();
         tx.map_put("m", b"k", b"old").unwrap();
+        tx.put(id, b"old").unwrap();
         tx.commit().unwrap();
         let mut tx = store.begin().unwrap();
         tx.map_put("m", b"k", b"new").unwrap();
+        tx.put(id, b"new").unwrap();
+        let before = store.metrics().unwrap();
         store.shared.group_commit().fail_next_write.store(true, Ordering::SeqCst);
         assert!(matches!(tx.commit(), Err(Error::Rocks { status: RocksStatus::IOError, .. })));
         for _ in 0..3 {
             assert_eq!(store.map_get("m", b"k").unwrap().as_deref(), Some(&b"old"[..]));
+            assert_eq!(store.begin().unwrap().get(id).unwrap().as_deref(), Some(&b"old"[..]));
         }
         let m = store.metrics().unwrap();
-        assert_eq!((m.map_cache_hits, m.map_cache_misses), (1, 2), "kept at its second miss, hit at the third");
+        assert_eq!((m.map_cache_hits, m.map_cache_misses), (2, 1), "kept at its first miss (the cache has room), hit after");
+        let objects = (m.object_cache_hits - before.object_cache_hits, m.object_cache_misses - before.object_cache_misses);
+        assert_eq!(objects, (2, 1), "kept at its first miss, hit after");
     }
 
     fn numbers(messages: &[crate::Message]) -> Vec<u32> {

@@ -45,7 +45,10 @@ pub(crate) struct Prepared {
     /// The keys of the maps family it writes, marked in the map cache until it is dropped: held
     /// for its `Drop`, never read.
     #[allow(dead_code)]
-    pub map_marks: crate::map_cache::MapWriteMarks,
+    pub map_marks: crate::read_cache::WriteMarks,
+    /// Likewise the ids of the objects it writes that the object cache could hold.
+    #[allow(dead_code)]
+    pub object_marks: crate::read_cache::WriteMarks,
 }
 
 #[derive(Default)]
@@ -146,7 +149,7 @@ impl GroupCommit {
             let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.write_group(&group, &write)))
                 .unwrap_or_else(|_| Err(Error::Internal("panic while writing a commit group".into())));
             // Written, failed or refused: the commits' marks in the map cache end here, before
-            // their tickets count as written (`MapWriteMarks`).
+            // their tickets count as written (`WriteMarks`).
             drop(group);
             p = self.pipeline.lock();
             p.leader = false;

@@ -11,7 +11,7 @@ pub mod dead_letter;
 pub(crate) mod error;
 mod group_commit;
 mod hash;
-mod map_cache;
+mod read_cache;
 mod map_commit;
 pub mod map_ops;
 pub mod maps;

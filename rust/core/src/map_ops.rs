@@ -209,7 +209,7 @@ fn stored_values(store: &Shared, db: &rocksdb::DB, cf: &rocksdb::ColumnFamily, i
     let cache = store.map_cache();
     let full: Vec<Vec<u8>> = keys.iter().map(|k| maps::map_key(id, k)).collect();
     let mut out: Vec<Option<Vec<u8>>> = vec![None; keys.len()];
-    let mut missed: Vec<(usize, Option<crate::map_cache::Fill>)> = Vec::new();
+    let mut missed: Vec<(usize, Option<crate::read_cache::Fill>)> = Vec::new();
     for (i, k) in full.iter().enumerate() {
         match cache.lookup(k) {
             Ok(hit) => out[i] = Some(hit.value().to_vec()),

@@ -26,12 +26,16 @@ pub struct StoreOptions {
     /// this many times without being consumed goes to its dead-letter queue.
     pub max_deliveries: u32,
     /// Count commits, latencies and per-queue figures (`Store::metrics`). Off, nothing is
-    /// counted (RocksDB's own figures are still read, and the map cache counts its hits and
-    /// misses either way, under a lock it takes anyway).
+    /// counted (RocksDB's own figures are still read, and the map and object caches count
+    /// their hits and misses either way, under a lock they take anyway).
     pub metrics: bool,
-    /// Bytes of the map cache (`map_cache.rs`): committed map values kept in memory for point
+    /// Bytes of the map cache (`read_cache.rs`): committed map values kept in memory for point
     /// reads, beside the block cache. Below 64 KiB (0 included) it keeps none.
     pub map_cache_bytes: usize,
+    /// Bytes of the object cache (`read_cache.rs`): committed objects created by `put` kept in
+    /// memory for `get`, beside the block cache. Queue-owned objects (`enqueue(queue, bytes)`)
+    /// are not kept: a queue reads each once. Below 64 KiB (0 included) it keeps none.
+    pub object_cache_bytes: usize,
 }
 
 impl StoreOptions {
@@ -57,6 +61,7 @@ impl Default for StoreOptions {
             max_deliveries: 0,
             metrics: true,
             map_cache_bytes: 32 << 20,
+            object_cache_bytes: 32 << 20,
         }
     }
 }
@@ -81,8 +86,9 @@ pub const MAX_WRITE_BUFFER_BYTES: usize = 64 << 30;
 /// Largest block cache (0 means none): more than any machine this runs on has memory.
 pub const MAX_BLOCK_CACHE_BYTES: usize = 1 << 40;
 
-/// Largest map cache (0 means none), for the same reason.
+/// Largest map cache and object cache (0 means none), for the same reason.
 pub const MAX_MAP_CACHE_BYTES: usize = 1 << 40;
+pub const MAX_OBJECT_CACHE_BYTES: usize = 1 << 40;
 
 impl StoreOptions {
     /// Refuses sizes no store can be opened with, in RockCask's terms (before RocksDB sees them).
@@ -97,6 +103,12 @@ impl StoreOptions {
             return Err(crate::Error::InvalidArgument(format!(
                 "map cache of {} bytes is more than the limit of {MAX_MAP_CACHE_BYTES} bytes (0 means no map cache)",
                 self.map_cache_bytes
+            )));
+        }
+        if self.object_cache_bytes > MAX_OBJECT_CACHE_BYTES {
+            return Err(crate::Error::InvalidArgument(format!(
+                "object cache of {} bytes is more than the limit of {MAX_OBJECT_CACHE_BYTES} bytes (0 means no object cache)",
+                self.object_cache_bytes
             )));
         }
         if !(MIN_WRITE_BUFFER_BYTES..=MAX_WRITE_BUFFER_BYTES).contains(&self.write_buffer_bytes) {

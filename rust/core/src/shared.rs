@@ -37,8 +37,10 @@ pub(crate) struct Shared {
     /// Column family ids for write batches built as bytes (`batch.rs`).
     cf_ids: CfIds,
     cache: Option<Cache>,
-    /// Committed map values kept for point reads (`map_cache.rs`).
-    map_cache: std::sync::Arc<crate::map_cache::MapCache>,
+    /// Committed map values kept for point reads (`read_cache.rs`).
+    map_cache: std::sync::Arc<crate::read_cache::ReadCache>,
+    /// Committed objects created by `put`, kept for `get` (`read_cache.rs`).
+    object_cache: std::sync::Arc<crate::read_cache::ReadCache>,
     /// Payload bytes committed since open, before and after compression.
     payload_bytes: AtomicU64,
     stored_payload_bytes: AtomicU64,
@@ -77,7 +79,8 @@ impl Shared {
         queues.metrics = QueueMetrics::at_open(options.metrics, clock, &queues.states);
         Shared {
             metrics: Metrics::new(options.metrics, clock),
-            map_cache: std::sync::Arc::new(crate::map_cache::MapCache::new(options.map_cache_bytes)),
+            map_cache: std::sync::Arc::new(crate::read_cache::ReadCache::new(options.map_cache_bytes)),
+            object_cache: std::sync::Arc::new(crate::read_cache::ReadCache::new(options.object_cache_bytes)),
             path,
             options,
             db: RwLock::new(Some(db)),
@@ -128,8 +131,12 @@ impl Shared {
         self.map_names.lock()
     }
 
-    pub fn map_cache(&self) -> &std::sync::Arc<crate::map_cache::MapCache> {
+    pub fn map_cache(&self) -> &std::sync::Arc<crate::read_cache::ReadCache> {
         &self.map_cache
+    }
+
+    pub fn object_cache(&self) -> &std::sync::Arc<crate::read_cache::ReadCache> {
+        &self.object_cache
     }
 
     /// Wakes every `take` waiting for entries; call with the queues locked.

@@ -302,7 +302,7 @@ impl Store {
         // A dead letter consumed since its record was read is left out.
         let present: Vec<(u64, DeadLetterRecord, Uuid)> = records.into_iter().zip(entries).filter_map(|((seq, r), e)| e.map(|e| (seq, r, e.id))).collect();
         let ids: Vec<Uuid> = present.iter().map(|(_, _, id)| *id).collect();
-        let payloads = crate::buffered::Buffered::default().read_payloads(&db, &ids)?;
+        let payloads = crate::buffered::Buffered::default().read_payloads(&db, None, &ids)?;
         Ok(present.into_iter().zip(payloads).map(|((sequence, record, id), payload)| DeadLetter { sequence, id, payload, record }).collect())
     }
 

@@ -168,7 +168,7 @@ impl Transaction {
         let (own, bytes, committed) = {
             let db = self.check_write()?;
             keys::validate_queue_name(queue)?;
-            let (own, bytes) = self.buf.stored_object_of(&db, id)?.ok_or(Error::NoSuchObject(id))?;
+            let (own, bytes) = self.buf.stored_object_of(&db, Some(self.store.object_cache()), id)?.ok_or(Error::NoSuchObject(id))?;
             (own, bytes, !self.buf.objects.contains_key(&id))
         };
         if own == Ownership::Owned {
@@ -287,7 +287,7 @@ impl Transaction {
         let mut out = Vec::new();
         if let Some(claimed) = self.claim_entries(db, queue, max)? {
             let ids: Vec<Uuid> = claimed.entries.iter().map(|e| e.id).collect();
-            let payloads = self.buf.read_payloads(db, &ids)?;
+            let payloads = self.buf.read_payloads(db, None, &ids)?;
             let kept = within_budget(payloads.iter().map(|p| p.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0);
             // The claims past the budget go back, to be the head of the next poll.
             self.hand_back_claims(self.buf.claims.len() - (claimed.seqs.len() - kept), |q, c| q.give_back(c.seq));
@@ -310,7 +310,7 @@ impl Transaction {
             let mut taken = Vec::with_capacity(n);
             for i in 0..n {
                 let id = self.buf.enqueued.get(queue).expect("counted above")[i].id;
-                taken.push((id, self.buf.payload_of(db, id)?));
+                taken.push((id, self.buf.payload_of(db, None, id)?));
             }
             let kept = within_budget(taken.iter().map(|(_, p)| p.as_ref().map_or(0, Vec::len)), max_payload_bytes.saturating_sub(used), out.len());
             let own_items = self.buf.take_back_own_enqueues(queue, kept);
@@ -403,14 +403,14 @@ impl Transaction {
                 .zip(read_entries(&db, qid, &seqs)?)
                 .filter_map(|((&seq, failed), entry)| entry.map(|e| ((seq, failed), e.id)))
                 .unzip();
-            let payloads = self.buf.read_payloads(&db, &ids)?;
+            let payloads = self.buf.read_payloads(&db, None, &ids)?;
             out.extend(
                 ids.into_iter().zip(payloads).zip(present).map(|((id, payload), (seq, failed))| Message { id, payload, sequence: Some(seq), deliveries: failed + 1 }),
             );
         }
         if let Some(own_items) = self.buf.enqueued.get(queue) {
             for e in own_items.iter().take(max - out.len()) {
-                out.push(Message { id: e.id, payload: self.buf.payload_of(&db, e.id)?, sequence: None, deliveries: 1 });
+                out.push(Message { id: e.id, payload: self.buf.payload_of(&db, None, e.id)?, sequence: None, deliveries: 1 });
             }
         }
         out.truncate(within_budget(out.iter().map(|m| m.payload.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0));
@@ -464,7 +464,7 @@ impl Transaction {
         let (own, owned_committed) = {
             let db = self.check_write()?;
             check_payload_len(len)?;
-            let own = self.buf.ownership_of(&db, id)?;
+            let own = self.buf.ownership_of(&db, Some(self.store.object_cache()), id)?;
             (own.unwrap_or(Ownership::Reference), own == Some(Ownership::Owned) && !self.buf.objects.contains_key(&id))
         };
         let policy = self.store.options().compression;
@@ -479,7 +479,7 @@ impl Transaction {
     pub fn get(&self, id: Uuid) -> Result<Option<Vec<u8>>> {
         self.check_open()?;
         let db = self.store.db()?;
-        self.buf.payload_of(&db, id)
+        self.buf.payload_of(&db, Some(self.store.object_cache()), id)
     }
 
     /// The payloads of objects `ids`, in order (`None` where there is none), as `get` of each
@@ -491,7 +491,7 @@ impl Transaction {
             return Err(Error::InvalidArgument(format!("{} ids are more than the {MAX_BATCH_ITEMS} one call reads", ids.len())));
         }
         let db = self.store.db()?;
-        self.buf.read_payloads(&db, ids)
+        self.buf.read_payloads(&db, Some(self.store.object_cache()), ids)
     }
 
     /// Delete object `id`. Entries still pointing at it are delivered with no payload.
@@ -499,7 +499,7 @@ impl Transaction {
     pub fn delete(&mut self, id: Uuid) -> Result<bool> {
         let existed = {
             let db = self.check_write()?;
-            self.buf.ownership_of(&db, id)?.is_some()
+            self.buf.ownership_of(&db, Some(self.store.object_cache()), id)?.is_some()
         };
         delete_object(&mut self.buf.batch, self.store.cf_ids(), &id);
         self.buf.note_object_write(id, ObjectWrite::Delete);

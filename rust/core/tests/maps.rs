@@ -211,7 +211,7 @@ fn batched_gets_answer_as_gets_do_and_limits_are_checked() {
     assert!(tx.map_put("m", b"a", b"2").is_err());
 }
 
-/// Reads through the map cache (`map_cache.rs`) while another thread keeps overwriting the key:
+/// Reads through the map cache (`read_cache.rs`) while another thread keeps overwriting the key:
 /// no read returns a value older than the last commit that had returned before the read began,
 /// and none goes backwards, outside transactions or in them.
 #[test]

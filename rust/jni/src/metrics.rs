@@ -52,6 +52,9 @@ fn store_record(m: &StoreMetrics) -> Vec<i64> {
         MetricsSlot::MapCacheBytes => m.map_cache_bytes as i64,
         MetricsSlot::MapCacheHits => m.map_cache_hits as i64,
         MetricsSlot::MapCacheMisses => m.map_cache_misses as i64,
+        MetricsSlot::ObjectCacheBytes => m.object_cache_bytes as i64,
+        MetricsSlot::ObjectCacheHits => m.object_cache_hits as i64,
+        MetricsSlot::ObjectCacheMisses => m.object_cache_misses as i64,
     });
     for &block in SummaryBlock::ALL {
         let summary = match block {

@@ -55,6 +55,9 @@ fn figures(m: &StoreMetrics) -> Vec<(String, String)> {
     out.push(("map_cache_bytes".into(), m.map_cache_bytes.to_string()));
     out.push(("map_cache_hits".into(), m.map_cache_hits.to_string()));
     out.push(("map_cache_misses".into(), m.map_cache_misses.to_string()));
+    out.push(("object_cache_bytes".into(), m.object_cache_bytes.to_string()));
+    out.push(("object_cache_hits".into(), m.object_cache_hits.to_string()));
+    out.push(("object_cache_misses".into(), m.object_cache_misses.to_string()));
     out
 }
 

@@ -45,10 +45,14 @@ pub struct StoreMetrics {
     pub write_stall_delays: u64,
     pub write_stall_stops: u64,
     /// Bytes the map cache charges for the values it keeps now, and its hits and misses since
-    /// the store opened (`map_cache.rs`).
+    /// the store opened (`read_cache.rs`).
     pub map_cache_bytes: u64,
     pub map_cache_hits: u64,
     pub map_cache_misses: u64,
+    /// The same for the object cache (objects created by `put`, read by `get`).
+    pub object_cache_bytes: u64,
+    pub object_cache_hits: u64,
+    pub object_cache_misses: u64,
     /// Every queue listed by `queue_names`, sorted by name.
     pub queues: Vec<QueueFigures>,
 }
@@ -95,6 +99,7 @@ impl Store {
         let now = m.clock.now();
         let (delays, stops) = write_stalls(&db)?;
         let cache = self.shared.map_cache().counts();
+        let objects = self.shared.object_cache().counts();
         Ok(StoreMetrics {
             counting: m.enabled,
             uptime_millis: now.as_millis() as u64,
@@ -113,6 +118,9 @@ impl Store {
             map_cache_bytes: cache.bytes as u64,
             map_cache_hits: cache.hits,
             map_cache_misses: cache.misses,
+            object_cache_bytes: objects.bytes as u64,
+            object_cache_hits: objects.hits,
+            object_cache_misses: objects.misses,
             queues: Vec::new(),
         })
     }

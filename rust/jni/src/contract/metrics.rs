@@ -27,6 +27,9 @@ slots! {
         MapCacheBytes = "MAP_CACHE_BYTES",
         MapCacheHits = "MAP_CACHE_HITS",
         MapCacheMisses = "MAP_CACHE_MISSES",
+        ObjectCacheBytes = "OBJECT_CACHE_BYTES",
+        ObjectCacheHits = "OBJECT_CACHE_HITS",
+        ObjectCacheMisses = "OBJECT_CACHE_MISSES",
     }
 }
 

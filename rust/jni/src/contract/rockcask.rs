@@ -18,6 +18,7 @@ slots! {
         MaxDeliveries = "MAX_DELIVERIES",
         Metrics = "METRICS",
         MapCacheBytes = "MAP_CACHE_BYTES",
+        ObjectCacheBytes = "OBJECT_CACHE_BYTES",
     }
 }
 
@@ -73,7 +74,7 @@ slots! {
 /// Limits Java checks before a call, so that its exceptions name the Java argument.
 pub const STORE_LIMITS: JavaConstants = {
     use rockcask_core::keys::MAX_QUEUE_NAME_BYTES;
-    use rockcask_core::options::{MAX_BATCH_ITEMS, MAX_BLOCK_CACHE_BYTES, MAX_MAP_CACHE_BYTES, MAX_PAYLOAD_BYTES, MAX_WORKERS, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
+    use rockcask_core::options::{MAX_BATCH_ITEMS, MAX_BLOCK_CACHE_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES, MAX_PAYLOAD_BYTES, MAX_WORKERS, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
     JavaConstants {
         class: WIRE,
         values: &[
@@ -85,6 +86,7 @@ pub const STORE_LIMITS: JavaConstants = {
             JavaConstant::long("MAX_WRITE_BUFFER_BYTES", MAX_WRITE_BUFFER_BYTES as i64),
             JavaConstant::long("MAX_BLOCK_CACHE_BYTES", MAX_BLOCK_CACHE_BYTES as i64),
             JavaConstant::long("MAX_MAP_CACHE_BYTES", MAX_MAP_CACHE_BYTES as i64),
+            JavaConstant::long("MAX_OBJECT_CACHE_BYTES", MAX_OBJECT_CACHE_BYTES as i64),
         ],
     }
 };

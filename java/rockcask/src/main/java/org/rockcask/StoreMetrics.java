@@ -138,9 +138,9 @@ public final class StoreMetrics {
         return v[Wire.METRICS_TABLE_READER_BYTES];
     }
 
-    /** Memtables + block cache + table readers + map cache. */
+    /** Memtables + block cache + table readers + map cache + object cache. */
     public long nativeMemoryBytes() {
-        return memtableBytes() + blockCacheBytes() + tableReaderBytes() + mapCacheBytes();
+        return memtableBytes() + blockCacheBytes() + tableReaderBytes() + mapCacheBytes() + objectCacheBytes();
     }
 
     /** Payload bytes committed since open, as given ({@link StoreStats#payloadBytes()}). */
@@ -186,6 +186,21 @@ public final class StoreMetrics {
     /** Map point reads that went to RocksDB since the store opened (0 when the cache is off). */
     public long mapCacheMisses() {
         return v[Wire.METRICS_MAP_CACHE_MISSES];
+    }
+
+    /** Bytes the object cache ({@link StoreOptions#objectCacheBytes}) charges for the objects it keeps now. */
+    public long objectCacheBytes() {
+        return v[Wire.METRICS_OBJECT_CACHE_BYTES];
+    }
+
+    /** Object reads ({@code get}, {@code getAll}) the object cache answered since the store opened. */
+    public long objectCacheHits() {
+        return v[Wire.METRICS_OBJECT_CACHE_HITS];
+    }
+
+    /** Object reads that went to RocksDB since the store opened (0 when the cache is off). */
+    public long objectCacheMisses() {
+        return v[Wire.METRICS_OBJECT_CACHE_MISSES];
     }
 
     /** Every queue's figures, sorted by name. */

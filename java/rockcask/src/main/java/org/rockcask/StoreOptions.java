@@ -20,6 +20,7 @@ public final class StoreOptions {
     private int maxDeliveries;
     private boolean metrics = true;
     private long mapCacheBytes = 32L << 20;
+    private long objectCacheBytes = 32L << 20;
 
     private StoreOptions() {}
 
@@ -35,6 +36,7 @@ public final class StoreOptions {
         o.queueCompression = queueCompression;
         o.maxDeliveries = maxDeliveries;
         o.mapCacheBytes = mapCacheBytes;
+        o.objectCacheBytes = objectCacheBytes;
         o.metrics = metrics;
         return o;
     }
@@ -80,7 +82,8 @@ public final class StoreOptions {
      * ({@link TxMap#get}, {@link MapReader}), beside the block cache; at most 1 TiB, and below
      * 64 KiB (0 included) none. 32 MiB by default. A read it answers skips RocksDB's read path
      * and costs a quarter to a third of it. Each value is charged its key (plus 4 bytes of map
-     * id), its value and 96 bytes; a value is kept from the second time it is missed. Size it to
+     * id), its value and 96 bytes; while the cache is not full a value is kept the first time it
+     * is missed, once full from the second. Size it to
      * the maps' hot values. docs/MAPS.md says how it is kept from ever being stale.
      */
     public long mapCacheBytes() {
@@ -93,6 +96,29 @@ public final class StoreOptions {
         }
         StoreOptions o = copy();
         o.mapCacheBytes = v;
+        return o;
+    }
+
+    /**
+     * Bytes of the object cache: committed objects created by {@code put} kept in native memory
+     * for {@link Transaction#get} and {@link Transaction#getAll}, beside the block cache; at
+     * most 1 TiB, and below 64 KiB (0 included) none. 32 MiB by default. Queue-owned objects
+     * ({@code enqueue(queue, bytes)}) are not kept: a queue reads each once. A read it answers
+     * skips RocksDB's read path. Each object is charged its 16-byte id, its payload as stored
+     * (plus a flag byte) and 96 bytes; while the cache is not full an object is kept the first
+     * time it is missed, once full from the second. Size it to the objects read again and
+     * again. It is never stale: docs/INTERNALS.md says how.
+     */
+    public long objectCacheBytes() {
+        return objectCacheBytes;
+    }
+
+    public StoreOptions objectCacheBytes(long v) {
+        if (v < 0 || v > Wire.MAX_OBJECT_CACHE_BYTES) {
+            throw new IllegalArgumentException("objectCacheBytes must be 0 (no object cache) to " + Wire.MAX_OBJECT_CACHE_BYTES + ": " + v);
+        }
+        StoreOptions o = copy();
+        o.objectCacheBytes = v;
         return o;
     }
 
@@ -242,6 +268,7 @@ public final class StoreOptions {
         slots[Wire.STORE_MAX_DELIVERIES] = maxDeliveries;
         slots[Wire.STORE_METRICS] = metrics ? 1 : 0;
         slots[Wire.STORE_MAP_CACHE_BYTES] = mapCacheBytes;
+        slots[Wire.STORE_OBJECT_CACHE_BYTES] = objectCacheBytes;
         try {
             for (long slot : slots) {
                 out.writeLong(slot);
@@ -263,6 +290,6 @@ public final class StoreOptions {
     public String toString() {
         return "StoreOptions[syncOnCommit=" + syncOnCommit + ", blockCacheBytes=" + blockCacheBytes + ", writeBufferBytes="
                 + writeBufferBytes + ", createIfMissing=" + createIfMissing + ", readOnly=" + readOnly + ", compression=" + compression
-                + ", compressionThreshold=" + compressionThreshold + ", queueCompression=" + queueCompression + ", maxDeliveries=" + maxDeliveries + ", metrics=" + metrics + ", mapCacheBytes=" + mapCacheBytes + "]";
+                + ", compressionThreshold=" + compressionThreshold + ", queueCompression=" + queueCompression + ", maxDeliveries=" + maxDeliveries + ", metrics=" + metrics + ", mapCacheBytes=" + mapCacheBytes + ", objectCacheBytes=" + objectCacheBytes + "]";
     }
 }

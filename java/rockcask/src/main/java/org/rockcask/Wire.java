@@ -25,6 +25,7 @@ final class Wire {
     static final long MAX_WRITE_BUFFER_BYTES = 64L << 30;
     static final long MAX_BLOCK_CACHE_BYTES = 1L << 40;
     static final long MAX_MAP_CACHE_BYTES = 1L << 40;
+    static final long MAX_OBJECT_CACHE_BYTES = 1L << 40;
 
     /**
      * The code of each {@link Compression} (rust/codec/src/compress.rs {@code Compression::code}
@@ -50,7 +51,8 @@ final class Wire {
     static final int STORE_MAX_DELIVERIES = 7;
     static final int STORE_METRICS = 8;
     static final int STORE_MAP_CACHE_BYTES = 9;
-    static final int STORE_SLOTS = 10;
+    static final int STORE_OBJECT_CACHE_BYTES = 10;
+    static final int STORE_SLOTS = 11;
 
     /** {@link Store#stats()}. */
     static final int STATS_QUEUES = 0;
@@ -92,7 +94,10 @@ final class Wire {
     static final int METRICS_MAP_CACHE_BYTES = 19;
     static final int METRICS_MAP_CACHE_HITS = 20;
     static final int METRICS_MAP_CACHE_MISSES = 21;
-    static final int METRICS_SLOTS = 22;
+    static final int METRICS_OBJECT_CACHE_BYTES = 22;
+    static final int METRICS_OBJECT_CACHE_HITS = 23;
+    static final int METRICS_OBJECT_CACHE_MISSES = 24;
+    static final int METRICS_SLOTS = 25;
 
     static final int SUMMARY_OF_COMMIT_LATENCY = 0;
     static final int SUMMARY_OF_SYNCED_WRITE = 1;

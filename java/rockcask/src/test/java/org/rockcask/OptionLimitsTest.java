@@ -89,6 +89,12 @@ public class OptionLimitsTest {
         }
         assertEquals(Wire.MAX_BLOCK_CACHE_BYTES, d.blockCacheBytes(Wire.MAX_BLOCK_CACHE_BYTES).blockCacheBytes());
         assertEquals(0, d.mapCacheBytes(0).mapCacheBytes());
+        for (long bad : new long[] {-1, Long.MIN_VALUE, Wire.MAX_OBJECT_CACHE_BYTES + 1, Long.MAX_VALUE}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> d.objectCacheBytes(bad));
+            assertTrue(e.getMessage(), e.getMessage().contains("objectCacheBytes"));
+        }
+        assertEquals(0, d.objectCacheBytes(0).objectCacheBytes());
+        assertEquals(Wire.MAX_OBJECT_CACHE_BYTES, d.objectCacheBytes(Wire.MAX_OBJECT_CACHE_BYTES).objectCacheBytes());
         assertEquals(Wire.MIN_WRITE_BUFFER_BYTES, d.writeBufferBytes(Wire.MIN_WRITE_BUFFER_BYTES).writeBufferBytes());
     }
 
@@ -99,6 +105,9 @@ public class OptionLimitsTest {
         Store.open(dir, StoreOptions.defaults().blockCacheBytes(1).writeBufferBytes(Wire.MAX_WRITE_BUFFER_BYTES)).close();
         Store.open(dir, StoreOptions.defaults().mapCacheBytes(Wire.MAX_MAP_CACHE_BYTES)).close();
         Store.open(dir, StoreOptions.defaults().mapCacheBytes(0)).close();
+        Store.open(dir, StoreOptions.defaults().objectCacheBytes(Wire.MAX_OBJECT_CACHE_BYTES)).close();
+        Store.open(dir, StoreOptions.defaults().objectCacheBytes(0)).close();
+        Store.open(dir, StoreOptions.defaults().objectCacheBytes(Integer.MAX_VALUE)).close();
     }
 
     @Test

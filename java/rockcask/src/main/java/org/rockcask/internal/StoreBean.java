@@ -204,4 +204,19 @@ final class StoreBean implements StoreMXBean {
     public long getMapCacheMisses() {
         return figures().mapCacheMisses();
     }
+
+    @Override
+    public long getObjectCacheBytes() {
+        return figures().objectCacheBytes();
+    }
+
+    @Override
+    public long getObjectCacheHits() {
+        return figures().objectCacheHits();
+    }
+
+    @Override
+    public long getObjectCacheMisses() {
+        return figures().objectCacheMisses();
+    }
 }

@@ -81,4 +81,10 @@ public interface StoreMXBean {
     long getMapCacheHits();
 
     long getMapCacheMisses();
+
+    long getObjectCacheBytes();
+
+    long getObjectCacheHits();
+
+    long getObjectCacheMisses();
 }

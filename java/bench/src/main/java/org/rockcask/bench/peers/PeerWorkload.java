@@ -107,7 +107,18 @@ enum PeerWorkload {
             rows.put(String.format("%,d objects, one get per id", n), n / timed(peer, ids, false));
             ids.shuffle(new Random(4));
             rows.put(String.format("%,d objects, batched", n), n / timed(peer, ids, true));
+            rows.put(RESIDENT_ROW, residentMegabytes());
             return rows;
+        }
+
+        /** The reading JVM's resident memory (heap, native caches, mapped pages touched), from /proc. */
+        private double residentMegabytes() throws Exception {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+                }
+            }
+            throw new IllegalStateException("no VmRSS in /proc/self/status");
         }
 
         /** Seconds to read every id once, checked. */
@@ -132,7 +143,17 @@ enum PeerWorkload {
     };
 
     static final int OBJECT_BYTES = 256;
+    /**
+     * The cache of values in front of RocksDB that both RocksDB-based peers get, sized to hold
+     * the random reads' 10^6 objects (about 350 MB charged): RockCask's object cache
+     * ({@code StoreOptions.objectCacheBytes}), RocksDB's row cache for RocksJava
+     * ({@code DBOptions.setRowCache}), each store's documented setting for point reads of data
+     * that fits in memory. LMDB reads the OS page cache through its mapping of the whole file.
+     */
+    static final long VALUE_CACHE_BYTES = 512L << 20;
     static final int READS_PER_TRANSACTION = 1_000;
+    /** A size, not a rate: above 1.00x the peer holds more memory. */
+    static final String RESIDENT_ROW = "resident MB of the reading JVM after the reads (a size: less is less memory)";
 
     /**
      * The random reads' ids, the same in the loading and the reading JVM (one seed), held as

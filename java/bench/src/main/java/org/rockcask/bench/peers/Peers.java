@@ -14,8 +14,8 @@ public final class Peers {
     private static final Map<String, Factory> ALL = new LinkedHashMap<>();
 
     static {
-        ALL.put("RockCask", dir -> new RockCaskPeer(dir, false));
-        ALL.put("RockCask put+id", dir -> new RockCaskPeer(dir, true));
+        ALL.put("RockCask", dir -> new RockCaskPeer(dir, false, RockCaskPeer.OPTIONS));
+        ALL.put("RockCask put+id", dir -> new RockCaskPeer(dir, true, RockCaskPeer.OPTIONS));
         ALL.put("RocksJava", RocksJavaStorePeer::new);
         ALL.put("LMDB", LmdbPeer::new);
         ALL.put("SQLite", SqlitePeer::new);

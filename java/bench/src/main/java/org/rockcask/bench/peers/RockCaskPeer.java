@@ -12,8 +12,8 @@ import org.rockcask.Transaction;
 
 /**
  * RockCask at its defaults ({@link StoreOptions#defaults()}: sync on commit, so each
- * {@link Transaction#commit()} returns after RocksDB's write-ahead log is synced), in one of its
- * two forms:
+ * {@link Transaction#commit()} returns after RocksDB's write-ahead log is synced) but for an
+ * object cache that holds the random reads' objects ({@link #OPTIONS}), in one of its two forms:
  * <ul>
  *   <li>enqueue: {@code tx.enqueue("q", bytes)}, the queue owning the object it creates, which
  *       is deleted when its entry is consumed;</li>
@@ -25,6 +25,8 @@ import org.rockcask.Transaction;
  */
 final class RockCaskPeer implements Peer {
     private static final String QUEUE = "q";
+    /** The peer benchmark's options: the defaults, with an object cache of {@link PeerWorkload#VALUE_CACHE_BYTES}. */
+    static final StoreOptions OPTIONS = StoreOptions.defaults().objectCacheBytes(PeerWorkload.VALUE_CACHE_BYTES);
 
     private final Store store;
     private final boolean putById;
