@@ -43,6 +43,7 @@ final class RocksJavaStorePeer implements Peer {
     private long tail;
 
     RocksJavaStorePeer(Path dir) throws Exception {
+        org.rocksdb.RocksDB.loadLibrary(); // before the first RocksJava object
         rowCache = new org.rocksdb.LRUCache(PeerWorkload.VALUE_CACHE_BYTES);
         rocks = new RocksJavaPeer(dir, RocksJavaPeer.dbOptions().setRecycleLogFileNum(4).setManualWalFlush(false).setRowCache(rowCache));
         db = rocks.db();
