@@ -198,7 +198,7 @@ impl Buffered {
 
     /// Object `id` as this transaction sees it (its own writes first), reduced by `keep` to
     /// what the caller needs; `None` when there is no such object. A committed one is read
-    /// through `cache` when given (the object cache; polls pass none, see `ObjectCache`).
+    /// through `cache` when given (see `ObjectCache` for which reads do).
     fn read_object<T>(&self, db: &DbRef<'_>, cache: ObjectCache<'_>, id: Uuid, keep: impl Fn(&[u8]) -> Result<T>) -> Result<Option<T>> {
         if let Some(own) = self.own_value(&id) {
             return own.map(keep).transpose();
@@ -302,9 +302,10 @@ impl Buffered {
     }
 }
 
-/// The object cache committed reads go through, if any: `get` passes it; polls and peeks pass
-/// none (a queue reads each of its objects about once, and most are queue-owned, which the
-/// cache does not keep).
+/// The object cache committed reads go through, if any: `get` and `get_many` pass it. Polls and
+/// peeks pass none (a queue reads each of its objects about once, and most are queue-owned,
+/// which the cache does not keep), nor do the checks of `put`, `delete` and `enqueue_id` (the
+/// object they look at is about to be written, which would drop what they kept).
 pub(crate) type ObjectCache<'a> = Option<&'a ReadCache>;
 
 /// Whether a stored object value is one `put` wrote (`Ownership::Reference`): only those are

@@ -168,7 +168,7 @@ impl Transaction {
         let (own, bytes, committed) = {
             let db = self.check_write()?;
             keys::validate_queue_name(queue)?;
-            let (own, bytes) = self.buf.stored_object_of(&db, Some(self.store.object_cache()), id)?.ok_or(Error::NoSuchObject(id))?;
+            let (own, bytes) = self.buf.stored_object_of(&db, None, id)?.ok_or(Error::NoSuchObject(id))?;
             (own, bytes, !self.buf.objects.contains_key(&id))
         };
         if own == Ownership::Owned {
@@ -464,7 +464,7 @@ impl Transaction {
         let (own, owned_committed) = {
             let db = self.check_write()?;
             check_payload_len(len)?;
-            let own = self.buf.ownership_of(&db, Some(self.store.object_cache()), id)?;
+            let own = self.buf.ownership_of(&db, None, id)?;
             (own.unwrap_or(Ownership::Reference), own == Some(Ownership::Owned) && !self.buf.objects.contains_key(&id))
         };
         let policy = self.store.options().compression;
@@ -499,7 +499,7 @@ impl Transaction {
     pub fn delete(&mut self, id: Uuid) -> Result<bool> {
         let existed = {
             let db = self.check_write()?;
-            self.buf.ownership_of(&db, Some(self.store.object_cache()), id)?.is_some()
+            self.buf.ownership_of(&db, None, id)?.is_some()
         };
         delete_object(&mut self.buf.batch, self.store.cf_ids(), &id);
         self.buf.note_object_write(id, ObjectWrite::Delete);

@@ -69,11 +69,8 @@ public final class StoreOptions {
     }
 
     public StoreOptions blockCacheBytes(long v) {
-        if (v < 0 || v > Wire.MAX_BLOCK_CACHE_BYTES) {
-            throw new IllegalArgumentException("blockCacheBytes must be 0 (no block cache) to " + Wire.MAX_BLOCK_CACHE_BYTES + ": " + v);
-        }
         StoreOptions o = copy();
-        o.blockCacheBytes = v;
+        o.blockCacheBytes = cacheBytes("blockCacheBytes", "block cache", v, Wire.MAX_BLOCK_CACHE_BYTES);
         return o;
     }
 
@@ -83,19 +80,16 @@ public final class StoreOptions {
      * 64 KiB (0 included) none. 32 MiB by default. A read it answers skips RocksDB's read path
      * and costs a quarter to a third of it. Each value is charged its key (plus 4 bytes of map
      * id), its value and 96 bytes; while the cache is not full a value is kept the first time it
-     * is missed, once full from the second. Size it to
-     * the maps' hot values. docs/MAPS.md says how it is kept from ever being stale.
+     * is missed, once full from the second. Size it to the maps' hot values. docs/MAPS.md says
+     * how it is kept from ever being stale.
      */
     public long mapCacheBytes() {
         return mapCacheBytes;
     }
 
     public StoreOptions mapCacheBytes(long v) {
-        if (v < 0 || v > Wire.MAX_MAP_CACHE_BYTES) {
-            throw new IllegalArgumentException("mapCacheBytes must be 0 (no map cache) to " + Wire.MAX_MAP_CACHE_BYTES + ": " + v);
-        }
         StoreOptions o = copy();
-        o.mapCacheBytes = v;
+        o.mapCacheBytes = cacheBytes("mapCacheBytes", "map cache", v, Wire.MAX_MAP_CACHE_BYTES);
         return o;
     }
 
@@ -114,12 +108,17 @@ public final class StoreOptions {
     }
 
     public StoreOptions objectCacheBytes(long v) {
-        if (v < 0 || v > Wire.MAX_OBJECT_CACHE_BYTES) {
-            throw new IllegalArgumentException("objectCacheBytes must be 0 (no object cache) to " + Wire.MAX_OBJECT_CACHE_BYTES + ": " + v);
-        }
         StoreOptions o = copy();
-        o.objectCacheBytes = v;
+        o.objectCacheBytes = cacheBytes("objectCacheBytes", "object cache", v, Wire.MAX_OBJECT_CACHE_BYTES);
         return o;
+    }
+
+    /** A cache's size checked: 0 (none) to {@code max}. */
+    private static long cacheBytes(String option, String cache, long v, long max) {
+        if (v < 0 || v > max) {
+            throw new IllegalArgumentException(option + " must be 0 (no " + cache + ") to " + max + ": " + v);
+        }
+        return v;
     }
 
     /** Bytes all memtables together may use before they are flushed to disk: 1 MiB to 64 GiB. */
