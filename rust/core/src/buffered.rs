@@ -265,24 +265,23 @@ impl Buffered {
         Ok(out)
     }
 
-    /// The ids of the objects this transaction writes that the object cache could hold, to be
+    /// The ids of the objects this commit writes that the object cache could hold, to be
     /// marked as being written (`read_cache.rs`): all it deletes or puts, except the objects it
     /// creates queue-owned (`enqueue`'s ids are fresh, and the cache keeps no queue-owned
-    /// object). Puts over queue-owned objects are marked all the same: the object they replace
-    /// may have been deleted and put again meanwhile. None when the cache is off.
-    pub fn cacheable_objects_written(&self, store: &crate::shared::Shared) -> Vec<Vec<u8>> {
+    /// object), and `consumed_away`, the objects its consumptions delete. Those are queue-owned
+    /// as a rule, but an id whose object was deleted while an entry still pointed at it may
+    /// since have been put again, and the consumption then deletes that object. Puts over
+    /// queue-owned objects are marked too, for the same reason. None when the cache is off.
+    pub fn cacheable_objects_written(&self, store: &crate::shared::Shared, consumed_away: impl Iterator<Item = Uuid>) -> Vec<Uuid> {
         if !store.object_cache().enabled() {
             return Vec::new();
         }
         let created_owned = |id: &Uuid, at: usize, len: usize| !is_put_object(self.batch.slice(at, len)) && !self.owned_puts.contains(id);
-        self.objects
-            .iter()
-            .filter(|(id, w)| match **w {
-                ObjectWrite::Put { at, len } => !created_owned(id, at, len),
-                ObjectWrite::Delete => true,
-            })
-            .map(|(id, _)| id.as_bytes().to_vec())
-            .collect()
+        let written = self.objects.iter().filter(|(id, w)| match **w {
+            ObjectWrite::Put { at, len } => !created_owned(id, at, len),
+            ObjectWrite::Delete => true,
+        });
+        written.map(|(id, _)| *id).chain(consumed_away).collect()
     }
 
     /// Each object's final write in this transaction, sorted by id.

@@ -28,12 +28,13 @@ impl Buffered {
         let map_outcomes = self.write_maps(store, db, &serial, &mut tail)?;
         let appends = self.reserve_and_record(store, &mut tail, &outcomes);
         // Read from the batch before it is taken below.
-        let objects_written = self.cacheable_objects_written(store);
+        let consumed_away = outcomes.iter().filter(|o| o.count <= 0).map(|o| o.id);
+        let objects_written = self.cacheable_objects_written(store, consumed_away);
         let mut batch = if self.objects_in_key_order { std::mem::take(&mut self.batch) } else { self.objects_sorted_by_id(store.cf_ids()) };
         batch.append(&tail);
         // Before it is queued: from then on the group writing it may write it at any moment.
         let map_marks = store.map_cache().begin_writes(crate::map_commit::cached_keys_written(store, &map_outcomes));
-        let object_marks = store.object_cache().begin_writes(objects_written);
+        let object_marks = store.object_cache().begin_writes(objects_written.iter().map(Uuid::as_bytes));
         let ticket = store.group_commit().submit(Prepared { batch, appends, map_marks, object_marks });
         self.mark_pending_objects(&mut serial, &outcomes, ticket);
         crate::map_commit::mark_map_writes(&mut serial, map_outcomes, ticket);
@@ -393,7 +394,7 @@ mod tests {
     #[test]
     fn a_failed_write_of_map_keys_and_objects_leaves_them_readable_and_cached_again() {
         let dir = tempfile::tempdir().unwrap();
-        let store = open(dir.path());
+        let store = Store::open(dir.path(), StoreOptions { sync_on_commit: false, object_cache_bytes: 1 << 20, ..StoreOptions::default() }).unwrap();
         let id = uuid::Uuid::now_v7();
         let mut tx = store.begin().unwrap();
         tx.map_put("m", b"k", b"old").unwrap();

@@ -99,7 +99,9 @@ impl Transaction {
 
     /// `enqueue` under an id the caller generated. The id must be fresh: a UUIDv7 from
     /// RockCask's own generator (the Java API creates ids without a native call so that
-    /// enqueues can cross JNI in chunks). An existing object with that id would be replaced.
+    /// enqueues can cross JNI in chunks). An existing object with that id would be replaced,
+    /// and an object cache holding it would go on answering `get` with the replaced payload
+    /// (such writes are not marked, `Buffered::cacheable_objects_written`).
     pub fn enqueue_new(&mut self, queue: &str, id: Uuid, payload: &[u8]) -> Result<()> {
         self.enqueue_new_with(queue, id, payload.len(), |buf| {
             buf.copy_from_slice(payload);

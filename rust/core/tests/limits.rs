@@ -1,7 +1,7 @@
 //! Option values at their extremes and results too large for one call: refused in RockCask's
 //! terms, or handled, never a crash or an opaque failure.
 
-use rockcask_core::options::{MAX_BLOCK_CACHE_BYTES, MAX_MAP_CACHE_BYTES, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
+use rockcask_core::options::{MAX_BLOCK_CACHE_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
 use rockcask_core::{Error, Store, StoreOptions};
 
 fn options() -> StoreOptions {
@@ -66,6 +66,29 @@ fn map_caches_of_zero_bytes_and_of_the_limit_open_and_above_it_are_refused() {
             assert_eq!(store.map_get("m", b"k").unwrap().as_deref(), Some(&b"v"[..]));
         }
         assert_eq!(store.metrics().unwrap().map_cache_hits > 0, caches, "map cache of {bytes} bytes");
+        store.close().unwrap();
+    }
+}
+
+#[test]
+fn object_caches_of_zero_bytes_and_of_the_limit_open_and_above_it_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for bytes in [MAX_OBJECT_CACHE_BYTES + 1, usize::MAX] {
+        let err = Store::open(dir.path().join("s"), StoreOptions { object_cache_bytes: bytes, ..options() }).err().unwrap();
+        assert!(matches!(&err, Error::InvalidArgument(m) if m.contains("object cache")), "{err}");
+    }
+    let id = rockcask_core::Uuid::now_v7();
+    // Below 64 KiB it is off; at 64 KiB it keeps only entries of at most 112 bytes (1/512 of
+    // it), which an object's id, flag and overhead (113 bytes) already exceed; 128 KiB keeps it.
+    for (bytes, caches) in [(0, false), (1, false), ((64 << 10) - 1, false), (64 << 10, false), (128 << 10, true), (MAX_OBJECT_CACHE_BYTES, true)] {
+        let store = Store::open(dir.path().join("s"), StoreOptions { object_cache_bytes: bytes, ..options() }).unwrap();
+        let mut tx = store.begin().unwrap();
+        tx.put(id, b"v").unwrap();
+        tx.commit().unwrap();
+        for _ in 0..3 {
+            assert_eq!(store.begin().unwrap().get(id).unwrap().as_deref(), Some(&b"v"[..]));
+        }
+        assert_eq!(store.metrics().unwrap().object_cache_hits > 0, caches, "object cache of {bytes} bytes");
         store.close().unwrap();
     }
 }

@@ -20,7 +20,7 @@ public final class StoreOptions {
     private int maxDeliveries;
     private boolean metrics = true;
     private long mapCacheBytes = 32L << 20;
-    private long objectCacheBytes = 32L << 20;
+    private long objectCacheBytes;
 
     private StoreOptions() {}
 
@@ -79,8 +79,8 @@ public final class StoreOptions {
      * ({@link TxMap#get}, {@link MapReader}), beside the block cache; at most 1 TiB, and below
      * 64 KiB (0 included) none. 32 MiB by default. A read it answers skips RocksDB's read path
      * and costs a quarter to a third of it. Each value is charged its key (plus 4 bytes of map
-     * id), its value and 96 bytes; while the cache is not full a value is kept the first time it
-     * is missed, once full from the second. Size it to the maps' hot values. docs/MAPS.md says
+     * id), its value and 96 bytes; until the cache has had to evict a value is kept the first
+     * time it is missed, from then on at its second miss. Size it to the maps' hot values. docs/MAPS.md says
      * how it is kept from ever being stale.
      */
     public long mapCacheBytes() {
@@ -96,12 +96,14 @@ public final class StoreOptions {
     /**
      * Bytes of the object cache: committed objects created by {@code put} kept in native memory
      * for {@link Transaction#get} and {@link Transaction#getAll}, beside the block cache; at
-     * most 1 TiB, and below 64 KiB (0 included) none. 32 MiB by default. Queue-owned objects
+     * most 1 TiB, and below 64 KiB (0 included) none. Off (0) by default: while on, every commit
+     * marks the objects its polls consume, which costs queue work a few percent. Queue-owned objects
      * ({@code enqueue(queue, bytes)}) are not kept: a queue reads each once. A read it answers
      * skips RocksDB's read path. Each object is charged its 16-byte id, its payload as stored
-     * (plus a flag byte) and 96 bytes; while the cache is not full an object is kept the first
-     * time it is missed, once full from the second. Size it to the objects read again and
-     * again. It is never stale: docs/INTERNALS.md says how.
+     * (plus a flag byte) and 96 bytes, and one charged more than 1/512 of the cache is never
+     * kept. Until the cache has had to evict, an object is kept the first time it is missed;
+     * from then on at its second miss. Size it to the objects read again and again. It is
+     * never stale: docs/INTERNALS.md says how.
      */
     public long objectCacheBytes() {
         return objectCacheBytes;

@@ -37,10 +37,10 @@ public final class PeerRun {
             if ("run".equals(phase)) {
                 // The store another JVM loaded and closed, opened and closed once (which loads the
                 // peer's classes and native library), then timed as the next open.
-                factory.open(dir).close();
+                factory.open(dir, workload).close();
             }
             long opening = System.nanoTime();
-            try (Peer peer = factory.open(dir)) {
+            try (Peer peer = factory.open(dir, workload)) {
                 double openSeconds = (System.nanoTime() - opening) / 1e9;
                 if ("load".equals(phase)) {
                     workload.load(peer, scale);

@@ -6,23 +6,23 @@ import java.util.Map;
 
 /** Every peer by the name the benchmark prints, in the table's column order (RockCask first). */
 public final class Peers {
-    /** Opens a peer's store in an empty directory. */
+    /** Opens a peer's store in an empty directory (or the one its loading JVM filled) for a workload. */
     public interface Factory {
-        Peer open(Path dir) throws Exception;
+        Peer open(Path dir, PeerWorkload workload) throws Exception;
     }
 
     private static final Map<String, Factory> ALL = new LinkedHashMap<>();
 
     static {
-        ALL.put("RockCask", dir -> new RockCaskPeer(dir, false, RockCaskPeer.OPTIONS));
-        ALL.put("RockCask put+id", dir -> new RockCaskPeer(dir, true, RockCaskPeer.OPTIONS));
-        ALL.put("RocksJava", RocksJavaStorePeer::new);
-        ALL.put("LMDB", LmdbPeer::new);
-        ALL.put("SQLite", SqlitePeer::new);
-        ALL.put("H2 MVStore", H2MvStorePeer::new);
-        ALL.put("Xodus", XodusPeer::new);
-        ALL.put("BDB JE", BdbJePeer::new);
-        ALL.put("MapDB", MapDbPeer::new);
+        ALL.put("RockCask", (dir, workload) -> new RockCaskPeer(dir, false, RockCaskPeer.optionsFor(workload)));
+        ALL.put("RockCask put+id", (dir, workload) -> new RockCaskPeer(dir, true, RockCaskPeer.optionsFor(workload)));
+        ALL.put("RocksJava", (dir, workload) -> new RocksJavaStorePeer(dir));
+        ALL.put("LMDB", (dir, workload) -> new LmdbPeer(dir));
+        ALL.put("SQLite", (dir, workload) -> new SqlitePeer(dir));
+        ALL.put("H2 MVStore", (dir, workload) -> new H2MvStorePeer(dir));
+        ALL.put("Xodus", (dir, workload) -> new XodusPeer(dir));
+        ALL.put("BDB JE", (dir, workload) -> new BdbJePeer(dir));
+        ALL.put("MapDB", (dir, workload) -> new MapDbPeer(dir));
     }
 
     private Peers() {}

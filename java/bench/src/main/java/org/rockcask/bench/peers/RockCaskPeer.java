@@ -13,7 +13,8 @@ import org.rockcask.Transaction;
 /**
  * RockCask at its defaults ({@link StoreOptions#defaults()}: sync on commit, so each
  * {@link Transaction#commit()} returns after RocksDB's write-ahead log is synced) but for an
- * object cache that holds the random reads' objects ({@link #OPTIONS}), in one of its two forms:
+ * object cache that holds the random reads' objects in that workload ({@link #optionsFor}), in
+ * one of its two forms:
  * <ul>
  *   <li>enqueue: {@code tx.enqueue("q", bytes)}, the queue owning the object it creates, which
  *       is deleted when its entry is consumed;</li>
@@ -25,8 +26,15 @@ import org.rockcask.Transaction;
  */
 final class RockCaskPeer implements Peer {
     private static final String QUEUE = "q";
-    /** The peer benchmark's options: the defaults, with an object cache of {@link PeerWorkload#VALUE_CACHE_BYTES}. */
-    static final StoreOptions OPTIONS = StoreOptions.defaults().objectCacheBytes(PeerWorkload.VALUE_CACHE_BYTES);
+    /**
+     * The peer benchmark's options: the defaults, and for the random reads an object cache of
+     * {@link PeerWorkload#VALUE_CACHE_BYTES} (off by default, as it costs queue work a mark per
+     * consumed object).
+     */
+    static StoreOptions optionsFor(PeerWorkload workload) {
+        StoreOptions defaults = StoreOptions.defaults();
+        return workload == PeerWorkload.READS ? defaults.objectCacheBytes(PeerWorkload.VALUE_CACHE_BYTES) : defaults;
+    }
 
     private final Store store;
     private final boolean putById;
