@@ -10,7 +10,7 @@ use crate::batch::{BatchRep, CfIds};
 use crate::error::{Result, RocksContext};
 use crate::hash::{IdMap, IdSet};
 use crate::keys::{self, Entry, Ownership, QueueId, CF_OBJECTS};
-use crate::read_cache::{Fill, ReadCache};
+use crate::read_cache::{Fill, Hit, ReadCache};
 use crate::shared::DbRef;
 
 #[derive(Debug)]
@@ -203,16 +203,12 @@ impl Buffered {
         if let Some(own) = self.own_value(&id) {
             return own.map(keep).transpose();
         }
-        let key = id.as_bytes();
-        let fill = match cache.map(|c| c.lookup(key)) {
-            Some(Ok(hit)) => return keep(hit.value()).map(Some),
-            Some(Err(fill)) => fill,
-            None => None,
+        let fill = match cached_object(cache, &id) {
+            Ok(hit) => return keep(hit.value()).map(Some),
+            Err(fill) => fill,
         };
-        let v = db.db().get_pinned_cf(db.cf(CF_OBJECTS), key).context(|| format!("reading object {id}"))?;
-        if let (Some(fill), Some(cache)) = (fill, cache) {
-            cache.fill(fill, key, v.as_deref().filter(|v| is_put_object(v)));
-        }
+        let v = db.db().get_pinned_cf(db.cf(CF_OBJECTS), id.as_bytes()).context(|| format!("reading object {id}"))?;
+        keep_object(cache, fill, &id, v.as_deref());
         v.map(|v| keep(&v)).transpose()
     }
 
@@ -241,25 +237,20 @@ impl Buffered {
                 out.push(own.map(payload).transpose()?);
                 continue;
             }
-            let fill = match cache.map(|c| c.lookup(id.as_bytes())) {
-                Some(Ok(hit)) => {
-                    out.push(Some(payload(hit.value())?));
-                    continue;
+            match cached_object(cache, id) {
+                Ok(hit) => out.push(Some(payload(hit.value())?)),
+                Err(fill) => {
+                    missed.push((i, fill));
+                    out.push(None);
                 }
-                Some(Err(fill)) => fill,
-                None => None,
-            };
-            missed.push((i, fill));
-            out.push(None);
+            }
         }
         let keys = missed.iter().map(|(i, _)| &ids[*i].as_bytes()[..]);
         let fetched = db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), keys, false);
         for ((i, fill), v) in missed.into_iter().zip(fetched) {
             let id = &ids[i];
             let v = v.context(|| format!("reading object {id}"))?;
-            if let (Some(fill), Some(cache)) = (fill, cache) {
-                cache.fill(fill, id.as_bytes(), v.as_deref().filter(|v| is_put_object(v)));
-            }
+            keep_object(cache, fill, id, v.as_deref());
             out[i] = v.map(|v| payload(&v)).transpose()?;
         }
         Ok(out)
@@ -306,6 +297,20 @@ impl Buffered {
 /// which the cache does not keep), nor do the checks of `put`, `delete` and `enqueue_id` (the
 /// object they look at is about to be written, which would drop what they kept).
 pub(crate) type ObjectCache<'a> = Option<&'a ReadCache>;
+
+/// Committed object `id` from `cache`, or on a miss the ticket for keeping what RocksDB gives
+/// (`None` when it may not be kept, or there is no cache).
+fn cached_object(cache: ObjectCache<'_>, id: &Uuid) -> std::result::Result<Hit, Option<Fill>> {
+    cache.map_or(Err(None), |c| c.lookup(id.as_bytes()))
+}
+
+/// Keeps the stored value `v` of object `id`, read after the miss that gave `fill`, when it is
+/// one the object cache keeps.
+fn keep_object(cache: ObjectCache<'_>, fill: Option<Fill>, id: &Uuid, v: Option<&[u8]>) {
+    if let (Some(fill), Some(cache)) = (fill, cache) {
+        cache.fill(fill, id.as_bytes(), v.filter(|v| is_put_object(v)));
+    }
+}
 
 /// Whether a stored object value is one `put` wrote (`Ownership::Reference`): only those are
 /// kept in the object cache.

@@ -148,7 +148,7 @@ impl GroupCommit {
             // it becomes a failed write like any other.
             let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.write_group(&group, &write)))
                 .unwrap_or_else(|_| Err(Error::Internal("panic while writing a commit group".into())));
-            // Written, failed or refused: the commits' marks in the map cache end here, before
+            // Written, failed or refused: the commits' marks in the read caches end here, before
             // their tickets count as written (`WriteMarks`).
             drop(group);
             p = self.pipeline.lock();

@@ -95,23 +95,16 @@ pub const MAX_OBJECT_CACHE_BYTES: usize = 1 << 40;
 impl StoreOptions {
     /// Refuses sizes no store can be opened with, in RockCask's terms (before RocksDB sees them).
     pub fn validate(&self) -> crate::Result<()> {
-        if self.block_cache_bytes > MAX_BLOCK_CACHE_BYTES {
-            return Err(crate::Error::InvalidArgument(format!(
-                "block cache of {} bytes is more than the limit of {MAX_BLOCK_CACHE_BYTES} bytes (0 means no block cache)",
-                self.block_cache_bytes
-            )));
-        }
-        if self.map_cache_bytes > MAX_MAP_CACHE_BYTES {
-            return Err(crate::Error::InvalidArgument(format!(
-                "map cache of {} bytes is more than the limit of {MAX_MAP_CACHE_BYTES} bytes (0 means no map cache)",
-                self.map_cache_bytes
-            )));
-        }
-        if self.object_cache_bytes > MAX_OBJECT_CACHE_BYTES {
-            return Err(crate::Error::InvalidArgument(format!(
-                "object cache of {} bytes is more than the limit of {MAX_OBJECT_CACHE_BYTES} bytes (0 means no object cache)",
-                self.object_cache_bytes
-            )));
+        for (cache, bytes, max) in [
+            ("block cache", self.block_cache_bytes, MAX_BLOCK_CACHE_BYTES),
+            ("map cache", self.map_cache_bytes, MAX_MAP_CACHE_BYTES),
+            ("object cache", self.object_cache_bytes, MAX_OBJECT_CACHE_BYTES),
+        ] {
+            if bytes > max {
+                return Err(crate::Error::InvalidArgument(format!(
+                    "{cache} of {bytes} bytes is more than the limit of {max} bytes (0 means no {cache})"
+                )));
+            }
         }
         if !(MIN_WRITE_BUFFER_BYTES..=MAX_WRITE_BUFFER_BYTES).contains(&self.write_buffer_bytes) {
             return Err(crate::Error::InvalidArgument(format!(

@@ -19,15 +19,14 @@
 //! (as they do before reading RocksDB), so their commit-time check is unchanged.
 //!
 //! Admission: until a shard first has to evict to keep a value, a missed key is kept at once.
-//! (the shard is full) a key is kept only at its second miss within a while (a
-//! doorkeeper, one bit per hash, cleared when half its bits are set), so that reads of far more
-//! keys than the cache holds, each read once or rarely, do not pay for filling and evicting at
-//! every miss. The doorkeeper has about 8 bits per entry of 64 bytes a shard could hold, at most
+//! From then on a key is kept only at its second miss within a while (a doorkeeper, one bit per
+//! hash, cleared when half its bits are set), so that reads of far more keys than the cache
+//! holds, each read once or rarely, do not pay for filling and evicting at every miss. The doorkeeper has about 8 bits per entry of 64 bytes a shard could hold, at most
 //! 2^24 (2 MiB) a shard, and its bytes count against the capacity.
 //!
 //! Eviction is CLOCK per shard: a hit sets the entry's bit, the hand clears set bits and evicts
-//! the first clear one. A new entry starts with its bit set. Each entry is charged its key and value plus `ENTRY_OVERHEAD_BYTES`.
-//! Values larger than an eighth of a shard (1/512 of the cache) are never kept.
+//! the first clear one. A new entry starts with its bit set. Each entry is charged its key and
+//! value plus `ENTRY_OVERHEAD_BYTES`. Values larger than an eighth of a shard (1/512 of the cache) are never kept.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
@@ -182,8 +181,8 @@ impl ReadCache {
         &self.shards[(hash >> 40) as usize % SHARDS]
     }
 
-    /// The cached value of `key`, or, on a miss, the ticket for
-    /// keeping the value read instead (`None` when it may not be kept).
+    /// The cached value of `key`, or, on a miss, the ticket for keeping the value read instead
+    /// (`None` when it may not be kept).
     pub fn lookup(&self, key: &[u8]) -> Result<Hit, Option<Fill>> {
         if !self.enabled() {
             return Err(None);
@@ -197,7 +196,7 @@ impl ReadCache {
             return Ok(hit);
         }
         s.misses += 1;
-        if s.being_written.contains_key(&hash) || !(!s.full || s.admits(hash, self.doorkeeper_bits)) {
+        if s.being_written.contains_key(&hash) || (s.full && !s.admits(hash, self.doorkeeper_bits)) {
             return Err(None);
         }
         Err(Some(Fill { hash, writes_ended: s.writes_ended }))
@@ -244,7 +243,8 @@ impl ReadCache {
         WriteMarks { cache: (!hashes.is_empty()).then(|| self.clone()), hashes }
     }
 
-    /// Unmarks `keys` once the commit that `begin_writes` marked them for is written (or failed).
+    /// Unmarks the keys hashed `hashes` once the commit that `begin_writes` marked them for is
+    /// written (or failed).
     fn end_writes(&self, hashes: &[u64]) {
         for &hash in hashes {
             let mut s = self.shard(hash).lock();
