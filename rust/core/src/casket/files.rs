@@ -187,29 +187,30 @@ impl MarkerFile {
     }
 }
 
-/// How many `flock` locks this process holds on the file `file` is open on, any open file
-/// description counted (granted locks only), from `/proc/locks`. 0 where that cannot be read
-/// (other systems): the registry of this copy of the library is then the only check.
+/// How many `flock` locks this process holds on the file `file` is open on (granted locks only),
+/// counted per open file of the process from `/proc/self/fdinfo`, which the kernel prints under
+/// the file's own lock. (`/proc/locks` would not do: it is printed a page at a time, so a lock
+/// taken or dropped anywhere on the machine between two pages shows another lock twice or not at
+/// all.) 0 where that cannot be read (other systems): the registry of this copy of the library
+/// is then the only check.
 fn flocks_in_this_process(file: &File) -> usize {
     use std::os::unix::fs::MetadataExt;
-    let (Ok(meta), Ok(locks)) = (file.metadata(), fs::read_to_string("/proc/locks")) else { return 0 };
-    let dev = meta.dev();
-    let device = format!("{:02x}:{:02x}:{}", libc::major(dev), libc::minor(dev), meta.ino());
-    count_flocks(&locks, std::process::id(), &device)
-}
-
-/// The granted `FLOCK` lines of `/proc/locks` text held by `pid` on `device` ("maj:min:inode",
-/// as the kernel prints it). Lines of waiting requests ("->") are not locks.
-fn count_flocks(proc_locks: &str, pid: u32, device: &str) -> usize {
-    let pid = pid.to_string();
-    proc_locks
-        .lines()
-        .filter(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            // "N: FLOCK ADVISORY WRITE pid maj:min:inode start end"
-            matches!(fields.as_slice(), [_, "FLOCK", _, _, p, d, ..] if *p == pid && *d == device)
+    let (Ok(meta), Ok(fds)) = (file.metadata(), fs::read_dir("/proc/self/fd")) else { return 0 };
+    fds.flatten()
+        // `stat` of an fd's link is a `stat` of what it has open; an fd closed meanwhile is skipped.
+        .filter(|fd| matches!(fs::metadata(fd.path()), Ok(m) if m.dev() == meta.dev() && m.ino() == meta.ino()))
+        .filter(|fd| {
+            let info = fs::read_to_string(Path::new("/proc/self/fdinfo").join(fd.file_name()));
+            info.is_ok_and(|info| holds_flock(&info))
         })
         .count()
+}
+
+/// Whether the `/proc/<pid>/fdinfo/<fd>` text of an open file shows a `flock` held through it
+/// ("lock:\t1: FLOCK ADVISORY WRITE pid maj:min:inode start end"; requests still waiting are
+/// not listed there).
+fn holds_flock(fdinfo: &str) -> bool {
+    fdinfo.lines().any(|line| matches!(line.split_whitespace().collect::<Vec<_>>().as_slice(), ["lock:", _, "FLOCK", ..]))
 }
 
 /// Writes a marker for a copy at `path` (not locked: the copy is not open).
@@ -406,17 +407,49 @@ mod tests {
     }
 
     #[test]
-    fn flocks_are_counted_per_process_and_file_without_waiting_requests() {
-        let text = "1: FLOCK  ADVISORY  WRITE 42 fe:00:123 0 EOF\n\
-                    2: -> FLOCK  ADVISORY  WRITE 42 fe:00:123 0 EOF\n\
-                    3: FLOCK  ADVISORY  READ 42 fe:00:1234 0 EOF\n\
-                    4: FLOCK  ADVISORY  READ 7 fe:00:123 0 EOF\n\
-                    5: POSIX  ADVISORY  WRITE 42 fe:00:123 0 EOF\n\
-                    6: OFDLCK ADVISORY  READ -1 fe:00:123 0 EOF\n";
-        assert_eq!(count_flocks(text, 42, "fe:00:123"), 1);
-        assert_eq!(count_flocks(text, 7, "fe:00:123"), 1);
-        assert_eq!(count_flocks(text, 42, "fe:00:1234"), 1);
-        assert_eq!(count_flocks(text, 9, "fe:00:123"), 0);
+    fn an_open_file_holds_a_flock_when_its_fdinfo_lists_one() {
+        let unlocked = "pos:\t0\nflags:\t02100002\nmnt_id:\t31\nino:\t123\n";
+        assert!(!holds_flock(unlocked));
+        assert!(holds_flock(&format!("{unlocked}lock:\t1: FLOCK  ADVISORY  WRITE 42 fe:00:123 0 EOF\n")));
+        assert!(!holds_flock(&format!("{unlocked}lock:\t1: POSIX  ADVISORY  WRITE 42 fe:00:123 0 EOF\n")));
+        assert!(!holds_flock(&format!("{unlocked}lock:\t1: OFDLCK ADVISORY  READ -1 fe:00:123 0 EOF\n")));
+    }
+
+    #[test]
+    fn the_count_of_this_processs_flocks_stays_exact_while_other_files_are_locked_and_unlocked() {
+        // Hundreds of locks taken and dropped on other files meanwhile: /proc/locks, printed a
+        // page at a time, then shows some locks twice or not at all.
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("m");
+        fs::write(&path, b"").unwrap();
+        let held = File::open(&path).unwrap();
+        held.try_lock_shared().unwrap();
+        let (stop, cycles) = (std::sync::Arc::new(AtomicBool::new(false)), std::sync::Arc::new(AtomicUsize::new(0)));
+        let churn: Vec<_> = (0..2)
+            .map(|t| {
+                let (stop, cycles, dir) = (stop.clone(), cycles.clone(), tmp.path().to_path_buf());
+                std::thread::spawn(move || {
+                    let files: Vec<File> = (0..200).map(|i| File::create(dir.join(format!("other{t}-{i}"))).unwrap()).collect();
+                    while !stop.load(Ordering::Relaxed) {
+                        files.iter().for_each(|f| f.try_lock().unwrap());
+                        files.iter().for_each(|f| f.unlock().unwrap());
+                        cycles.fetch_add(1, Ordering::Relaxed);
+                    }
+                })
+            })
+            .collect();
+        while cycles.load(Ordering::Relaxed) < 2 {
+            std::thread::yield_now();
+        }
+        let until = std::time::Instant::now() + std::time::Duration::from_millis(500);
+        let mut counts = std::collections::BTreeMap::new();
+        while std::time::Instant::now() < until {
+            *counts.entry(flocks_in_this_process(&held)).or_insert(0) += 1;
+        }
+        stop.store(true, Ordering::Relaxed);
+        churn.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(counts.keys().copied().collect::<Vec<_>>(), vec![1], "counts seen (count: times): {counts:?}");
     }
 
     #[test]
