@@ -105,8 +105,18 @@ pub(crate) struct Buffered {
     /// order far faster than scattered ones.
     pub objects_in_key_order: bool,
     pub last_object: Option<Uuid>,
-    /// Change in the number of owned entries pointing at each queue-owned object.
+    /// Change in the number of owned entries pointing at each queue-owned object. An owned entry
+    /// whose object was deleted (and perhaps put again, no longer queue-owned) owns nothing:
+    /// its consumption changes no count (`consume_owned`).
     pub ref_delta: IdMap<Uuid, i64>,
+    /// Objects of owned entries consumed without their object read (a dropped queue, dropped
+    /// dead letters): whether each still is the queue-owned object its entries own is read at
+    /// commit.
+    pub unread_owners: IdSet<Uuid>,
+    /// Every commit below this ticket was written when this transaction first read the object
+    /// of an entry it consumes: a `delete` in a commit from this ticket on may have been
+    /// missed by that read, which the commit then reads again.
+    pub owners_read_below: Option<u64>,
     /// Committed objects this transaction enqueued by id, with how many of those entries are
     /// still to be written (its own polls can take them back): each must still exist at commit.
     pub enqueued_by_id: IdMap<Uuid, u32>,
@@ -148,6 +158,8 @@ impl Default for Buffered {
             objects_in_key_order: true,
             last_object: None,
             ref_delta: IdMap::default(),
+            unread_owners: IdSet::default(),
+            owners_read_below: None,
             enqueued_by_id: IdMap::default(),
             owned_puts: IdSet::default(),
             dropped_queues: BTreeSet::new(),
@@ -168,6 +180,20 @@ impl Buffered {
         if self.objects.insert(id, w).is_some() {
             self.objects_in_key_order = false; // the earlier record is still in the batch
         }
+    }
+
+    /// This transaction consumes an owned entry of object `id`, which it read as
+    /// `owned_when_read` (`None`: not read; checked at commit). Only the consumption of an entry
+    /// whose object is still the queue-owned one it was written for counts.
+    pub fn consume_owned(&mut self, id: Uuid, owned_when_read: Option<bool>) {
+        match owned_when_read {
+            Some(false) => return,
+            Some(true) => {}
+            None => {
+                self.unread_owners.insert(id);
+            }
+        }
+        *self.ref_delta.entry(id).or_insert(0) -= 1;
     }
 
     /// Takes the first `n` of this transaction's own enqueues to `queue` back, as its own poll
@@ -229,12 +255,21 @@ impl Buffered {
     /// Payloads of `ids` in order, like `payload_of` each: those `cache` holds from it, the
     /// other stored ones in one batched read.
     pub fn read_payloads(&self, db: &DbRef<'_>, cache: ObjectCache<'_>, ids: &[Uuid]) -> Result<Vec<Option<Vec<u8>>>> {
-        let payload = |v: &[u8]| keys::object_payload(v).map(|(_, p)| p.into_owned());
-        let mut out: Vec<Option<Vec<u8>>> = Vec::with_capacity(ids.len());
+        self.read_objects(db, cache, ids, |v| keys::object_payload(v).map(|(_, p)| p.into_owned()))
+    }
+
+    /// `read_payloads` with each object's ownership (what a poll needs to know whether the
+    /// owned entry it consumes still owns its object).
+    pub fn read_owned_payloads(&self, db: &DbRef<'_>, ids: &[Uuid]) -> Result<Vec<Option<(Ownership, Vec<u8>)>>> {
+        self.read_objects(db, None, ids, |v| keys::object_payload(v).map(|(own, p)| (own, p.into_owned())))
+    }
+
+    fn read_objects<T>(&self, db: &DbRef<'_>, cache: ObjectCache<'_>, ids: &[Uuid], payload: impl Fn(&[u8]) -> Result<T>) -> Result<Vec<Option<T>>> {
+        let mut out: Vec<Option<T>> = Vec::with_capacity(ids.len());
         let mut missed: Vec<(usize, Option<Fill>)> = Vec::new();
         for (i, id) in ids.iter().enumerate() {
             if let Some(own) = self.own_value(id) {
-                out.push(own.map(payload).transpose()?);
+                out.push(own.map(&payload).transpose()?);
                 continue;
             }
             match cached_object(cache, id) {
@@ -257,22 +292,20 @@ impl Buffered {
     }
 
     /// The ids of the objects this commit writes that the object cache could hold, to be
-    /// marked as being written (`read_cache.rs`): all it deletes or puts, except the objects it
-    /// creates queue-owned (`enqueue`'s ids are fresh, and the cache keeps no queue-owned
-    /// object), and `consumed_away`, the objects its consumptions delete. Those are queue-owned
-    /// as a rule, but an id whose object was deleted while an entry still pointed at it may
-    /// since have been put again, and the consumption then deletes that object. Puts over
-    /// queue-owned objects are marked too, for the same reason. None when the cache is off.
-    pub fn cacheable_objects_written(&self, store: &crate::shared::Shared, consumed_away: impl Iterator<Item = Uuid>) -> Vec<Uuid> {
+    /// marked as being written (`read_cache.rs`): those it puts (not queue-owned) or deletes.
+    /// Queue-owned objects, which the cache never keeps, are not marked: those it creates
+    /// (`enqueue`'s ids are fresh), those it replaces with `put` (they stay queue-owned, and
+    /// the put is refused if the object was deleted meanwhile) and those its consumptions
+    /// delete (only ever a queue-owned object, `decide_references`). None when the cache is off.
+    pub fn cacheable_objects_written(&self, store: &crate::shared::Shared) -> Vec<Uuid> {
         if !store.object_cache().enabled() {
             return Vec::new();
         }
-        let created_owned = |id: &Uuid, at: usize, len: usize| !is_put_object(self.batch.slice(at, len)) && !self.owned_puts.contains(id);
-        let written = self.objects.iter().filter(|(id, w)| match **w {
-            ObjectWrite::Put { at, len } => !created_owned(id, at, len),
+        let written = self.objects.iter().filter(|(_, w)| match **w {
+            ObjectWrite::Put { at, len } => is_put_value(self.batch.slice(at, len)),
             ObjectWrite::Delete => true,
         });
-        written.map(|(id, _)| *id).chain(consumed_away).collect()
+        written.map(|(id, _)| *id).collect()
     }
 
     /// Each object's final write in this transaction, sorted by id.
@@ -308,14 +341,20 @@ fn cached_object(cache: ObjectCache<'_>, id: &Uuid) -> std::result::Result<Hit, 
 /// one the object cache keeps.
 fn keep_object(cache: ObjectCache<'_>, fill: Option<Fill>, id: &Uuid, v: Option<&[u8]>) {
     if let (Some(fill), Some(cache)) = (fill, cache) {
-        cache.fill(fill, id.as_bytes(), v.filter(|v| is_put_object(v)));
+        cache.fill(fill, id.as_bytes(), v.filter(|v| is_put_value(v)));
     }
 }
 
 /// Whether a stored object value is one `put` wrote (`Ownership::Reference`): only those are
 /// kept in the object cache.
-fn is_put_object(v: &[u8]) -> bool {
+pub(crate) fn is_put_value(v: &[u8]) -> bool {
     matches!(keys::decode_object_value(v), Ok((Ownership::Reference, _, _)))
+}
+
+/// Whether a stored object value is queue-owned (`enqueue` wrote it, or `put` over such an
+/// object).
+pub(crate) fn is_owned_value(v: &[u8]) -> bool {
+    matches!(keys::decode_object_value(v), Ok((Ownership::Owned, _, _)))
 }
 
 /// An object and its reference count go together.

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use uuid::Uuid;
 
 use crate::batch::{BatchRep, CfIds};
-use crate::buffered::{Buffered, ObjectWrite};
+use crate::buffered::{is_owned_value, is_put_value, Buffered, ObjectWrite};
 use crate::error::{Error, Result, RocksContext};
 use crate::group_commit::{CommitState, PendingObject, Prepared};
 use crate::keys::{self, Entry, QueueId, CF_OBJECTS, CF_REFS};
@@ -28,15 +28,19 @@ impl Buffered {
         let map_outcomes = self.write_maps(store, db, &serial, &mut tail)?;
         let appends = self.reserve_and_record(store, &mut tail, &outcomes);
         // Read from the batch before it is taken below.
-        let consumed_away = outcomes.iter().filter(|o| o.count <= 0).map(|o| o.id);
-        let objects_written = self.cacheable_objects_written(store, consumed_away);
+        let objects_written = self.cacheable_objects_written(store);
+        let pending_marks = self.pending_marks(&serial, &outcomes);
         let mut batch = if self.objects_in_key_order { std::mem::take(&mut self.batch) } else { self.objects_sorted_by_id(store.cf_ids()) };
         batch.append(&tail);
         // Before it is queued: from then on the group writing it may write it at any moment.
         let map_marks = store.map_cache().begin_writes(crate::map_commit::cached_keys_written(store, &map_outcomes));
         let object_marks = store.object_cache().begin_writes(objects_written.iter().map(Uuid::as_bytes));
         let ticket = store.group_commit().submit(Prepared { batch, appends, map_marks, object_marks });
-        self.mark_pending_objects(&mut serial, &outcomes, ticket);
+        // What it does to objects, for the commits prepared after it while it is not on disk.
+        serial.pending_objects.extend(pending_marks.into_iter().map(|(id, state)| (id, (state, ticket))));
+        if self.objects.values().any(|w| matches!(w, ObjectWrite::Delete)) {
+            serial.last_delete = Some(ticket);
+        }
         crate::map_commit::mark_map_writes(&mut serial, map_outcomes, ticket);
         Ok(ticket)
     }
@@ -95,8 +99,10 @@ impl Buffered {
 
     /// `NoSuchObject` if an object this transaction found committed and relied on (enqueued by
     /// id, or replaced while queue-owned) is deleted in the store as it will be once the
-    /// commits prepared before this one are written. Called under the commit lock, so no commit
-    /// can delete it between this check and this commit's place in the order.
+    /// commits prepared before this one are written; for a replaced one, also if what is under
+    /// its id then is an object put since (the queue-owned one it replaced was deleted). Called
+    /// under the commit lock, so no commit can delete it between this check and this commit's
+    /// place in the order.
     fn check_relied_objects(&self, db: &DbRef<'_>, serial: &CommitState) -> Result<()> {
         let relied = self
             .enqueued_by_id
@@ -109,7 +115,8 @@ impl Buffered {
         for id in relied {
             match serial.pending_objects.get(id).map(|(state, _)| *state) {
                 Some(PendingObject::Deleted) => return Err(Error::NoSuchObject(*id)),
-                Some(PendingObject::Count(_)) => {}
+                Some(PendingObject::Put) if self.owned_puts.contains(id) => return Err(Error::NoSuchObject(*id)),
+                Some(PendingObject::Count(_) | PendingObject::Put) => {}
                 None => on_disk.push(id),
             }
         }
@@ -118,7 +125,11 @@ impl Buffered {
         }
         let keys = on_disk.iter().map(|id| &id.as_bytes()[..]);
         for (id, found) in on_disk.iter().zip(db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), keys, false)) {
-            if found.context(|| format!("reading object {id}"))?.is_none() {
+            let gone = match found.context(|| format!("reading object {id}"))? {
+                None => true,
+                Some(v) => self.owned_puts.contains(*id) && !is_owned_value(&v),
+            };
+            if gone {
                 return Err(Error::NoSuchObject(**id));
             }
         }
@@ -129,31 +140,65 @@ impl Buffered {
     /// store will be once the commits prepared before it are written, sorted by id (so that
     /// their writes land in key order), and whether a `refs` record holds its count then (one
     /// does only above one; without one there is nothing to delete). Objects it deletes are
-    /// left out: their count goes with them. Counts not marked by a prepared commit are read
-    /// in one batched lookup.
+    /// left out: their count goes with them. So is an object that is not queue-owned any more
+    /// (deleted, perhaps put again, since the entries were written): the owned entries this
+    /// transaction consumes or adds for it own nothing, and their consumption must never delete
+    /// what was put under that id since. A poll reads that with the payload; what it cannot
+    /// have seen (a delete written after it read, entries dropped unread) is read here. Counts
+    /// and ownership not marked by a prepared commit are read in batched lookups.
     fn decide_references(&self, db: &DbRef<'_>, serial: &CommitState) -> Result<Vec<Outcome>> {
+        let deletes_unseen = match (serial.last_delete, self.owners_read_below) {
+            (Some(delete), Some(read_below)) => delete >= read_below,
+            _ => false,
+        };
         let mut outcomes = Vec::with_capacity(self.ref_delta.len());
         let mut unread = Vec::new();
+        let mut ownership_unknown = Vec::new();
         for (id, delta) in self.ref_delta.iter().filter(|(_, d)| **d != 0) {
             let own_write = match self.objects.get(id) {
                 Some(ObjectWrite::Delete) => continue,
-                Some(ObjectWrite::Put { .. }) => true,
-                None => false,
+                Some(&ObjectWrite::Put { at, len }) => Some(is_owned_value(self.batch.slice(at, len))),
+                None => None,
             };
-            let current = match serial.pending_objects.get(id).map(|(state, _)| *state) {
+            let pending = serial.pending_objects.get(id).map(|(state, _)| *state);
+            let owned = match (own_write, pending) {
+                (Some(owned), _) => owned,
+                (None, Some(PendingObject::Count(_))) => true,
+                (None, Some(PendingObject::Deleted | PendingObject::Put)) => false,
+                (None, None) => {
+                    if *delta < 0 && (deletes_unseen || self.unread_owners.contains(id)) {
+                        ownership_unknown.push(outcomes.len());
+                    }
+                    true
+                }
+            };
+            if !owned {
+                continue;
+            }
+            let current = match pending {
                 Some(PendingObject::Count(n)) => Some((n as i64, record_exists(n as i64))),
                 // Deleted by an earlier commit (its count with it): only this transaction's own
                 // write (an object it created) can be alive with entries (`check_relied_objects`
                 // refused the rest).
-                Some(PendingObject::Deleted) => Some((i64::from(own_write), false)),
+                Some(PendingObject::Deleted | PendingObject::Put) => Some((i64::from(own_write.is_some()), false)),
                 None => None,
             };
             if current.is_none() {
                 unread.push(outcomes.len());
             }
             let (count, counted) = current.unwrap_or((0, false));
-            outcomes.push(Outcome { id: *id, count: count + delta, counted });
+            outcomes.push(Outcome { id: *id, count: count + delta, counted, owned: true });
         }
+        if !ownership_unknown.is_empty() {
+            let keys = ownership_unknown.iter().map(|&i| &outcomes[i].id.as_bytes()[..]).collect::<Vec<_>>();
+            let found = db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), keys, false);
+            for (&i, found) in ownership_unknown.iter().zip(found) {
+                let o = &mut outcomes[i];
+                let value = found.context(|| format!("reading object {}", o.id))?;
+                o.owned = value.is_some_and(|v| is_owned_value(&v));
+            }
+        }
+        unread.retain(|&i| outcomes[i].owned);
         if !unread.is_empty() {
             let keys = unread.iter().map(|&i| &outcomes[i].id.as_bytes()[..]).collect::<Vec<_>>();
             let found = db.db().batched_multi_get_cf(db.cf(CF_REFS), keys, false);
@@ -169,6 +214,7 @@ impl Buffered {
                 o.counted = record_exists(count);
             }
         }
+        outcomes.retain(|o| o.owned);
         outcomes.sort_unstable_by_key(|o| o.id);
         Ok(outcomes)
     }
@@ -292,24 +338,28 @@ impl Buffered {
         forgotten
     }
 
-    /// Tell commits prepared after this one what it does to objects before it is on disk.
-    fn mark_pending_objects(&self, serial: &mut CommitState, outcomes: &[Outcome], ticket: u64) {
+    /// What this commit does to objects, as the commits prepared after it are to see it until
+    /// it is on disk (read from the batch, so before it is taken to be written).
+    fn pending_marks(&self, serial: &CommitState, outcomes: &[Outcome]) -> Vec<(Uuid, PendingObject)> {
+        let mut marks = Vec::with_capacity(outcomes.len());
         for (id, w) in &self.objects {
-            let state = match w {
+            let state = match *w {
                 ObjectWrite::Delete => Some(PendingObject::Deleted),
-                ObjectWrite::Put { .. } => match serial.pending_objects.get(id) {
+                // Alive again after a delete: queue-owned with its one entry when this
+                // transaction created it so, otherwise put (`put` over an object it read as
+                // queue-owned is refused when that object is deleted, `check_relied_objects`).
+                ObjectWrite::Put { at, len } => match serial.pending_objects.get(id) {
+                    Some((PendingObject::Deleted, _)) if is_put_value(self.batch.slice(at, len)) => Some(PendingObject::Put),
                     Some((PendingObject::Deleted, _)) => Some(PendingObject::Count(1)),
                     _ => None,
                 },
             };
-            if let Some(state) = state {
-                serial.pending_objects.insert(*id, (state, ticket));
-            }
+            marks.extend(state.map(|state| (*id, state)));
         }
         for o in outcomes {
-            let state = if o.count <= 0 { PendingObject::Deleted } else { PendingObject::Count(o.count as u64) };
-            serial.pending_objects.insert(o.id, (state, ticket));
+            marks.push((o.id, if o.count <= 0 { PendingObject::Deleted } else { PendingObject::Count(o.count as u64) }));
         }
+        marks
     }
 }
 
@@ -319,6 +369,9 @@ struct Outcome {
     id: Uuid,
     count: i64,
     counted: bool,
+    /// Still the queue-owned object its entries were written for (read at commit when unknown;
+    /// the others are dropped before the outcomes are used).
+    owned: bool,
 }
 
 /// What entries about to be written count against a byte capacity (an entry without a recorded
@@ -414,6 +467,38 @@ mod tests {
         assert_eq!((m.map_cache_hits, m.map_cache_misses), (2, 1), "kept at its first miss (the cache has room), hit after");
         let objects = (m.object_cache_hits - before.object_cache_hits, m.object_cache_misses - before.object_cache_misses);
         assert_eq!(objects, (2, 1), "kept at its first miss, hit after");
+    }
+
+    /// Commits prepared but not yet written see what the ones before them do to objects: a
+    /// delete of an already deleted queue-owned object, a put under its id, then a consumer that
+    /// read the object while it was still queue-owned, all pending at once. The consumer's entry
+    /// owns nothing any more, and the object put stays.
+    #[test]
+    fn a_consumption_prepared_behind_a_pending_delete_and_put_of_its_object_keeps_the_put() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path());
+        let mut tx = store.begin().unwrap();
+        let id = tx.enqueue("q", b"owned").unwrap();
+        tx.commit().unwrap();
+        let mut consumer = store.begin().unwrap();
+        assert_eq!(consumer.poll("q", 1).unwrap()[0].payload.as_deref(), Some(&b"owned"[..]));
+        let mut tx = store.begin().unwrap();
+        tx.delete(id).unwrap();
+        tx.commit().unwrap();
+
+        let db = store.shared.writable_db().unwrap();
+        let mut deleting = store.begin().unwrap();
+        assert!(!deleting.delete(id).unwrap());
+        deleting.prepare(&db).unwrap();
+        let mut putting = store.begin().unwrap();
+        putting.put(id, b"new").unwrap();
+        putting.prepare(&db).unwrap();
+        let ticket = consumer.prepare(&db).unwrap();
+        super::wait_written(&store.shared, &db, ticket).unwrap();
+        consumer.buf.claims.clear(); // written: nothing to hand back when it is dropped
+        drop(db);
+        assert_eq!(store.begin().unwrap().get(id).unwrap().as_deref(), Some(&b"new"[..]));
+        assert_eq!(store.queue_size("q").unwrap(), 0);
     }
 
     fn numbers(messages: &[crate::Message]) -> Vec<u32> {

@@ -219,10 +219,8 @@ impl Transaction {
     /// its last entry). Returns how many.
     pub fn drop_dead_letters(&mut self, queue: &str, which: Selection<'_>) -> Result<u64> {
         let claimed = self.claim_dead_letters(queue, which)?;
-        for (_, e) in &claimed {
-            if e.own == keys::Ownership::Owned {
-                *self.buf.ref_delta.entry(e.id).or_insert(0) -= 1;
-            }
+        for (_, e) in claimed.iter().filter(|(_, e)| e.own == keys::Ownership::Owned) {
+            self.buf.consume_owned(e.id, None);
         }
         Ok(claimed.len() as u64)
     }

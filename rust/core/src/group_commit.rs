@@ -26,14 +26,21 @@ use crate::keys::QueueId;
 pub(crate) enum PendingObject {
     /// Deleted (explicitly or with its last owning entry).
     Deleted,
-    /// Alive with this many owning entries (1 for objects that are not shared or not owned).
+    /// Alive and queue-owned, with this many owning entries.
     Count(u64),
+    /// Alive and written by `put` after a delete: owned by no entry, so consuming an entry
+    /// written for the object deleted before it leaves it alone.
+    Put,
 }
 
 /// State guarded by the commit lock.
 #[derive(Default)]
 pub(crate) struct CommitState {
     pub pending_objects: IdMap<Uuid, (PendingObject, u64)>,
+    /// Ticket of the last commit prepared that deletes objects with `delete`: a transaction
+    /// that read its entries' objects before that commit was written re-reads, at commit,
+    /// whether the objects it consumes are still queue-owned (`Buffered::decide_references`).
+    pub last_delete: Option<u64>,
     pub maps: crate::maps::MapCommitState,
 }
 

@@ -34,9 +34,8 @@ pub struct StoreOptions {
     pub map_cache_bytes: usize,
     /// Bytes of the object cache (`read_cache.rs`): committed objects created by `put` kept in
     /// memory for `get`, beside the block cache. Queue-owned objects (`enqueue(queue, bytes)`)
-    /// are not kept: a queue reads each once. Below 64 KiB (0 included) it keeps none. Off by
-    /// default: while on, each commit marks the objects its consumptions delete (about 4% of
-    /// an unsynced queue cycle's CPU in `examples/queue_cycles`).
+    /// are not kept: a queue reads each once, and commits consuming them mark nothing in it.
+    /// Below 64 KiB (0 included) it keeps none. Off by default.
     pub object_cache_bytes: usize,
 }
 

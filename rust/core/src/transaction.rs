@@ -231,6 +231,10 @@ impl Transaction {
         }
         drop(queues);
         let Some((qid, failed, tracked, counts_bytes)) = claimed.filter(|_| !seqs.is_empty()) else { return Ok(None) };
+        if self.buf.owners_read_below.is_none() {
+            // Before any of their objects is read.
+            self.buf.owners_read_below = Some(self.store.group_commit().written_below());
+        }
         let first = self.buf.claims.len();
         self.buf.claims.extend(seqs.iter().map(|&seq| Claim::new(qid, seq)));
         let entries = seqs
@@ -289,16 +293,17 @@ impl Transaction {
         let mut out = Vec::new();
         if let Some(claimed) = self.claim_entries(db, queue, max)? {
             let ids: Vec<Uuid> = claimed.entries.iter().map(|e| e.id).collect();
-            let payloads = self.buf.read_payloads(db, None, &ids)?;
-            let kept = within_budget(payloads.iter().map(|p| p.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0);
+            let objects = self.buf.read_owned_payloads(db, &ids)?;
+            let kept = within_budget(objects.iter().map(|o| o.as_ref().map_or(0, |(_, p)| p.len())), max_payload_bytes, 0);
             // The claims past the budget go back, to be the head of the next poll.
             self.hand_back_claims(self.buf.claims.len() - (claimed.seqs.len() - kept), |q, c| q.give_back(c.seq));
             self.deliver_last_claims(db, &claimed, kept)?;
-            for e in &claimed.entries[..kept] {
+            for (e, object) in claimed.entries[..kept].iter().zip(&objects) {
                 if e.own == Ownership::Owned {
-                    *self.buf.ref_delta.entry(e.id).or_insert(0) -= 1;
+                    self.buf.consume_owned(e.id, Some(matches!(object, Some((Ownership::Owned, _)))));
                 }
             }
+            let payloads = objects.into_iter().map(|o| o.map(|(_, p)| p));
             let delivered = ids.into_iter().zip(payloads).zip(claimed.seqs.iter().zip(&claimed.failed)).take(kept);
             out.extend(delivered.map(|((id, payload), (&seq, &failed))| Message { id, payload, sequence: Some(seq), deliveries: failed + 1 }));
             if kept < claimed.seqs.len() {
@@ -333,10 +338,8 @@ impl Transaction {
     /// If reading the claimed entries fails, the whole transaction rolls back, as with `poll`.
     pub fn drop_queue(&mut self, queue: &str) -> Result<u64> {
         let entries = self.claim_everything(queue)?;
-        for e in &entries {
-            if e.own == Ownership::Owned {
-                *self.buf.ref_delta.entry(e.id).or_insert(0) -= 1;
-            }
+        for e in entries.iter().filter(|e| e.own == Ownership::Owned) {
+            self.buf.consume_owned(e.id, None);
         }
         let own = self.buf.enqueued.get(queue).map_or(0, |items| items.len());
         self.buf.take_back_own_enqueues(queue, own);

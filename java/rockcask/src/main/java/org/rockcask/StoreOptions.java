@@ -96,9 +96,9 @@ public final class StoreOptions {
     /**
      * Bytes of the object cache: committed objects created by {@code put} kept in native memory
      * for {@link Transaction#get} and {@link Transaction#getAll}, beside the block cache; at
-     * most 1 TiB, and below 64 KiB (0 included) none. Off (0) by default: while on, every commit
-     * marks the objects its polls consume, which costs queue work a few percent. Queue-owned objects
-     * ({@code enqueue(queue, bytes)}) are not kept: a queue reads each once. A read it answers
+     * most 1 TiB, and below 64 KiB (0 included) none. Off (0) by default. Queue-owned objects
+     * ({@code enqueue(queue, bytes)}) are not kept: a queue reads each once, and commits that
+     * consume them mark nothing in the cache. A read it answers
      * skips RocksDB's read path. Each object is charged its 16-byte id, its payload as stored
      * (plus a flag byte) and 96 bytes, and one charged more than 1/512 of the cache is never
      * kept. Until the cache has had to evict, an object is kept the first time it is missed;

@@ -182,6 +182,30 @@ public class StoreTest {
     }
 
     @Test
+    public void consumingTheEntryOfADeletedQueueOwnedObjectKeepsTheObjectPutUnderItsIdSince() {
+        UUID id;
+        try (Transaction tx = store.begin()) {
+            id = tx.enqueue("q", b("owned"));
+            tx.commit();
+        }
+        try (Transaction tx = store.begin()) {
+            assertTrue(tx.delete(id));
+            tx.commit();
+        }
+        try (Transaction tx = store.begin()) {
+            tx.put(id, b("new"));
+            tx.commit();
+        }
+        try (Transaction tx = store.begin()) {
+            assertEquals("new", s(tx.poll("q").payload()));
+            tx.commit();
+        }
+        try (Transaction tx = store.begin()) {
+            assertEquals("new", s(tx.get(id)));
+        }
+    }
+
+    @Test
     public void emptyAndLargePayloadsRoundTrip() {
         byte[] big = new byte[8 << 20];
         new java.util.Random(1).nextBytes(big);
