@@ -117,6 +117,10 @@ pub(crate) struct Buffered {
     /// of an entry it consumes: a `delete` in a commit from this ticket on may have been
     /// missed by that read, which the commit then reads again.
     pub owners_read_below: Option<u64>,
+    /// Objects this transaction deleted, also those it put again afterwards (`objects` then
+    /// holds the put): for the commits prepared after it, which must not take a put again for
+    /// the queue-owned object it deleted.
+    pub deleted: IdSet<Uuid>,
     /// Committed objects this transaction enqueued by id, with how many of those entries are
     /// still to be written (its own polls can take them back): each must still exist at commit.
     pub enqueued_by_id: IdMap<Uuid, u32>,
@@ -160,6 +164,7 @@ impl Default for Buffered {
             ref_delta: IdMap::default(),
             unread_owners: IdSet::default(),
             owners_read_below: None,
+            deleted: IdSet::default(),
             enqueued_by_id: IdMap::default(),
             owned_puts: IdSet::default(),
             dropped_queues: BTreeSet::new(),

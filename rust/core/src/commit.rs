@@ -38,7 +38,7 @@ impl Buffered {
         let ticket = store.group_commit().submit(Prepared { batch, appends, map_marks, object_marks });
         // What it does to objects, for the commits prepared after it while it is not on disk.
         serial.pending_objects.extend(pending_marks.into_iter().map(|(id, state)| (id, (state, ticket))));
-        if self.objects.values().any(|w| matches!(w, ObjectWrite::Delete)) {
+        if !self.deleted.is_empty() {
             serial.last_delete = Some(ticket);
         }
         crate::map_commit::mark_map_writes(&mut serial, map_outcomes, ticket);
@@ -345,14 +345,14 @@ impl Buffered {
         for (id, w) in &self.objects {
             let state = match *w {
                 ObjectWrite::Delete => Some(PendingObject::Deleted),
-                // Alive again after a delete: queue-owned with its one entry when this
-                // transaction created it so, otherwise put (`put` over an object it read as
-                // queue-owned is refused when that object is deleted, `check_relied_objects`).
-                ObjectWrite::Put { at, len } => match serial.pending_objects.get(id) {
-                    Some((PendingObject::Deleted, _)) if is_put_value(self.batch.slice(at, len)) => Some(PendingObject::Put),
-                    Some((PendingObject::Deleted, _)) => Some(PendingObject::Count(1)),
-                    _ => None,
-                },
+                // Alive again after a delete (an earlier commit's or its own): queue-owned with
+                // its one entry when this transaction created it so, otherwise put (`put` over
+                // an object it read as queue-owned is refused when that object is deleted,
+                // `check_relied_objects`).
+                ObjectWrite::Put { at, len } if self.deleted.contains(id) || matches!(serial.pending_objects.get(id), Some((PendingObject::Deleted, _))) => {
+                    Some(if is_put_value(self.batch.slice(at, len)) { PendingObject::Put } else { PendingObject::Count(1) })
+                }
+                ObjectWrite::Put { .. } => None,
             };
             marks.extend(state.map(|state| (*id, state)));
         }

@@ -508,6 +508,7 @@ impl Transaction {
         };
         delete_object(&mut self.buf.batch, self.store.cf_ids(), &id);
         self.buf.note_object_write(id, ObjectWrite::Delete);
+        self.buf.deleted.insert(id);
         self.buf.ref_delta.remove(&id);
         // Entries this transaction enqueued for it point at a deleted object, as committed ones
         // do: nothing here relies on it any more.

@@ -150,3 +150,80 @@ fn entries_of_objects_never_deleted_still_take_their_objects_with_them() {
     tx.commit().unwrap();
     assert_eq!(get(&store, dropped), None);
 }
+
+/// Consumers polling and committing while another thread deletes queue-owned objects still in
+/// the queue and puts new ones under their ids (in one transaction or two): once the queue is
+/// drained, every object put is there with its payload and every other one is gone.
+#[test]
+fn objects_put_under_the_ids_of_deleted_queue_owned_ones_survive_concurrent_consumers() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(open(dir.path()));
+    let produced: Arc<Mutex<Vec<Uuid>>> = Arc::default();
+    let producing = Arc::new(AtomicBool::new(true));
+    let producer = {
+        let (store, produced, producing) = (store.clone(), produced.clone(), producing.clone());
+        std::thread::spawn(move || {
+            for _ in 0..100 {
+                let mut tx = store.begin().unwrap();
+                let ids: Vec<Uuid> = (0..20).map(|_| tx.enqueue("q", b"owned").unwrap()).collect();
+                tx.commit().unwrap();
+                produced.lock().unwrap().extend(ids);
+            }
+            producing.store(false, Ordering::SeqCst);
+        })
+    };
+    let consumers: Vec<_> = (0..2)
+        .map(|_| {
+            let (store, producing) = (store.clone(), producing.clone());
+            std::thread::spawn(move || loop {
+                let done = !producing.load(Ordering::SeqCst);
+                let mut tx = store.begin().unwrap();
+                let got = tx.poll("q", 10).unwrap();
+                std::thread::yield_now(); // a delete and a put may come between the poll and the commit
+                tx.commit().unwrap();
+                if got.is_empty() && done {
+                    break;
+                }
+            })
+        })
+        .collect();
+    let replacer = {
+        let (store, produced, producing) = (store.clone(), produced.clone(), producing.clone());
+        std::thread::spawn(move || {
+            let mut replaced = Vec::new();
+            let mut next = 0usize;
+            while producing.load(Ordering::SeqCst) || next < produced.lock().unwrap().len() {
+                let Some(id) = produced.lock().unwrap().get(next).copied() else {
+                    std::thread::yield_now();
+                    continue;
+                };
+                next += 3; // every third object
+                let mut tx = store.begin().unwrap();
+                tx.delete(id).unwrap();
+                if next % 2 == 0 {
+                    tx.commit().unwrap();
+                    tx = store.begin().unwrap();
+                }
+                tx.put(id, id.as_bytes()).unwrap();
+                tx.commit().unwrap();
+                replaced.push(id);
+            }
+            replaced
+        })
+    };
+    producer.join().unwrap();
+    let replaced = replacer.join().unwrap();
+    consumers.into_iter().for_each(|c| c.join().unwrap());
+    assert_eq!(store.queue_size("q").unwrap(), 0);
+    assert!(replaced.len() > 500, "{} replaced", replaced.len());
+    let tx = store.begin().unwrap();
+    for &id in &replaced {
+        assert_eq!(tx.get(id).unwrap().as_deref(), Some(&id.as_bytes()[..]), "object put under {id}");
+    }
+    let replaced: std::collections::HashSet<Uuid> = replaced.into_iter().collect();
+    for &id in produced.lock().unwrap().iter().filter(|id| !replaced.contains(id)) {
+        assert_eq!(tx.get(id).unwrap(), None, "queue-owned {id}, consumed");
+    }
+}
