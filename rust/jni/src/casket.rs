@@ -43,6 +43,7 @@ native_class! {
         fn close(db: &CasketHandle) -> () = close;
         fn free(db: i64) -> () = free;
         fn put(db: &CasketHandle, key: Vec<u8>, value: JByteArray, mode: PutMode) -> () = put;
+        fn putdups(db: &CasketHandle, packed: Vec<u8>) -> () = putdups;
         fn out(db: &CasketHandle, key: Vec<u8>, all: bool) -> () = out;
         fn get(db: &CasketHandle, key: Vec<u8>) -> Vec<u8> = get;
         fn getlist(db: &CasketHandle, key: Vec<u8>) -> Vec<u8> = getlist;
@@ -111,6 +112,33 @@ fn pack_list<'i>(items: impl IntoIterator<Item = Option<&'i [u8]>>) -> Vec<u8> {
     }
     out[..4].copy_from_slice(&n.to_be_bytes());
     out
+}
+
+/// The items of a list packed as `pack_list` packs it (`CasketNative.PackedPutdups` writes
+/// it on the Java side); an absent item is `None`. Every length is checked against the bytes
+/// there: nothing is allocated by what the list says.
+fn unpack_list(packed: &[u8]) -> BridgeResult<Vec<Option<&[u8]>>> {
+    let bad = |what: &str| BridgeError::InvalidArgument(format!("packed list of {} bytes: {what}", packed.len()));
+    let word = |at: usize| packed.get(at..at + 4).map(|b| i32::from_be_bytes(b.try_into().expect("4 bytes")));
+    let count = word(0).ok_or_else(|| bad("no count"))?;
+    let count = usize::try_from(count).map_err(|_| bad("negative count"))?;
+    let mut items = Vec::with_capacity(count.min(packed.len() / 4));
+    let mut at = 4;
+    for _ in 0..count {
+        let len = word(at).ok_or_else(|| bad("an item's length is cut off"))?;
+        at += 4;
+        if len < 0 {
+            items.push(None);
+            continue;
+        }
+        let item = packed.get(at..at + len as usize).ok_or_else(|| bad("an item is cut off"))?;
+        at += len as usize;
+        items.push(Some(item));
+    }
+    if at != packed.len() {
+        return Err(bad("bytes after the last item"));
+    }
+    Ok(items)
 }
 
 fn packed(items: &[Vec<u8>]) -> Vec<u8> {
@@ -253,6 +281,20 @@ fn put<'local>(env: &mut Env<'local>, db: &CasketHandle, key: Vec<u8>, value: JB
     c.call(|c| Ok(c.put(&key, &value, mode)?))
 }
 
+/// `putdup` of each (key, value) pair of a packed list (keys and values alternating), in
+/// order, as the drop-in gathers them during a transaction: one call instead of one per pair.
+/// Stops at the first failure (the pairs before it are written).
+fn putdups(_env: &mut Env<'_>, db: &CasketHandle, packed: Vec<u8>) -> BridgeResult<()> {
+    let items = unpack_list(&packed)?;
+    if items.len() % 2 != 0 {
+        return Err(BridgeError::InvalidArgument(format!("{} packed items are not (key, value) pairs", items.len())));
+    }
+    let pairs = items.chunks_exact(2).map(|pair| pair[0].zip(pair[1]));
+    let pairs = pairs.collect::<Option<Vec<_>>>().ok_or_else(|| BridgeError::InvalidArgument("an absent key or value in packed pairs".into()))?;
+    db.0.call(|c| pairs.iter().try_for_each(|(key, value)| c.put(key, value, PutMode::Dup)))?;
+    Ok(())
+}
+
 fn out(_env: &mut Env<'_>, db: &CasketHandle, key: Vec<u8>, all: bool) -> BridgeResult<()> {
     db.0.call(|c| if all { c.out_list(&key) } else { c.out(&key) })?;
     Ok(())
@@ -380,5 +422,17 @@ mod tests {
     fn packed_lists_carry_count_lengths_and_absent_items() {
         let p = super::pack_list([Some(&b"ab"[..]), None]);
         assert_eq!(p, [0, 0, 0, 2, 0, 0, 0, 2, b'a', b'b', 0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(super::unpack_list(&p).unwrap(), vec![Some(&b"ab"[..]), None]);
+    }
+
+    #[test]
+    fn unpacking_refuses_lists_whose_counts_or_lengths_do_not_match_their_bytes() {
+        let p = super::pack_list([Some(&b"ab"[..]), Some(&b""[..])]);
+        assert_eq!(super::unpack_list(&p).unwrap(), vec![Some(&b"ab"[..]), Some(&b""[..])]);
+        for bad in [&p[..p.len() - 1], &p[..3], &[&p[..], &[0][..]].concat()[..], &[0x7f, 0xff, 0xff, 0xff][..], &[0xff, 0, 0, 0][..]] {
+            assert!(super::unpack_list(bad).is_err(), "{bad:?}");
+        }
+        let too_long = [&[0, 0, 0, 1][..], &[0x7f, 0xff, 0xff, 0xff][..], b"x"].concat();
+        assert!(super::unpack_list(&too_long).is_err());
     }
 }

@@ -227,17 +227,17 @@ abstract class AbstractDB {
      * thread fails with {@code EINVALID}.
      */
     public boolean tranbegin() {
-        return db.run(CasketNative::tranbegin);
+        return db.tranbegin();
     }
 
     /** Makes the transaction durable (synced to the device with {@code OTSYNC}). */
     public boolean trancommit() {
-        return db.run(CasketNative::trancommit);
+        return db.trancommit();
     }
 
     /** Restores the database to its state at {@link #tranbegin()}. */
     public boolean tranabort() {
-        return db.run(CasketNative::tranabort);
+        return db.tranabort();
     }
 
     /** The path given to {@code open}, or null ({@code EINVALID}) if not open. */

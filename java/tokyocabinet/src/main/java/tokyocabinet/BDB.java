@@ -165,7 +165,7 @@ public class BDB extends AbstractDB implements DBM {
 
     /** Adds a value after the key's existing values. */
     public boolean putdup(byte[] key, byte[] value) {
-        return db.put(key, value, CasketNative.PUT_DUP);
+        return db.putdup(key, value);
     }
 
     /** {@link #putdup(byte[], byte[])} with String key and value. */

@@ -7,6 +7,7 @@ import org.rockcask.internal.NativeResource;
 import org.rockcask.RockCaskException;
 import tokyocabinet.internal.CasketComparator;
 import tokyocabinet.internal.CasketNative;
+import tokyocabinet.internal.PackedPutdups;
 
 /**
  * What {@link BDB} and {@link HDB} share: the open native casket, the settings made before
@@ -104,6 +105,22 @@ final class Database {
     private final ThreadLocal<LastError> lastError = ThreadLocal.withInitial(LastError::new);
     /** Position of the embedded iterator (iterinit/iternext); null when exhausted. */
     private volatile byte[] iterPos;
+    /**
+     * While a transaction runs, {@code putdup}s are gathered here (guarded by itself) and
+     * written in one native call before any other call on the database, from any thread, and at
+     * commit: what the native API does with enqueues. Only in a transaction, where nothing is
+     * durable before the commit anyway, and only with a built-in key order (a {@link BDBCMP}
+     * could refuse a key when it is written).
+     */
+    private final PackedPutdups gathered = new PackedPutdups();
+    /** Set by a successful {@code tranbegin} through this object, cleared when it ends. */
+    private volatile boolean gathering;
+    /**
+     * Why writing gathered {@code putdup}s failed during the running transaction (guarded by
+     * {@link #gathered}): each of them had returned true, so the transaction can no longer
+     * commit; {@code trancommit} aborts it and fails with this.
+     */
+    private CasketException gatheredFailure;
 
     // Settings made before open.
     int cmpfunc = BDB.CMPLEXICAL;
@@ -257,7 +274,15 @@ final class Database {
         return true;
     }
 
+    /** {@code op} after the gathered {@code putdup}s are written (a failure to write them is the call's). */
     <T> T call(Call<T> op, T failure) {
+        return callAsIs(db -> {
+            writeGathered(db);
+            return op.run(db);
+        }, failure);
+    }
+
+    private <T> T callAsIs(Call<T> op, T failure) {
         if (refusedInsideComparison()) {
             return failure;
         }
@@ -332,6 +357,7 @@ final class Database {
                 return fail(BDB.EINVALID);
             }
             handle = null;
+            endGathering(); // the close aborts the running transaction
             h.close();
             CasketException e = h.closeError;
             return e == null || fail(e.code, e.detail);
@@ -351,6 +377,100 @@ final class Database {
         check(key);
         check(value);
         return fits(value) && run(db -> CasketNative.put(db, key, value, mode));
+    }
+
+    /** {@code putdup}: gathered while a transaction runs (see {@link #gathered}), else written at once. */
+    boolean putdup(byte[] key, byte[] value) {
+        check(key);
+        check(value);
+        if (!gathering || comparator != null || !PackedPutdups.gathers(key, value) || Comparison.running()) {
+            return put(key, value, CasketNative.PUT_DUP);
+        }
+        boolean full;
+        synchronized (gathered) {
+            if (!gathering) {
+                return put(key, value, CasketNative.PUT_DUP);
+            }
+            full = gathered.add(key, value);
+        }
+        return !full || run(db -> {});
+    }
+
+    /** Writes the gathered {@code putdup}s, if any; a failure is also kept for {@code trancommit}. */
+    private void writeGathered(long db) {
+        if (!gathering) {
+            return;
+        }
+        synchronized (gathered) {
+            if (gathered.isEmpty()) {
+                return;
+            }
+            try {
+                CasketNative.putdups(db, gathered.take());
+            } catch (CasketException e) {
+                gatheredFailure = e;
+                throw e;
+            } catch (RockCaskException e) {
+                gatheredFailure = new CasketException(BDB.EMISC, e.getMessage());
+                throw gatheredFailure;
+            }
+        }
+    }
+
+    /** Stops gathering (the transaction ends); returns why writing what was gathered failed, if it did. */
+    private CasketException endGathering() {
+        synchronized (gathered) {
+            gathering = false;
+            gathered.clear();
+            CasketException failure = gatheredFailure;
+            gatheredFailure = null;
+            return failure;
+        }
+    }
+
+    boolean tranbegin() {
+        boolean begun = run(CasketNative::tranbegin);
+        if (begun) {
+            gathering = true;
+        }
+        return begun;
+    }
+
+    /**
+     * Commits, after writing the gathered {@code putdup}s; if writing them fails (now or before),
+     * the transaction is aborted instead and the commit fails with that failure's code.
+     */
+    boolean trancommit() {
+        return callAsIs(db -> {
+            CasketException failure;
+            synchronized (gathered) {
+                try {
+                    writeGathered(db);
+                } catch (CasketException e) {
+                    // Kept as gatheredFailure, which endGathering returns.
+                }
+                failure = endGathering();
+            }
+            if (failure != null) {
+                try {
+                    CasketNative.tranabort(db);
+                } catch (CasketException alreadyEnded) {
+                    // A failed write may have ended the transaction already; the write's failure is the one to report.
+                }
+                throw failure;
+            }
+            CasketNative.trancommit(db);
+            return Boolean.TRUE;
+        }, Boolean.FALSE);
+    }
+
+    /** Aborts: the gathered {@code putdup}s are dropped with the rest of the transaction. */
+    boolean tranabort() {
+        endGathering();
+        return callAsIs(db -> {
+            CasketNative.tranabort(db);
+            return Boolean.TRUE;
+        }, Boolean.FALSE);
     }
 
     boolean out(byte[] key, boolean all) {

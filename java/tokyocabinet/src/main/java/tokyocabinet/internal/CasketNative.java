@@ -62,6 +62,9 @@ public final class CasketNative {
     /** mode: a {@code PUT_} code. */
     public static native void put(long db, byte[] key, byte[] value, int mode);
 
+    /** {@code putdup} of each pair {@link PackedPutdups} packed, in order; stops at the first failure. */
+    public static native void putdups(long db, byte[] packed);
+
     public static native void out(long db, byte[] key, boolean all);
 
     public static native byte[] get(long db, byte[] key);
