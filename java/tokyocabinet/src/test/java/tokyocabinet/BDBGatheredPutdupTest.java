@@ -6,13 +6,12 @@ import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.io.File;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.After;
-import org.junit.Assume;
+import org.junit.Rule;
 import org.junit.Test;
+import org.rockcask.SmallFileSystem;
 import tokyocabinet.internal.PackedPutdups;
 
 /**
@@ -22,15 +21,8 @@ import tokyocabinet.internal.PackedPutdups;
  * them fails the commit and leaves the database as it was at {@code tranbegin}.
  */
 public class BDBGatheredPutdupTest extends CasketTestBase {
-    /** A tmpfs mounted by {@link #smallFileSystem()}, unmounted after the test. */
-    private File mounted;
-
-    @After
-    public void unmount() throws Exception {
-        if (mounted != null && !run("umount", mounted.getPath())) {
-            run("umount", "-l", mounted.getPath());
-        }
-    }
+    @Rule
+    public SmallFileSystem smallFs = new SmallFileSystem();
 
     @Test
     public void everyCallFromAnyThreadSeesTheGatheredPutdupsInOrderAmongTheOtherWrites() {
@@ -115,7 +107,7 @@ public class BDBGatheredPutdupTest extends CasketTestBase {
      */
     @Test
     public void aFailedWriteOfGatheredPutdupsFailsTheCommitAndLeavesTheDatabaseAsAtTranbegin() throws Exception {
-        File dir = smallFileSystem();
+        File dir = smallFs.mount();
         File filler = new File(dir, "filler");
         String path = new File(dir, "full.tcb").getPath();
         BDB db = openBdb(path, BDB.OWRITER | BDB.OCREAT | BDB.OTSYNC);
@@ -143,23 +135,5 @@ public class BDBGatheredPutdupTest extends CasketTestBase {
 
     private static String key(int k) {
         return "key" + k;
-    }
-
-    /** An 8 MiB tmpfs, or the test is skipped (mounting needs root). */
-    private File smallFileSystem() throws Exception {
-        File dir = tmp.newFolder("small-fs");
-        Assume.assumeTrue("mounting a tmpfs needs root", run("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", dir.getPath()));
-        mounted = dir;
-        return dir;
-    }
-
-    private static boolean run(String... command) throws Exception {
-        Process p;
-        try {
-            p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        } catch (IOException noSuchCommand) {
-            return false;
-        }
-        return p.waitFor() == 0;
     }
 }

@@ -17,8 +17,6 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
-import org.junit.After;
-import org.junit.Assume;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -28,15 +26,8 @@ public class FailedCommitTest {
     @Rule
     public TemporaryFolder tmp = new TemporaryFolder();
 
-    /** A tmpfs mounted by {@link #smallFileSystem()}, unmounted after the test. */
-    private File mounted;
-
-    @After
-    public void unmount() throws Exception {
-        if (mounted != null && !run("umount", mounted.getPath())) {
-            run("umount", "-l", mounted.getPath()); // still busy: detach it now, free it when unused
-        }
-    }
+    @Rule
+    public SmallFileSystem smallFs = new SmallFileSystem();
 
     @Test
     public void enqueueByIdOfAnObjectAnotherCommitDeletedFirstFailsWithNoSuchObjectAndHandsBackPolls() throws IOException {
@@ -81,7 +72,7 @@ public class FailedCommitTest {
      */
     @Test
     public void aCommitFailingOnAFullDiskHandsBackItsPollsAndTheStoreRecoversAfterSpaceIsFreedAndItIsReopened() throws Exception {
-        File fs = smallFileSystem();
+        File fs = smallFs.mount();
         Path filler = fs.toPath().resolve("filler");
         Files.write(filler, new byte[1 << 20]); // freed once the disk is full, as a user would
         Path dir = fs.toPath().resolve("s");
@@ -187,23 +178,5 @@ public class FailedCommitTest {
 
     private static byte[] item(int i) {
         return ByteBuffer.allocate(4).putInt(i).array();
-    }
-
-    /** An 8 MiB tmpfs, or the test is skipped (mounting needs root). */
-    private File smallFileSystem() throws Exception {
-        File dir = tmp.newFolder("small-fs");
-        Assume.assumeTrue("mounting a tmpfs needs root", run("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", dir.getPath()));
-        mounted = dir;
-        return dir;
-    }
-
-    private static boolean run(String... command) throws Exception {
-        Process p;
-        try {
-            p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        } catch (IOException noSuchCommand) {
-            return false;
-        }
-        return p.waitFor() == 0;
     }
 }
