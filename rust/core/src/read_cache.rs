@@ -445,8 +445,11 @@ mod tests {
         for k in &later {
             keep(&c, k, &[1; 10]);
         }
+        // Without the doorkeeper the later keys would fill the cache; with it about half of
+        // what fits turns over (its false admissions, each pushing one out), 19,800-20,200 of
+        // 38,130 here over runs (the hasher is seeded at random).
         let kept_later = later.iter().filter(|k| get(&c, k).is_ok()).count();
-        assert!(kept_later < later.len() / 5, "{kept_later} kept: one read each keeps hardly any in a full cache");
+        assert!(kept_later < fits * 2 / 3, "{kept_later} of the {fits} that fit kept: keys read once fill a full cache");
         let still = first.iter().filter(|k| get(&c, k).is_ok()).count();
         // The doorkeeper lets through the keys whose bit another key set (up to half its bits are
         // set), each pushing one out: most of what was kept stays.
