@@ -189,31 +189,21 @@ impl Buffered {
             let (count, counted) = current.unwrap_or((0, false));
             outcomes.push(Outcome { id: *id, count: count + delta, counted, owned: true });
         }
-        if !ownership_unknown.is_empty() {
-            let keys = ownership_unknown.iter().map(|&i| &outcomes[i].id.as_bytes()[..]).collect::<Vec<_>>();
-            let found = db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), keys, false);
-            for (&i, found) in ownership_unknown.iter().zip(found) {
-                let o = &mut outcomes[i];
-                let value = found.context(|| format!("reading object {}", o.id))?;
-                o.owned = value.is_some_and(|v| is_owned_value(&v));
-            }
-        }
+        read_for(db, CF_OBJECTS, "reading object", &mut outcomes, &ownership_unknown, |o, value| {
+            o.owned = value.is_some_and(is_owned_value);
+            Ok(())
+        })?;
         unread.retain(|&i| outcomes[i].owned);
-        if !unread.is_empty() {
-            let keys = unread.iter().map(|&i| &outcomes[i].id.as_bytes()[..]).collect::<Vec<_>>();
-            let found = db.db().batched_multi_get_cf(db.cf(CF_REFS), keys, false);
-            for (&i, found) in unread.iter().zip(found) {
-                let o = &mut outcomes[i];
-                let record = found.context(|| format!("reading references of {}", o.id))?;
-                // No record: exactly one owning entry.
-                let count = match record {
-                    Some(v) => keys::decode_u64(&v, "reference count")? as i64,
-                    None => 1,
-                };
-                o.count += count;
-                o.counted = record_exists(count);
-            }
-        }
+        read_for(db, CF_REFS, "reading references of", &mut outcomes, &unread, |o, record| {
+            // No record: exactly one owning entry.
+            let count = match record {
+                Some(v) => keys::decode_u64(v, "reference count")? as i64,
+                None => 1,
+            };
+            o.count += count;
+            o.counted = record_exists(count);
+            Ok(())
+        })?;
         outcomes.retain(|o| o.owned);
         outcomes.sort_unstable_by_key(|o| o.id);
         Ok(outcomes)
@@ -372,6 +362,29 @@ struct Outcome {
     /// Still the queue-owned object its entries were written for (read at commit when unknown;
     /// the others are dropped before the outcomes are used).
     owned: bool,
+}
+
+/// `read` of each outcome at `indexes` with what column family `cf` holds under its id, read in
+/// one batched lookup (`what` names the read in errors).
+fn read_for(
+    db: &DbRef<'_>,
+    cf: &str,
+    what: &str,
+    outcomes: &mut [Outcome],
+    indexes: &[usize],
+    mut read: impl FnMut(&mut Outcome, Option<&[u8]>) -> Result<()>,
+) -> Result<()> {
+    if indexes.is_empty() {
+        return Ok(());
+    }
+    let keys: Vec<[u8; 16]> = indexes.iter().map(|&i| *outcomes[i].id.as_bytes()).collect();
+    let found = db.db().batched_multi_get_cf(db.cf(cf), keys.iter().map(|k| &k[..]), false);
+    for (&i, found) in indexes.iter().zip(found) {
+        let o = &mut outcomes[i];
+        let value = found.context(|| format!("{what} {}", o.id))?;
+        read(o, value.as_deref())?;
+    }
+    Ok(())
 }
 
 /// What entries about to be written count against a byte capacity (an entry without a recorded
