@@ -87,6 +87,48 @@ public class BDBGatheredPutdupTest extends CasketTestBase {
     }
 
     @Test
+    public void putdupsFromSeveralThreadsDuringATransactionAreAllCommittedEachInItsOrder() throws Exception {
+        String path = path("threads.tcb");
+        BDB db = writer(path);
+        assertTrue(db.tranbegin());
+        int perThread = 20_000;
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int t = 0; t < 4; t++) {
+            String key = key(t);
+            Thread thread = new Thread(() -> {
+                for (int i = 0; i < perThread; i++) {
+                    if (!db.putdup(key, Integer.toString(i))) {
+                        failures.add(new AssertionError("putdup " + i + " of " + key + ": " + db.errmsg()));
+                        return;
+                    }
+                    if (i % 5_000 == 0 && db.vnum(key) != i + 1) { // a read in between writes what is gathered
+                        failures.add(new AssertionError(key + " has " + db.vnum(key) + " values after " + (i + 1)));
+                        return;
+                    }
+                }
+            });
+            threads.add(thread);
+            thread.start();
+        }
+        for (Thread thread : threads) {
+            thread.join(60_000);
+        }
+        assertEquals(new ArrayList<>(), failures);
+        assertTrue(db.trancommit());
+        assertTrue(db.close());
+        BDB again = writer(path);
+        assertEquals(4L * perThread, again.rnum());
+        for (int t = 0; t < 4; t++) {
+            List<String> values = strings(again.getlist(key(t)));
+            assertEquals(perThread, values.size());
+            for (int i = 0; i < perThread; i++) {
+                assertEquals(Integer.toString(i), values.get(i));
+            }
+        }
+    }
+
+    @Test
     public void closingDuringATransactionDropsTheGatheredPutdupsWithIt() {
         String path = path("close.tcb");
         BDB db = writer(path);
