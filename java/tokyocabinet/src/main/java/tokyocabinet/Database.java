@@ -113,7 +113,7 @@ final class Database {
      * could refuse a key when it is written).
      */
     private final PackedPutdups gathered = new PackedPutdups();
-    /** Set by a successful {@code tranbegin} through this object, cleared when it ends. */
+    /** Set by a successful {@code tranbegin} of a B+ tree (a hash database has no duplicates), cleared when it ends. */
     private volatile boolean gathering;
     /**
      * Why writing gathered {@code putdup}s failed during the running transaction (guarded by
@@ -393,6 +393,7 @@ final class Database {
             }
             full = gathered.add(key, value);
         }
+        // Enough gathered: an empty call writes them (every call does first).
         return !full || run(db -> {});
     }
 
@@ -430,7 +431,7 @@ final class Database {
 
     boolean tranbegin() {
         boolean begun = run(CasketNative::tranbegin);
-        if (begun) {
+        if (begun && !hash) {
             gathering = true;
         }
         return begun;
@@ -466,8 +467,8 @@ final class Database {
 
     /** Aborts: the gathered {@code putdup}s are dropped with the rest of the transaction. */
     boolean tranabort() {
-        endGathering();
         return callAsIs(db -> {
+            endGathering(); // only once the call is made: one refused (inside a comparator) keeps them
             CasketNative.tranabort(db);
             return Boolean.TRUE;
         }, Boolean.FALSE);
