@@ -74,7 +74,9 @@ public class FailedCommitTest {
     public void aCommitFailingOnAFullDiskHandsBackItsPollsAndTheStoreRecoversAfterSpaceIsFreedAndItIsReopened() throws Exception {
         File fs = smallFs.mount();
         Path filler = fs.toPath().resolve("filler");
-        Files.write(filler, new byte[1 << 20]); // freed once the disk is full, as a user would
+        // Freed once the disk is full, as a user would: more than the reopen needs to flush what
+        // it recovers (at most the 1 MiB of memtables) and to write its options file.
+        Files.write(filler, new byte[3 << 20]);
         Path dir = fs.toPath().resolve("s");
         StoreOptions options = StoreOptions.defaults().writeBufferBytes(1 << 20).blockCacheBytes(1 << 20);
         Deque<byte[]> committed = new ArrayDeque<>();
@@ -132,13 +134,16 @@ public class FailedCommitTest {
                 assertTrue(m, m.contains("No space left on device") && m.contains("reopen"));
             }
 
-            Files.delete(filler);
             try {
                 store.close();
             } catch (RockCaskException e) {
-                // Syncing the log at close may report the earlier failure again; the store is closed.
+                // Syncing the log (or flushing) at close may report the earlier failure again;
+                // the store is closed.
                 assertEquals(e.getMessage(), RockCaskException.Status.IOError, e.status());
             }
+            // Freed once the store is closed: freed before, the space could go to what the close
+            // and background jobs flushed, and the reopen found none left for its options file.
+            Files.delete(filler);
         } finally {
             try {
                 store.close(); // idempotent; here so that a failed assertion leaves the tmpfs unused
