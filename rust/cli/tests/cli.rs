@@ -229,7 +229,7 @@ fn export_verify_import_round_trip_with_summaries() {
     assert_exit(&out, 0);
     let report = stdout(&out);
     for line in [
-        "format_version: 3",
+        "format_version: 4",
         "content: store",
         &format!("created_by: rockcask {}", env!("CARGO_PKG_VERSION")),
         "created_at: 2023-11-14T22:13:20.123Z",

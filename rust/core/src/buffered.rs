@@ -205,8 +205,9 @@ impl Buffered {
     /// or drop of them does: they will not be written, nor count as owning their objects.
     pub fn take_back_own_enqueues(&mut self, queue: &str, n: usize) -> Vec<Entry> {
         let items = self.enqueued.get_mut(queue).map(|items| items.drain(..n).collect::<Vec<_>>()).unwrap_or_default();
-        for &Entry { id, own, .. } in &items {
-            if own == Ownership::Owned {
+        for e in &items {
+            let id = e.id;
+            if e.owns_an_object() {
                 *self.ref_delta.entry(id).or_insert(0) -= 1;
             }
             if let Some(left) = self.enqueued_by_id.get_mut(&id) {
@@ -267,6 +268,42 @@ impl Buffered {
     /// owned entry it consumes still owns its object).
     pub fn read_owned_payloads(&self, db: &DbRef<'_>, ids: &[Uuid]) -> Result<Vec<Option<(Ownership, Vec<u8>)>>> {
         self.read_objects(db, None, ids, |v| keys::object_payload(v).map(|(own, p)| (own, p.into_owned())))
+    }
+
+    /// The payloads of committed `entries` in order, with each object's ownership (what a poll
+    /// needs): inline ones from the entry, the others in one batched read of their objects.
+    pub fn read_entry_payloads(&self, db: &DbRef<'_>, entries: &[Entry]) -> Result<Vec<Option<(Ownership, Vec<u8>)>>> {
+        self.merge_inline(entries, |ids| self.read_owned_payloads(db, ids), |payload| (Ownership::Owned, payload))
+    }
+
+    /// `read_entry_payloads` without the ownership (what a peek needs).
+    pub fn entry_payloads(&self, db: &DbRef<'_>, entries: &[Entry]) -> Result<Vec<Option<Vec<u8>>>> {
+        self.merge_inline(entries, |ids| self.read_payloads(db, None, ids), |payload| payload)
+    }
+
+    /// The payload of one of this transaction's own enqueues.
+    pub fn own_entry_payload(&self, db: &DbRef<'_>, entry: &Entry) -> Result<Option<Vec<u8>>> {
+        match &entry.inline {
+            Some(inline) => Ok(Some(inline.payload()?.into_owned())),
+            None => self.payload_of(db, None, entry.id),
+        }
+    }
+
+    fn merge_inline<T>(
+        &self,
+        entries: &[Entry],
+        read: impl FnOnce(&[Uuid]) -> Result<Vec<Option<T>>>,
+        from_entry: impl Fn(Vec<u8>) -> T,
+    ) -> Result<Vec<Option<T>>> {
+        let ids: Vec<Uuid> = entries.iter().filter(|e| e.inline.is_none()).map(|e| e.id).collect();
+        let mut read = if ids.is_empty() { Vec::new() } else { read(&ids)? }.into_iter();
+        entries
+            .iter()
+            .map(|e| match &e.inline {
+                Some(inline) => Ok(Some(from_entry(inline.payload()?.into_owned()))),
+                None => Ok(read.next().expect("one read per entry without its payload")),
+            })
+            .collect()
     }
 
     fn read_objects<T>(&self, db: &DbRef<'_>, cache: ObjectCache<'_>, ids: &[Uuid], payload: impl Fn(&[u8]) -> Result<T>) -> Result<Vec<Option<T>>> {

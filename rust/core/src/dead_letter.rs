@@ -209,17 +209,18 @@ impl Transaction {
     /// Returns how many it requeues. Takes effect at commit, like everything in a transaction.
     pub fn requeue_dead_letters(&mut self, queue: &str, which: Selection<'_>) -> Result<u64> {
         let claimed = self.claim_dead_letters(queue, which)?;
-        for (record, entry) in &claimed {
-            self.buf.enqueued.push(&record.origin_queue, *entry);
+        let n = claimed.len() as u64;
+        for (record, entry) in claimed {
+            self.buf.enqueued.push(&record.origin_queue, entry);
         }
-        Ok(claimed.len() as u64)
+        Ok(n)
     }
 
     /// Deletes dead letters of `queue`, as consuming them would (a queue-owned object goes with
     /// its last entry). Returns how many.
     pub fn drop_dead_letters(&mut self, queue: &str, which: Selection<'_>) -> Result<u64> {
         let claimed = self.claim_dead_letters(queue, which)?;
-        for (_, e) in claimed.iter().filter(|(_, e)| e.own == keys::Ownership::Owned) {
+        for (_, e) in claimed.iter().filter(|(_, e)| e.owns_an_object()) {
             self.buf.consume_owned(e.id, None);
         }
         Ok(claimed.len() as u64)

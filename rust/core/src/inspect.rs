@@ -102,13 +102,17 @@ impl Store {
         // Entry keys sort by queue then sequence, and every entry below the head (handed back
         // by a rollback) is taken before the head: key order is FIFO order.
         while let Some(value) = it.value() {
-            let (object_id, _) = keys::decode_entry_value(value)?;
-            let keep_going = match objects.find(object_id.as_bytes())? {
-                Some(stored) => {
-                    let (_, payload) = keys::object_payload(stored)?;
-                    visit(position, object_id, Some(&payload))?
-                }
-                None => visit(position, object_id, None)?,
+            let entry = keys::decode_entry(value)?;
+            let object_id = entry.id;
+            let keep_going = match &entry.inline {
+                Some(inline) => visit(position, object_id, Some(&inline.payload()?))?,
+                None => match objects.find(object_id.as_bytes())? {
+                    Some(stored) => {
+                        let (_, payload) = keys::object_payload(stored)?;
+                        visit(position, object_id, Some(&payload))?
+                    }
+                    None => visit(position, object_id, None)?,
+                },
             };
             position += 1;
             if !keep_going {

@@ -3,7 +3,9 @@
 //! Column family `entries`: key = queue id (u32 BE) + sequence (u64 BE), so one queue's entries
 //! are contiguous and sorted in FIFO order; value = object id (16 bytes) + ownership flag, then
 //! (in entries written by commits; not in those of 0.1.0 stores or of snapshot imports) the
-//! payload bytes its object held as stored when the entry was committed (u32 LE).
+//! payload bytes its object held as stored when the entry was committed (u32 LE). An entry whose
+//! payload is inline (`StoreOptions::inline_payload_bytes`) has flag `INLINE` (codec in the high
+//! four bits), then the payload as stored, and no object.
 //! Column family `objects`: key = 16-byte UUID; value = flag byte + payload.
 //! Column family `refs`: key = UUID of a queue-owned object referenced by more than one entry;
 //! value = u64 LE count of live owned entries. Absent means exactly one.
@@ -103,14 +105,48 @@ impl Ownership {
 }
 
 /// What a queue entry holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
     pub id: Uuid,
+    /// `Owned` for an inline entry: its payload goes with it.
     pub own: Ownership,
     /// Payload bytes of its object as stored (after compression) when the entry was committed,
     /// which is what a byte capacity counts; `None` for entries written without it.
     pub bytes: Option<u32>,
+    /// The payload itself when the entry holds it (then there is no object `id`).
+    pub inline: Option<Inline>,
 }
+
+/// A payload kept in its queue entry: one record per item instead of an entry and an object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inline {
+    pub codec: Compression,
+    /// The payload as stored (compressed with `codec`).
+    pub stored: Vec<u8>,
+}
+
+impl Inline {
+    pub fn payload(&self) -> Result<Cow<'_, [u8]>> {
+        compress::decompress(self.codec, &self.stored).map_err(|e| Error::Corrupt(format!("inline payload: {e}")))
+    }
+}
+
+impl Entry {
+    /// An entry that holds its payload.
+    pub fn inline(id: Uuid, codec: Compression, stored: Vec<u8>) -> Entry {
+        let bytes = Some(stored.len() as u32);
+        Entry { id, own: Ownership::Owned, bytes, inline: Some(Inline { codec, stored }) }
+    }
+
+    /// Whether consuming it changes the owning count of an object (an owned entry pointing at
+    /// one; an inline entry has none).
+    pub fn owns_an_object(&self) -> bool {
+        self.own == Ownership::Owned && self.inline.is_none()
+    }
+}
+
+/// Entry flag (low four bits) of an entry holding its payload.
+const INLINE: u8 = 2;
 
 /// An entry value without the payload size: 17 bytes (0.1.0's layout, and what imports write).
 pub fn entry_value(id: Uuid, own: Ownership) -> [u8; 17] {
@@ -120,26 +156,36 @@ pub fn entry_value(id: Uuid, own: Ownership) -> [u8; 17] {
     v
 }
 
-/// An entry's value: 21 bytes with its size, 17 without.
+/// An entry's value: 21 bytes with its size, 17 without, 17 + the stored payload inline.
 pub fn encode_entry(e: &Entry) -> Vec<u8> {
     let mut v = entry_value(e.id, e.own).to_vec();
-    if let Some(bytes) = e.bytes {
+    if let Some(inline) = &e.inline {
+        v[16] = INLINE | inline.codec.code() << 4;
+        v.extend_from_slice(&inline.stored);
+    } else if let Some(bytes) = e.bytes {
         v.extend_from_slice(&bytes.to_le_bytes());
     }
     v
 }
 
 pub fn decode_entry(v: &[u8]) -> Result<Entry> {
+    if v.len() >= 17 && v[16] & 0x0F == INLINE {
+        let code = v[16] >> 4;
+        let codec = Compression::from_code(code).ok_or_else(|| Error::Corrupt(format!("queue entry: compression code {code}")))?;
+        let id = Uuid::from_slice(&v[..16]).map_err(|e| Error::Corrupt(e.to_string()))?;
+        return Ok(Entry::inline(id, codec, v[17..].to_vec()));
+    }
     let bytes = match v.len() {
         17 => None,
         21 => Some(u32::from_le_bytes(v[17..21].try_into().expect("4 bytes"))),
         n => return Err(Error::Corrupt(format!("queue entry value of {n} bytes"))),
     };
     let id = Uuid::from_slice(&v[..16]).map_err(|e| Error::Corrupt(e.to_string()))?;
-    Ok(Entry { id, own: Ownership::from_byte(v[16], "queue entry")?, bytes })
+    Ok(Entry { id, own: Ownership::from_byte(v[16], "queue entry")?, bytes, inline: None })
 }
 
-/// The object an entry points at, and how (for readers that do not need its size).
+/// The object an entry points at, and how (for readers that need neither its size nor an
+/// inline payload, which they can tell from `Entry::inline` of `decode_entry`).
 pub fn decode_entry_value(v: &[u8]) -> Result<(Uuid, Ownership)> {
     decode_entry(v).map(|e| (e.id, e.own))
 }
@@ -269,10 +315,10 @@ mod tests {
         let mut bad = entry_value(id, Ownership::Reference);
         bad[16] = 9;
         assert!(decode_entry_value(&bad).is_err());
-        let sized = Entry { id, own: Ownership::Owned, bytes: Some(70_000) };
+        let sized = Entry { id, own: Ownership::Owned, bytes: Some(70_000), inline: None };
         assert_eq!(encode_entry(&sized).len(), 21);
         assert_eq!(decode_entry(&encode_entry(&sized)).unwrap(), sized);
-        let unsized_ = Entry { bytes: None, ..sized };
+        let unsized_ = Entry { bytes: None, ..sized.clone() };
         assert_eq!(encode_entry(&unsized_), entry_value(id, Ownership::Owned).to_vec());
         assert_eq!(decode_entry(&entry_value(id, Ownership::Owned)).unwrap(), unsized_);
         assert!(decode_entry(&[0u8; 20]).is_err());
@@ -287,6 +333,29 @@ mod tests {
         let (codec, body) = crate::compress::Policy { codec: Compression::Zstd, threshold: 0 }.compress(&payload);
         let v = [&[object_flag(Ownership::Owned, codec)][..], &body].concat();
         assert_eq!(object_payload(&v).unwrap(), (Ownership::Owned, std::borrow::Cow::Borrowed(&payload[..])));
+    }
+
+    #[test]
+    fn inline_entries_round_trip_and_never_read_as_sized_ones() {
+        let id = Uuid::now_v7();
+        // Four payload bytes give 21 bytes, the length of a sized entry: the flag tells them apart.
+        for stored in [vec![], b"abcd".to_vec(), vec![7u8; 70_000]] {
+            let e = Entry::inline(id, Compression::None, stored.clone());
+            let v = encode_entry(&e);
+            assert_eq!(v.len(), 17 + stored.len());
+            let back = decode_entry(&v).unwrap();
+            assert_eq!(back, e);
+            assert!(!back.owns_an_object());
+            assert_eq!(back.bytes, Some(stored.len() as u32));
+            assert_eq!(back.inline.unwrap().payload().unwrap(), &stored[..]);
+        }
+        let payload = b"Dummy text ".repeat(100);
+        let (codec, body) = crate::compress::Policy { codec: Compression::Lz4, threshold: 0 }.compress(&payload);
+        let back = decode_entry(&encode_entry(&Entry::inline(id, codec, body.into_owned()))).unwrap();
+        assert_eq!(back.inline.unwrap().payload().unwrap(), &payload[..]);
+        let mut bad = encode_entry(&Entry::inline(id, Compression::None, b"x".to_vec()));
+        bad[16] = INLINE | 0x70;
+        assert!(decode_entry(&bad).is_err());
     }
 
     #[test]

@@ -37,6 +37,13 @@ pub struct StoreOptions {
     /// are not kept: a queue reads each once, and commits consuming them mark nothing in it.
     /// Below 64 KiB (0 included) it keeps none. Off by default.
     pub object_cache_bytes: usize,
+    /// Payloads of `enqueue(queue, bytes)` up to this many bytes (at most
+    /// `MAX_INLINE_PAYLOAD_BYTES`; 0, the default, for none) are kept in their queue entry: one
+    /// record per item instead of an entry and an object, so enqueues, polls and commits write
+    /// and read about half as much. Such a payload has no object of its own: `get`, `put`,
+    /// `delete` and `enqueue_id` of its id see no object (a flow forwards it by enqueueing its
+    /// bytes). Applies to enqueues from now on; every store reads both kinds of entry.
+    pub inline_payload_bytes: usize,
 }
 
 impl StoreOptions {
@@ -63,6 +70,7 @@ impl Default for StoreOptions {
             metrics: true,
             map_cache_bytes: 32 << 20,
             object_cache_bytes: 0,
+            inline_payload_bytes: 0,
         }
     }
 }
@@ -84,6 +92,10 @@ pub const MAX_WORKERS: usize = 64;
 pub const MIN_WRITE_BUFFER_BYTES: usize = 1 << 20;
 pub const MAX_WRITE_BUFFER_BYTES: usize = 64 << 30;
 
+/// Largest `StoreOptions::inline_payload_bytes`: an entry is read whole with its neighbours
+/// when a queue is polled, so large payloads stay in objects of their own.
+pub const MAX_INLINE_PAYLOAD_BYTES: usize = 64 << 10;
+
 /// Largest block cache (0 means none): more than any machine this runs on has memory.
 pub const MAX_BLOCK_CACHE_BYTES: usize = 1 << 40;
 
@@ -104,6 +116,12 @@ impl StoreOptions {
                     "{cache} of {bytes} bytes is more than the limit of {max} bytes (0 means no {cache})"
                 )));
             }
+        }
+        if self.inline_payload_bytes > MAX_INLINE_PAYLOAD_BYTES {
+            return Err(crate::Error::InvalidArgument(format!(
+                "inline payloads of up to {} bytes are more than the limit of {MAX_INLINE_PAYLOAD_BYTES} bytes (0 means none)",
+                self.inline_payload_bytes
+            )));
         }
         if !(MIN_WRITE_BUFFER_BYTES..=MAX_WRITE_BUFFER_BYTES).contains(&self.write_buffer_bytes) {
             return Err(crate::Error::InvalidArgument(format!(

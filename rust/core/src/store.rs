@@ -16,7 +16,6 @@ use crate::options::StoreOptions;
 use crate::queue::{HeadLayout, QueueState, Queues};
 use crate::dead_letter::{DeadLetter, DeadLetterRecord};
 use crate::queue_config::QueueConfig;
-use uuid::Uuid;
 use crate::rocks_options;
 use crate::shared::Shared;
 use crate::transaction::Transaction;
@@ -300,10 +299,10 @@ impl Store {
         let seqs: Vec<u64> = records.keys().copied().collect();
         let entries = crate::transaction::read_entries(&db, qid, &seqs)?;
         // A dead letter consumed since its record was read is left out.
-        let present: Vec<(u64, DeadLetterRecord, Uuid)> = records.into_iter().zip(entries).filter_map(|((seq, r), e)| e.map(|e| (seq, r, e.id))).collect();
-        let ids: Vec<Uuid> = present.iter().map(|(_, _, id)| *id).collect();
-        let payloads = crate::buffered::Buffered::default().read_payloads(&db, None, &ids)?;
-        Ok(present.into_iter().zip(payloads).map(|((sequence, record, id), payload)| DeadLetter { sequence, id, payload, record }).collect())
+        let (present, entries): (Vec<(u64, DeadLetterRecord)>, Vec<keys::Entry>) =
+            records.into_iter().zip(entries).filter_map(|((seq, r), e)| e.map(|e| ((seq, r), e))).unzip();
+        let payloads = crate::buffered::Buffered::default().entry_payloads(&db, &entries)?;
+        Ok(present.into_iter().zip(entries).zip(payloads).map(|(((sequence, record), e), payload)| DeadLetter { sequence, id: e.id, payload, record }).collect())
     }
 
     /// Flush memtables and compact everything: reclaims the space of consumed entries now

@@ -17,6 +17,7 @@
 //! A commit that fails ends the transaction as a rollback does: every entry it polled is back
 //! at the head of its queue, in order.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -123,8 +124,22 @@ impl Transaction {
         keys::validate_queue_name(queue)?;
         check_payload_len(len)?;
         let policy = self.store.options().policy_for_queue(queue);
-        let stored = self.write_object(id, Ownership::Owned, policy, len, fill)?;
-        self.buf.enqueued.push(queue, Entry { id, own: Ownership::Owned, bytes: Some(stored) });
+        let entry = if len <= self.store.options().inline_payload_bytes {
+            let mut payload = vec![0u8; len];
+            fill(&mut payload)?;
+            let compressed = match policy.compress(&payload) {
+                (codec, Cow::Owned(body)) => Some((codec, body)),
+                (_, Cow::Borrowed(_)) => None,
+            };
+            let (codec, stored) = compressed.unwrap_or((Compression::None, payload));
+            self.payload_bytes += len as u64;
+            self.stored_bytes += stored.len() as u64;
+            Entry::inline(id, codec, stored)
+        } else {
+            let stored = self.write_object(id, Ownership::Owned, policy, len, fill)?;
+            Entry { id, own: Ownership::Owned, bytes: Some(stored), inline: None }
+        };
+        self.buf.enqueued.push(queue, entry);
         Ok(())
     }
 
@@ -179,7 +194,7 @@ impl Transaction {
         if committed {
             *self.buf.enqueued_by_id.entry(id).or_insert(0) += 1;
         }
-        self.buf.enqueued.push(queue, Entry { id, own, bytes: Some(bytes) });
+        self.buf.enqueued.push(queue, Entry { id, own, bytes: Some(bytes), inline: None });
         Ok(())
     }
 
@@ -293,13 +308,13 @@ impl Transaction {
         let mut out = Vec::new();
         if let Some(claimed) = self.claim_entries(db, queue, max)? {
             let ids: Vec<Uuid> = claimed.entries.iter().map(|e| e.id).collect();
-            let objects = self.buf.read_owned_payloads(db, &ids)?;
+            let objects = self.buf.read_entry_payloads(db, &claimed.entries)?;
             let kept = within_budget(objects.iter().map(|o| o.as_ref().map_or(0, |(_, p)| p.len())), max_payload_bytes, 0);
             // The claims past the budget go back, to be the head of the next poll.
             self.hand_back_claims(self.buf.claims.len() - (claimed.seqs.len() - kept), |q, c| q.give_back(c.seq));
             self.deliver_last_claims(db, &claimed, kept)?;
             for (e, object) in claimed.entries[..kept].iter().zip(&objects) {
-                if e.own == Ownership::Owned {
+                if e.owns_an_object() {
                     self.buf.consume_owned(e.id, Some(matches!(object, Some((Ownership::Owned, _)))));
                 }
             }
@@ -316,8 +331,8 @@ impl Transaction {
             let n = (max - out.len()).min(available);
             let mut taken = Vec::with_capacity(n);
             for i in 0..n {
-                let id = self.buf.enqueued.get(queue).expect("counted above")[i].id;
-                taken.push((id, self.buf.payload_of(db, None, id)?));
+                let e = &self.buf.enqueued.get(queue).expect("counted above")[i];
+                taken.push((e.id, self.buf.own_entry_payload(db, e)?));
             }
             let kept = within_budget(taken.iter().map(|(_, p)| p.as_ref().map_or(0, Vec::len)), max_payload_bytes.saturating_sub(used), out.len());
             let own_items = self.buf.take_back_own_enqueues(queue, kept);
@@ -338,7 +353,7 @@ impl Transaction {
     /// If reading the claimed entries fails, the whole transaction rolls back, as with `poll`.
     pub fn drop_queue(&mut self, queue: &str) -> Result<u64> {
         let entries = self.claim_everything(queue)?;
-        for e in entries.iter().filter(|e| e.own == Ownership::Owned) {
+        for e in entries.iter().filter(|e| e.owns_an_object()) {
             self.buf.consume_owned(e.id, None);
         }
         let own = self.buf.enqueued.get(queue).map_or(0, |items| items.len());
@@ -360,11 +375,13 @@ impl Transaction {
         let mut moved = self.claim_everything(from)?;
         let own = self.buf.enqueued.get(from).map_or(0, |items| items.len());
         moved.extend(self.buf.enqueued.get_mut(from).map(|items| items.drain(..own).collect::<Vec<_>>()).unwrap_or_default());
-        for &item in &moved {
+        let n = moved.len() as u64;
+        // An inline entry moves with its payload.
+        for item in moved {
             self.buf.enqueued.push(to, item);
         }
         self.buf.dropped_queues.insert(from.to_string());
-        Ok(moved.len() as u64)
+        Ok(n)
     }
 
     /// Claims every committed entry of `queue` that no other transaction holds, in delivery
@@ -402,20 +419,20 @@ impl Transaction {
         let mut out = Vec::with_capacity(seqs.len());
         if let Some(qid) = queue_id.filter(|_| !seqs.is_empty()) {
             // An entry may be consumed by another commit between the peek and this read: skip it.
-            let (present, ids): (Vec<(u64, u32)>, Vec<Uuid>) = seqs
+            let (present, entries): (Vec<(u64, u32)>, Vec<Entry>) = seqs
                 .iter()
                 .zip(failed)
                 .zip(read_entries(&db, qid, &seqs)?)
-                .filter_map(|((&seq, failed), entry)| entry.map(|e| ((seq, failed), e.id)))
+                .filter_map(|((&seq, failed), entry)| entry.map(|e| ((seq, failed), e)))
                 .unzip();
-            let payloads = self.buf.read_payloads(&db, None, &ids)?;
+            let payloads = self.buf.entry_payloads(&db, &entries)?;
             out.extend(
-                ids.into_iter().zip(payloads).zip(present).map(|((id, payload), (seq, failed))| Message { id, payload, sequence: Some(seq), deliveries: failed + 1 }),
+                entries.iter().zip(payloads).zip(present).map(|((e, payload), (seq, failed))| Message { id: e.id, payload, sequence: Some(seq), deliveries: failed + 1 }),
             );
         }
         if let Some(own_items) = self.buf.enqueued.get(queue) {
             for e in own_items.iter().take(max - out.len()) {
-                out.push(Message { id: e.id, payload: self.buf.payload_of(&db, None, e.id)?, sequence: None, deliveries: 1 });
+                out.push(Message { id: e.id, payload: self.buf.own_entry_payload(&db, e)?, sequence: None, deliveries: 1 });
             }
         }
         out.truncate(within_budget(out.iter().map(|m| m.payload.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0));

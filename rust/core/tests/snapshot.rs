@@ -256,9 +256,9 @@ fn wrong_magic_newer_versions_and_absurd_lengths_are_refused_with_what_is_wrong(
     assert!(refused(&bad, dir.path(), "magic").contains("wrong magic"));
 
     let mut bad = good.clone();
-    bad[8..12].copy_from_slice(&4u32.to_le_bytes());
+    bad[8..12].copy_from_slice(&5u32.to_le_bytes());
     let message = refused(&bad, dir.path(), "version");
-    assert!(message.contains("version 4 is newer") && message.contains("versions 1 to 3"), "{message}");
+    assert!(message.contains("version 5 is newer") && message.contains("versions 1 to 4"), "{message}");
 
     // The first frame starts after the header; give it a stored length of 2^31 (and the head
     // CRC that goes with it, so the limit is what refuses it).
@@ -546,7 +546,7 @@ fn maps_round_trip_through_a_snapshot_with_their_names_and_pairs_in_order() {
     tx.commit().unwrap();
     let file = dir.path().join("s.snap");
     let summary = export(&store, &file, 2, Compression::Zstd);
-    assert_eq!((summary.counts.maps, summary.counts.map_entries, summary.format_version), (3, 4, 3));
+    assert_eq!((summary.counts.maps, summary.counts.map_entries, summary.format_version), (3, 4, 4));
     let verified = snapshot::verify(&file, 2, &mut no_progress()).unwrap();
     assert_eq!(verified.counts, summary.counts);
     import(&file, &dir.path().join("b")).unwrap();

@@ -210,7 +210,7 @@ fn a_damaged_file_header_trailer_or_end_is_named_as_such() {
     let (trailer, end) = (parts[parts.len() - 2], parts[parts.len() - 1]);
     let cases: [(usize, &str, u64, Option<u64>); 6] = [
         (3, "wrong magic", 0, None),
-        (9, "is newer than this build reads (versions 1 to 3)", 8, None),
+        (9, "is newer than this build reads (versions 1 to 4)", 8, None),
         (20, "header checksum mismatch", 0, None),
         (trailer.start + trailer.fixed + 1, "frame checksum mismatch", trailer.start as u64, trailer.frame),
         (end.start, "whole-file checksum mismatch", end.start as u64, None),

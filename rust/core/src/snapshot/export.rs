@@ -50,7 +50,11 @@ impl Item {
     fn weight(&self, arena: &[u8]) -> usize {
         match self {
             Item::Queue { index, name } => records::queue_len(*index, &arena[name.clone()]),
-            Item::Entry { queue, position, .. } => records::entry_len(*queue, *position, true),
+            Item::Entry { queue, position, value } => {
+                // An entry holding its payload carries it (uncompressed) in its record.
+                let payload_len = keys::decode_entry(&arena[value.clone()]).ok().and_then(|e| e.inline).map(|i| compress::payload_len(i.codec, &i.stored).min(compress::MAX_DECOMPRESSED));
+                records::entry_len(*queue, *position, true, payload_len)
+            }
             // The record holds the payload uncompressed, whatever the store keeps.
             Item::Object { id, value, owned_entries } => {
                 let payload_len = match arena[value.clone()].split_first() {
@@ -101,8 +105,12 @@ impl Item {
             }
             Item::Entry { queue, position, value } => {
                 counts.entries += 1;
-                let (id, own) = keys::decode_entry_value(&arena[value.clone()])?;
-                records::put_entry(body, *queue, *position, id.as_bytes(), own == Ownership::Owned);
+                let entry = keys::decode_entry(&arena[value.clone()])?;
+                let payload = entry.inline.as_ref().map(keys::Inline::payload).transpose()?;
+                if let Some(p) = &payload {
+                    counts.payload_bytes += p.len() as u64;
+                }
+                records::put_entry(body, *queue, *position, entry.id.as_bytes(), entry.own == Ownership::Owned, payload.as_deref());
             }
             Item::Object { id, value, owned_entries } => {
                 let (own, payload) = keys::object_payload(&arena[value.clone()])?;

@@ -24,8 +24,9 @@ use crate::compress::Compression;
 
 pub const MAGIC: [u8; 8] = *b"\x89RCKSNP\n";
 pub const END_MAGIC: [u8; 8] = *b"RCKSNEND";
-/// The format this build writes, and the newest it reads. Version 3 adds map records.
-pub const FORMAT_VERSION: u32 = 3;
+/// The format this build writes, and the newest it reads. Version 3 adds map records, version 4
+/// entries that hold their payload.
+pub const FORMAT_VERSION: u32 = 4;
 /// The oldest format this build reads: version 1, whose frames have no head CRC.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 
@@ -390,7 +391,7 @@ mod tests {
         let mut file = tiny_file();
         file[8] = FORMAT_VERSION as u8 + 1;
         let e = read_all(&file).unwrap_err();
-        assert!(e.detail.contains("newer") && e.detail.contains("versions 1 to 3"), "{}", e.detail);
+        assert!(e.detail.contains("newer") && e.detail.contains("versions 1 to 4"), "{}", e.detail);
         let mut file = tiny_file();
         let frame = first_frame(&file);
         set_field(&mut file, frame, 12, 1 << 31);

@@ -23,10 +23,10 @@ use super::staging::{StagingCasket, StagingDir};
 use super::{snapshot_error, Content, Counts, Header, ImportOptions, Progress, Summary, Throttle};
 use crate::casket::{Casket, CasketOptions, KeyOrder};
 use crate::codec::snapshot_pb::{self as pb, record::Kind};
-use crate::compress::Policy;
+use crate::compress::{Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, Ownership, CF_ENTRIES, CF_MAPS, CF_META, CF_OBJECTS, CF_REFS};
-use crate::options::{StoreOptions, MAX_PAYLOAD_BYTES};
+use crate::options::{StoreOptions, MAX_INLINE_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES};
 use crate::store::{self, Store};
 
 /// Table files are cut at this size or this many keys, so what a table writer keeps in memory
@@ -235,7 +235,27 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::r
             Some(Kind::Entry(e)) => {
                 let id = uuid_of(&e.object_id).map_err(|d| bad(format!("entry {} of queue {}: {d}", e.position, e.queue)))?;
                 let own = if e.owned { Ownership::Owned } else { Ownership::Reference };
-                Op::Entry { queue: e.queue, position: e.position, key: keys::entry_key(e.queue, e.position), value: keys::entry_value(id, own) }
+                let value = match e.payload {
+                    Some(payload) => {
+                        if !e.owned {
+                            return Err(bad(format!("entry {} of queue {}: a payload in an entry that is not queue-owned", e.position, e.queue)));
+                        }
+                        if payload.len() > MAX_INLINE_PAYLOAD_BYTES {
+                            return Err(bad(format!("entry {} of queue {}: inline payload of {} bytes exceeds the limit of {MAX_INLINE_PAYLOAD_BYTES}", e.position, e.queue, payload.len())));
+                        }
+                        // Kept in the entry, as it was exported, compressed as the store's objects are.
+                        let entry = match target {
+                            Target::Store(Some(policy)) => {
+                                let (codec, body) = policy.compress(&payload);
+                                keys::Entry::inline(id, codec, body.into_owned())
+                            }
+                            _ => keys::Entry::inline(id, Compression::None, Vec::new()),
+                        };
+                        keys::encode_entry(&entry)
+                    }
+                    None => keys::entry_value(id, own).to_vec(),
+                };
+                Op::Entry { queue: e.queue, position: e.position, key: keys::entry_key(e.queue, e.position), value }
             }
             Some(Kind::Object(o)) => {
                 let id = uuid_of(&o.id).map_err(|d| bad(format!("object: {d}")))?;
@@ -437,7 +457,10 @@ fn count(counts: &mut Counts, record: &pb::Record) {
     counts.records += 1;
     match &record.kind {
         Some(Kind::Queue(_)) => counts.queues += 1,
-        Some(Kind::Entry(_)) => counts.entries += 1,
+        Some(Kind::Entry(e)) => {
+            counts.entries += 1;
+            counts.payload_bytes += e.payload.as_ref().map_or(0, |p| p.len() as u64);
+        }
         Some(Kind::Object(o)) => {
             counts.objects += 1;
             counts.payload_bytes += o.payload.len() as u64;

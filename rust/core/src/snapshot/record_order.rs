@@ -9,7 +9,8 @@ use crate::casket::KeyOrder;
 /// One checked record, ready to be written.
 pub(super) enum Op {
     Queue { index: u32, name: String },
-    Entry { queue: u32, position: u64, key: [u8; 12], value: [u8; 17] },
+    /// `value` is the entry's value in the entries family (`keys::encode_entry`).
+    Entry { queue: u32, position: u64, key: [u8; 12], value: Vec<u8> },
     Object { key: [u8; 16], value: Range<usize>, refs: Option<u64> },
     KeyValues { key: Vec<u8>, values: Vec<Vec<u8>> },
     Map { index: u32, name: String },

@@ -81,20 +81,26 @@ pub fn put_queue(out: &mut Vec<u8>, index: u32, name: &[u8]) {
     put_bytes_field(out, 2, name, false);
 }
 
-fn entry_inner(queue: u32, position: u64, owned: bool) -> usize {
-    varint_field_len(queue as u64) + varint_field_len(position) + bytes_field_len(16, false) + varint_field_len(owned as u64)
+fn entry_inner(queue: u32, position: u64, owned: bool, payload_len: Option<usize>) -> usize {
+    varint_field_len(queue as u64) + varint_field_len(position) + bytes_field_len(16, false) + varint_field_len(owned as u64) + payload_len.map_or(0, |n| bytes_field_len(n, true))
 }
 
-pub fn entry_len(queue: u32, position: u64, owned: bool) -> usize {
-    record_len(entry_inner(queue, position, owned))
+/// Bytes of an entry record; `payload_len` for an entry holding its payload.
+pub fn entry_len(queue: u32, position: u64, owned: bool, payload_len: Option<usize>) -> usize {
+    record_len(entry_inner(queue, position, owned, payload_len))
 }
 
-pub fn put_entry(out: &mut Vec<u8>, queue: u32, position: u64, object_id: &[u8; 16], owned: bool) {
-    put_record_head(out, RECORD_ENTRY, entry_inner(queue, position, owned));
+/// An entry record; `payload` for an entry holding its payload (written even when empty: the
+/// field is `optional`, its presence is what says so).
+pub fn put_entry(out: &mut Vec<u8>, queue: u32, position: u64, object_id: &[u8; 16], owned: bool, payload: Option<&[u8]>) {
+    put_record_head(out, RECORD_ENTRY, entry_inner(queue, position, owned, payload.map(<[u8]>::len)));
     put_varint_field(out, 1, queue as u64);
     put_varint_field(out, 2, position);
     put_bytes_field(out, 3, object_id, false);
     put_varint_field(out, 4, owned as u64);
+    if let Some(payload) = payload {
+        put_bytes_field(out, 5, payload, true);
+    }
 }
 
 fn object_inner(id: &[u8], owned: bool, payload_len: usize, owned_entries: u64) -> usize {
@@ -181,8 +187,14 @@ mod tests {
         let id = *uuid::Uuid::now_v7().as_bytes();
         for (queue, position, owned) in [(0u32, 0u64, false), (3, 1, true), (u32::MAX, u64::MAX, true), (1, 300, false)] {
             let mut out = Vec::new();
-            put_entry(&mut out, queue, position, &id, owned);
-            check(out, entry_len(queue, position, owned), Kind::Entry(pb::Entry { queue, position, object_id: id.to_vec(), owned }));
+            put_entry(&mut out, queue, position, &id, owned, None);
+            check(out, entry_len(queue, position, owned, None), Kind::Entry(pb::Entry { queue, position, object_id: id.to_vec(), owned, payload: None }));
+        }
+        for payload_len in [0usize, 1, 127, 128, 70_000] {
+            let payload = vec![0x5A; payload_len];
+            let mut out = Vec::new();
+            put_entry(&mut out, 2, 9, &id, true, Some(&payload));
+            check(out, entry_len(2, 9, true, Some(payload_len)), Kind::Entry(pb::Entry { queue: 2, position: 9, object_id: id.to_vec(), owned: true, payload: Some(payload) }));
         }
         for (payload_len, owned, refs) in [(0usize, false, 0u64), (1, true, 2), (127, true, 0), (128, false, 0), (70_000, true, u64::MAX)] {
             let payload = vec![0xA5; payload_len];

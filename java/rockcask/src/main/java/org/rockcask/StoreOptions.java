@@ -21,6 +21,7 @@ public final class StoreOptions {
     private boolean metrics = true;
     private long mapCacheBytes = 32L << 20;
     private long objectCacheBytes;
+    private int inlinePayloadBytes;
 
     private StoreOptions() {}
 
@@ -37,6 +38,7 @@ public final class StoreOptions {
         o.maxDeliveries = maxDeliveries;
         o.mapCacheBytes = mapCacheBytes;
         o.objectCacheBytes = objectCacheBytes;
+        o.inlinePayloadBytes = inlinePayloadBytes;
         o.metrics = metrics;
         return o;
     }
@@ -112,6 +114,28 @@ public final class StoreOptions {
     public StoreOptions objectCacheBytes(long v) {
         StoreOptions o = copy();
         o.objectCacheBytes = cacheBytes("objectCacheBytes", "object cache", v, Wire.MAX_OBJECT_CACHE_BYTES);
+        return o;
+    }
+
+    /**
+     * Payloads of {@link Transaction#enqueue(String, byte[])} up to this many bytes are kept in
+     * their queue entry: one record per item instead of an entry and an object, so enqueues,
+     * polls and commits write and read about half as much. 0 (the default): none; at most
+     * 65,536. Such a payload has no object of its own: {@link Transaction#get}, {@code put},
+     * {@code delete} and {@link Transaction#enqueue(String, java.util.UUID)} of its id (its
+     * {@link Message#id()}) see no object, so a flow forwards it by enqueueing its bytes. Applies
+     * to enqueues from now on; every store reads both kinds of entry, whatever it is opened with.
+     */
+    public int inlinePayloadBytes() {
+        return inlinePayloadBytes;
+    }
+
+    public StoreOptions inlinePayloadBytes(int v) {
+        if (v < 0 || v > Wire.MAX_INLINE_PAYLOAD_BYTES) {
+            throw new IllegalArgumentException("inlinePayloadBytes must be 0 (none) to " + Wire.MAX_INLINE_PAYLOAD_BYTES + ": " + v);
+        }
+        StoreOptions o = copy();
+        o.inlinePayloadBytes = v;
         return o;
     }
 
@@ -270,6 +294,7 @@ public final class StoreOptions {
         slots[Wire.STORE_METRICS] = metrics ? 1 : 0;
         slots[Wire.STORE_MAP_CACHE_BYTES] = mapCacheBytes;
         slots[Wire.STORE_OBJECT_CACHE_BYTES] = objectCacheBytes;
+        slots[Wire.STORE_INLINE_PAYLOAD_BYTES] = inlinePayloadBytes;
         try {
             for (long slot : slots) {
                 out.writeLong(slot);
@@ -291,6 +316,6 @@ public final class StoreOptions {
     public String toString() {
         return "StoreOptions[syncOnCommit=" + syncOnCommit + ", blockCacheBytes=" + blockCacheBytes + ", writeBufferBytes="
                 + writeBufferBytes + ", createIfMissing=" + createIfMissing + ", readOnly=" + readOnly + ", compression=" + compression
-                + ", compressionThreshold=" + compressionThreshold + ", queueCompression=" + queueCompression + ", maxDeliveries=" + maxDeliveries + ", metrics=" + metrics + ", mapCacheBytes=" + mapCacheBytes + ", objectCacheBytes=" + objectCacheBytes + "]";
+                + ", compressionThreshold=" + compressionThreshold + ", queueCompression=" + queueCompression + ", maxDeliveries=" + maxDeliveries + ", metrics=" + metrics + ", mapCacheBytes=" + mapCacheBytes + ", objectCacheBytes=" + objectCacheBytes + ", inlinePayloadBytes=" + inlinePayloadBytes + "]";
     }
 }

@@ -26,6 +26,7 @@ final class Wire {
     static final long MAX_BLOCK_CACHE_BYTES = 1L << 40;
     static final long MAX_MAP_CACHE_BYTES = 1L << 40;
     static final long MAX_OBJECT_CACHE_BYTES = 1L << 40;
+    static final int MAX_INLINE_PAYLOAD_BYTES = 64 << 10;
 
     /**
      * The code of each {@link Compression} (rust/codec/src/compress.rs {@code Compression::code}
@@ -52,7 +53,8 @@ final class Wire {
     static final int STORE_METRICS = 8;
     static final int STORE_MAP_CACHE_BYTES = 9;
     static final int STORE_OBJECT_CACHE_BYTES = 10;
-    static final int STORE_SLOTS = 11;
+    static final int STORE_INLINE_PAYLOAD_BYTES = 11;
+    static final int STORE_SLOTS = 12;
 
     /** {@link Store#stats()}. */
     static final int STATS_QUEUES = 0;

@@ -96,6 +96,12 @@ public class OptionLimitsTest {
         assertEquals(0, d.objectCacheBytes(0).objectCacheBytes());
         assertEquals(Wire.MAX_OBJECT_CACHE_BYTES, d.objectCacheBytes(Wire.MAX_OBJECT_CACHE_BYTES).objectCacheBytes());
         assertEquals(Wire.MIN_WRITE_BUFFER_BYTES, d.writeBufferBytes(Wire.MIN_WRITE_BUFFER_BYTES).writeBufferBytes());
+        for (int bad : new int[] {-1, Integer.MIN_VALUE, Wire.MAX_INLINE_PAYLOAD_BYTES + 1, Integer.MAX_VALUE}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> d.inlinePayloadBytes(bad));
+            assertTrue(e.getMessage(), e.getMessage().contains("inlinePayloadBytes"));
+        }
+        assertEquals(0, d.inlinePayloadBytes());
+        assertEquals(Wire.MAX_INLINE_PAYLOAD_BYTES, d.inlinePayloadBytes(Wire.MAX_INLINE_PAYLOAD_BYTES).inlinePayloadBytes());
     }
 
     @Test
@@ -108,6 +114,8 @@ public class OptionLimitsTest {
         Store.open(dir, StoreOptions.defaults().objectCacheBytes(Wire.MAX_OBJECT_CACHE_BYTES)).close();
         Store.open(dir, StoreOptions.defaults().objectCacheBytes(0)).close();
         Store.open(dir, StoreOptions.defaults().objectCacheBytes(Integer.MAX_VALUE)).close();
+        Store.open(dir, StoreOptions.defaults().inlinePayloadBytes(Wire.MAX_INLINE_PAYLOAD_BYTES)).close();
+        Store.open(dir, StoreOptions.defaults().inlinePayloadBytes(0)).close();
     }
 
     @Test
