@@ -2,9 +2,10 @@
 //! transaction polls `batch` items and enqueues `batch` new 64-byte ones. Shows what a cycle
 //! costs in the core alone, split into the poll, the enqueues and the commit.
 //!
-//! `cargo run --release -p rockcask-core --example queue_cycles -- [transactions] [batch] [depth] [sync] [metrics]`
+//! `cargo run --release -p rockcask-core --example queue_cycles -- [transactions] [batch] [depth] [sync] [metrics] [inline]`
 //! (`sync` 0 leaves commits unsynced, which separates the CPU cost from the disk's; `metrics` 0
-//! turns counting off, to see what it costs.)
+//! turns counting off, to see what it costs; `inline` N keeps payloads of up to N bytes in their
+//! entries, `StoreOptions::inline_payload_bytes`, 0 by default.)
 
 use std::time::{Duration, Instant};
 
@@ -17,8 +18,9 @@ fn main() {
     let depth: usize = args.get(3).map_or(1_000, |s| s.parse().expect("depth"));
     let sync = args.get(4).map_or(true, |s| s != "0");
     let metrics = args.get(5).map_or(true, |s| s != "0");
+    let inline_payload_bytes: usize = args.get(6).map_or(0, |s| s.parse().expect("inline"));
     let root = tempfile::tempdir().expect("temp dir");
-    let options = StoreOptions { sync_on_commit: sync, metrics, ..StoreOptions::default() };
+    let options = StoreOptions { sync_on_commit: sync, metrics, inline_payload_bytes, ..StoreOptions::default() };
     let store = Store::open(root.path().join("store"), options).expect("open");
     let payload = [7u8; 64];
     let mut tx = store.begin().expect("begin");
@@ -47,7 +49,11 @@ fn main() {
     }
     let elapsed = started.elapsed().as_secs_f64();
     let per_tx = |d: Duration| d.as_secs_f64() * 1e6 / transactions as f64;
-    println!("{transactions} transactions of {batch} polls + {batch} enqueues (64 B), depth {depth}, {} commits", if sync { "synced" } else { "unsynced" });
+    println!(
+        "{transactions} transactions of {batch} polls + {batch} enqueues (64 B), depth {depth}, {} commits, payloads {}",
+        if sync { "synced" } else { "unsynced" },
+        if inline_payload_bytes >= payload.len() { "inline" } else { "in objects" }
+    );
     println!("cycles/s {:.0}  transactions/s {:.0}", (transactions * batch) as f64 / elapsed, transactions as f64 / elapsed);
     println!("per transaction: poll {:.1} us, enqueues {:.1} us, commit {:.1} us", per_tx(poll), per_tx(enqueue), per_tx(commit));
     assert_eq!(store.queue_size("q").expect("size"), depth as u64);

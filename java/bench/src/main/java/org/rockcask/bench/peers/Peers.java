@@ -16,6 +16,7 @@ public final class Peers {
     static {
         ALL.put("RockCask", (dir, workload) -> new RockCaskPeer(dir, false, RockCaskPeer.optionsFor(workload)));
         ALL.put("RockCask put+id", (dir, workload) -> new RockCaskPeer(dir, true, RockCaskPeer.optionsFor(workload)));
+        ALL.put("RockCask inline", (dir, workload) -> new RockCaskPeer(dir, false, RockCaskPeer.optionsFor(workload).inlinePayloadBytes(RockCaskPeer.INLINE_PAYLOAD_BYTES)));
         ALL.put("RocksJava", (dir, workload) -> new RocksJavaStorePeer(dir));
         ALL.put("LMDB", (dir, workload) -> new LmdbPeer(dir));
         ALL.put("SQLite", (dir, workload) -> new SqlitePeer(dir));

@@ -23,9 +23,13 @@ import org.rockcask.Transaction;
  *       deletes each object it consumes, leaving the store as small as the other form's.</li>
  * </ul>
  * The queue's head is found by RockCask itself (it keeps it per queue), not by this class.
+ * "RockCask inline" is the enqueue form with {@link StoreOptions#inlinePayloadBytes} at
+ * {@link #INLINE_PAYLOAD_BYTES}: each payload kept in its queue entry, one record per item.
  */
 final class RockCaskPeer implements Peer {
     private static final String QUEUE = "q";
+    /** Inline payloads of up to 1 KiB: every payload of the queue and seed workloads. */
+    static final int INLINE_PAYLOAD_BYTES = 1024;
     /**
      * The peer benchmark's options: the defaults, and for the random reads an object cache of
      * {@link PeerWorkload#VALUE_CACHE_BYTES} (off by default, as it costs queue work a mark per
