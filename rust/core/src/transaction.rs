@@ -91,7 +91,8 @@ impl Transaction {
     }
 
     /// New queue-owned object with `payload` (under a new time-ordered id, returned), and an
-    /// entry for it at the tail of `queue`.
+    /// entry for it at the tail of `queue`; or, for a payload up to
+    /// `StoreOptions::inline_payload_bytes`, an entry holding the payload and no object.
     pub fn enqueue(&mut self, queue: &str, payload: &[u8]) -> Result<Uuid> {
         let id = Uuid::now_v7();
         self.enqueue_new(queue, id, payload)?;
@@ -125,6 +126,7 @@ impl Transaction {
         check_payload_len(len)?;
         let policy = self.store.options().policy_for_queue(queue);
         let entry = if len <= self.store.options().inline_payload_bytes {
+            // Kept in the entry (written at commit): no object, no index entry, no object cache mark.
             let mut payload = vec![0u8; len];
             fill(&mut payload)?;
             let compressed = match policy.compress(&payload) {

@@ -25,7 +25,10 @@ import org.rockcask.internal.TransactionNative;
  *       lives until {@link #delete}; entries enqueued for it are references. {@code put} over a
  *       queue-owned object replaces its payload and keeps it queue-owned. Deleting an object
  *       leaves the entries committed before for it: they are delivered with a {@code null}
- *       payload.</li>
+ *       payload. A store opened with {@link StoreOptions#inlinePayloadBytes} keeps small
+ *       payloads of {@code enqueue(queue, bytes)} in their entry instead: no object has their
+ *       id, so {@code get}, {@code put}, {@code delete} and {@code enqueue(queue, id)} of it see
+ *       none.</li>
  *   <li>No new entry for a deleted object: what a transaction relied on finding is checked again
  *       when it commits, in commit order, against every commit ordered before it. If an object
  *       it enqueued by id, or a queue-owned object it replaced with {@code put}, has been deleted
