@@ -26,25 +26,29 @@ import org.rockcask.Transaction;
  *       commit).
  * </ul>
  * Items/s counts items the consumer committed, from the first firing to the last. Usage:
- * {@code ThreeStageFlow [items] [batch] [rounds]} (default 300000 100 3).
+ * {@code ThreeStageFlow [items] [batch] [rounds] [inline]} (default 300000 100 3 0; {@code inline}
+ * is the store's {@link StoreOptions#inlinePayloadBytes}, 1024 to keep every payload in its entry).
  */
 public final class ThreeStageFlow {
     private static final int PAYLOAD_BYTES = 64;
     /** Items the producer may run ahead of the consumer, so the queues stay shallow. */
     private static final long MAX_IN_FLIGHT = 20 * 100;
+    /** The stores' {@link StoreOptions#inlinePayloadBytes}. */
+    private static int inlinePayloadBytes;
 
     public static void main(String[] args) throws Exception {
         long items = args.length > 0 ? Long.parseLong(args[0]) : 300_000;
         int batch = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        inlinePayloadBytes = args.length > 3 ? Integer.parseInt(args[3]) : 0;
         if (items < 1 || batch < 1 || rounds < 1 || items % batch != 0) {
             throw new IllegalArgumentException("items, batch and rounds must be positive and items a multiple of batch");
         }
         Path root = Dirs.benchRoot();
         DiskLimits disk = DiskLimits.measure(root);
         System.out.println(String.format(
-                "Three-stage flow: %,d items of %d bytes, producer -> transformer -> consumer, each firing one synced transaction of %d",
-                items, PAYLOAD_BYTES, batch));
+                "Three-stage flow: %,d items of %d bytes, producer -> transformer -> consumer, each firing one synced transaction of %d; payloads %s",
+                items, PAYLOAD_BYTES, batch, inlinePayloadBytes >= PAYLOAD_BYTES ? "inline" : "in objects"));
         System.out.println(disk);
         System.out.println("cores: the process's CPU time over the run's wall time (RocksDB's background threads included);");
         System.out.println("group: commits per synced write (mean); sync: microseconds per synced write (mean), from store.metrics()");
@@ -87,7 +91,7 @@ public final class ThreeStageFlow {
     /** One flow of {@code items} on a fresh store. */
     private static Result run(Path root, long items, int batch, boolean threaded) throws Exception {
         Path dir = root.resolve("three-stage-" + System.nanoTime());
-        try (Store store = Store.open(dir, StoreOptions.defaults())) {
+        try (Store store = Store.open(dir, StoreOptions.defaults().inlinePayloadBytes(inlinePayloadBytes))) {
             Stages stages = new Stages(store, items, batch);
             long cpu0 = cpuNanos();
             long t0 = System.nanoTime();
