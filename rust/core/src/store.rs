@@ -377,23 +377,29 @@ fn check_location(path: &Path, options: &StoreOptions) -> Result<bool> {
 /// Read-only opens tried before one is refused as unsteady (see `open_read_only_beside_a_writer`).
 const READ_ONLY_OPEN_ATTEMPTS: usize = 10;
 
-/// A read-only open beside a live writer reads the MANIFEST, then replays the logs it names. If
-/// the writer flushes meanwhile, it deletes the logs the flush made obsolete, and an open that
-/// had yet to read one recovers an older state or fails, not finding a log it listed. A log file
-/// present before the open and gone after it shows that happened: the open is tried again (each
-/// try takes milliseconds; a writer frees a log once per memtable).
+/// A read-only open beside a live writer reads the MANIFEST, then opens the table files and
+/// replays the logs it names. If the writer flushes or compacts meanwhile, it deletes the logs
+/// and table files that made obsolete, and an open that had yet to read one recovers an older
+/// state or fails, not finding a file it listed (which RocksDB reports as a damaged MANIFEST).
+/// So the open is tried again (each try takes milliseconds; a writer frees a log once per
+/// memtable) when it succeeded but a log present before it is gone after it, or when it failed
+/// and any log, table file or MANIFEST came or went during it. A failure while nothing moved is
+/// the store's own, reported as it is.
 fn open_read_only_beside_a_writer(path: &Path, open: impl Fn() -> std::result::Result<DB, rocksdb::Error>) -> Result<DB> {
     for _ in 0..READ_ONLY_OPEN_ATTEMPTS {
-        let before = wal_files::log_names(path);
+        let before = wal_files::moving_file_names(path);
         let opened = open();
-        if before.is_subset(&wal_files::log_names(path)) {
-            return opened.map_err(|e| open_error(path, e));
+        let after = wal_files::moving_file_names(path);
+        match opened {
+            Ok(db) if wal_files::logs_of(&before).is_subset(&wal_files::logs_of(&after)) => return Ok(db),
+            Err(e) if before == after => return Err(open_error(path, e)),
+            _ => {}
         }
     }
     Err(Error::Rocks {
         status: rocksdb::ErrorKind::Busy,
         context: format!("opening {} read-only", path.display()),
-        message: format!("the writer freed a write-ahead log during each of {READ_ONLY_OPEN_ATTEMPTS} opens in a row; try again"),
+        message: format!("the writer freed files the open was reading during each of {READ_ONLY_OPEN_ATTEMPTS} opens in a row; try again"),
     })
 }
 
@@ -732,6 +738,39 @@ mod tests {
         });
         assert!(db.is_ok());
         assert_eq!(opens.get(), 2, "tried once more after the log vanished, and not again");
+    }
+
+    #[test]
+    fn a_failed_read_only_open_during_which_a_table_file_vanished_is_tried_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let db_opts = closed_store(dir.path());
+        let opens = Cell::new(0);
+        std::fs::write(dir.path().join("999998.sst"), b"").unwrap();
+        let db = open_read_only_beside_a_writer(dir.path(), || {
+            opens.set(opens.get() + 1);
+            if opens.get() == 1 {
+                // What a writer's compaction does while an open reads the MANIFEST: a table
+                // file it names is deleted, and RocksDB reports the MANIFEST as damaged.
+                std::fs::remove_file(dir.path().join("999998.sst")).unwrap();
+                return DB::open_for_read_only(&db_opts, dir.path().join("nowhere"), false);
+            }
+            open_read_only(dir.path(), &db_opts)
+        });
+        assert!(db.is_ok());
+        assert_eq!(opens.get(), 2);
+    }
+
+    #[test]
+    fn a_read_only_open_that_fails_while_no_file_moves_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let db_opts = closed_store(dir.path());
+        let opens = Cell::new(0);
+        let refused = open_read_only_beside_a_writer(dir.path(), || {
+            opens.set(opens.get() + 1);
+            DB::open_for_read_only(&db_opts, dir.path().join("nowhere"), false)
+        });
+        assert!(refused.is_err());
+        assert_eq!(opens.get(), 1, "a failure of the store's own is not tried again");
     }
 
     #[test]

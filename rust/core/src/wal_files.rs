@@ -1,18 +1,43 @@
-//! The store's write-ahead log files, as a read-only open beside a writer watches them
-//! (`store.rs`, `open_read_only_beside_a_writer`).
+//! The store's write-ahead log, table and MANIFEST files, as a read-only open beside a writer
+//! watches them (`store.rs`, `open_read_only_beside_a_writer`).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The names of the log files in `dir` (none when it cannot be read).
+#[cfg(test)]
 pub(crate) fn log_names(dir: &Path) -> BTreeSet<String> {
     let Ok(entries) = std::fs::read_dir(dir) else { return BTreeSet::new() };
     entries.flatten().filter_map(|e| e.file_name().into_string().ok()).filter(|name| is_log_name(name)).collect()
 }
 
+/// The log files among `names` (of `moving_file_names`).
+pub(crate) fn logs_of(names: &BTreeSet<String>) -> BTreeSet<&str> {
+    names.iter().map(String::as_str).filter(|name| is_log_name(name)).collect()
+}
+
+/// The names of the files in `dir` that a writer creates and deletes as it goes: logs, table
+/// files and MANIFESTs (none when it cannot be read).
+pub(crate) fn moving_file_names(dir: &Path) -> BTreeSet<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return BTreeSet::new() };
+    entries.flatten().filter_map(|e| e.file_name().into_string().ok()).filter(|name| is_log_name(name) || is_table_name(name) || is_manifest_name(name)).collect()
+}
+
 /// Whether `name` is a RocksDB log file's (`000123.log`).
 fn is_log_name(name: &str) -> bool {
-    name.strip_suffix(".log").is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+    numbered(name, ".log")
+}
+
+fn is_table_name(name: &str) -> bool {
+    numbered(name, ".sst")
+}
+
+fn is_manifest_name(name: &str) -> bool {
+    name.strip_prefix("MANIFEST-").is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn numbered(name: &str, suffix: &str) -> bool {
+    name.strip_suffix(suffix).is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]
@@ -27,6 +52,16 @@ mod tests {
             std::fs::write(dir.path().join(name), b"").unwrap();
         }
         assert_eq!(log_names(dir.path()).into_iter().collect::<Vec<_>>(), ["000007.log", "000012.log"]);
+    }
+
+    #[test]
+    fn logs_tables_and_manifests_are_the_files_a_writer_moves() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = ["000007.log", "000012.sst", "MANIFEST-000005", "MANIFEST-", "CURRENT", "OPTIONS-000009", "LOCK", "LOG", "x.sst", "rockcask.lock"];
+        for name in names {
+            std::fs::write(dir.path().join(name), b"").unwrap();
+        }
+        assert_eq!(moving_file_names(dir.path()).into_iter().collect::<Vec<_>>(), ["000007.log", "000012.sst", "MANIFEST-000005"]);
     }
 
     #[test]

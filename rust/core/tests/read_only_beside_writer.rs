@@ -42,3 +42,44 @@ fn read_only_opens_beside_a_busy_writer_see_every_commit_acknowledged_before_the
     writer.join().unwrap();
     store.close().unwrap();
 }
+
+#[test]
+fn read_only_opens_beside_a_writer_that_flushes_and_compacts_all_the_time_never_report_damage() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s");
+    // The smallest memtables: a flush every commit or two, compactions deleting table files
+    // while the opens below read the MANIFEST that names them.
+    let tiny = StoreOptions { write_buffer_bytes: rockcask_core::options::MIN_WRITE_BUFFER_BYTES, ..StoreOptions::default() };
+    let store = Store::open(&path, tiny.clone()).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (store, stop) = (store.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let payload = vec![0x44u8; 4096];
+            while !stop.load(Ordering::Relaxed) {
+                let mut tx = store.begin().unwrap();
+                for _ in 0..16 {
+                    tx.enqueue("q", &payload).unwrap();
+                }
+                tx.poll("q", 8).unwrap();
+                tx.commit().unwrap();
+            }
+        })
+    };
+    let read_only = StoreOptions { read_only: true, ..tiny };
+    let mut busy = 0;
+    for open in 0..200 {
+        match Store::open(&path, read_only.clone()) {
+            Ok(reader) => reader.close().unwrap(),
+            // Allowed, and said so: the writer moved files during every try.
+            Err(rockcask_core::Error::Rocks { status: rocksdb::ErrorKind::Busy, .. }) => busy += 1,
+            Err(e) => panic!("read-only open {open} beside a live writer: {e}"),
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    store.close().unwrap();
+    assert!(busy < 100, "{busy} of 200 opens were refused as busy");
+}
