@@ -243,7 +243,13 @@ impl Buffered {
                 let bytes = entries_bytes(items);
                 let first = state.reserve(items.len() as u64, bytes);
                 for (i, entry) in items.iter().enumerate() {
-                    tail_batch.put(cf.entries, &keys::entry_key(qid, first + i as u64), &keys::encode_entry(entry));
+                    let key = keys::entry_key(qid, first + i as u64);
+                    tail_batch
+                        .put_with::<crate::Error>(cf.entries, &key, keys::encoded_entry_len(entry), |buf| {
+                            keys::encode_entry_into(entry, buf);
+                            Ok(())
+                        })
+                        .expect("an entry is far below 4 GiB");
                 }
                 for (i, record) in self.dead_letter_records.get(name).into_iter().flatten().enumerate() {
                     tail_batch.put(cf.meta, &keys::meta_dead_letter_key(qid, first + i as u64), record);

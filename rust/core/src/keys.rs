@@ -158,14 +158,30 @@ pub fn entry_value(id: Uuid, own: Ownership) -> [u8; 17] {
 
 /// An entry's value: 21 bytes with its size, 17 without, 17 + the stored payload inline.
 pub fn encode_entry(e: &Entry) -> Vec<u8> {
-    let mut v = entry_value(e.id, e.own).to_vec();
-    if let Some(inline) = &e.inline {
-        v[16] = INLINE | inline.codec.code() << 4;
-        v.extend_from_slice(&inline.stored);
-    } else if let Some(bytes) = e.bytes {
-        v.extend_from_slice(&bytes.to_le_bytes());
-    }
+    let mut v = vec![0u8; encoded_entry_len(e)];
+    encode_entry_into(e, &mut v);
     v
+}
+
+/// Bytes of `encode_entry(e)`.
+pub fn encoded_entry_len(e: &Entry) -> usize {
+    match (&e.inline, e.bytes) {
+        (Some(inline), _) => 17 + inline.stored.len(),
+        (None, Some(_)) => 21,
+        (None, None) => 17,
+    }
+}
+
+/// `encode_entry` into `out` of `encoded_entry_len(e)` bytes (a commit writes entries straight
+/// into its write batch).
+pub fn encode_entry_into(e: &Entry, out: &mut [u8]) {
+    out[..17].copy_from_slice(&entry_value(e.id, e.own));
+    if let Some(inline) = &e.inline {
+        out[16] = INLINE | inline.codec.code() << 4;
+        out[17..].copy_from_slice(&inline.stored);
+    } else if let Some(bytes) = e.bytes {
+        out[17..21].copy_from_slice(&bytes.to_le_bytes());
+    }
 }
 
 pub fn decode_entry(v: &[u8]) -> Result<Entry> {
