@@ -230,3 +230,75 @@ fn inline_limits_beyond_the_maximum_are_refused() {
     assert!(matches!(e, Error::InvalidArgument(_)));
     open(dir.path(), MAX_INLINE_PAYLOAD_BYTES);
 }
+
+#[test]
+fn concurrent_producers_and_consumers_of_inline_payloads_deliver_each_item_once() {
+    use std::collections::BTreeSet;
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), 64);
+    const PER_PRODUCER: u32 = 2_000;
+    let producers: Vec<_> = (0..2u32)
+        .map(|p| {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                for chunk in 0..PER_PRODUCER / 50 {
+                    let mut tx = store.begin().unwrap();
+                    for i in 0..50 {
+                        let n = p * PER_PRODUCER + chunk * 50 + i;
+                        // Both sides of the limit, so both kinds of entry interleave.
+                        let mut payload = n.to_be_bytes().to_vec();
+                        payload.resize(if n % 3 == 0 { 100 } else { 8 }, 0);
+                        tx.enqueue("q", &payload).unwrap();
+                    }
+                    tx.commit().unwrap();
+                }
+            })
+        })
+        .collect();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let consumers: Vec<_> = (0..2)
+        .map(|_| {
+            let (store, seen) = (store.clone(), seen.clone());
+            std::thread::spawn(move || {
+                let mut idle = 0;
+                let mut firing = 0u64;
+                while idle < 200 {
+                    firing += 1;
+                    let mut tx = store.begin().unwrap();
+                    let ms = tx.poll("q", 30).unwrap();
+                    if ms.is_empty() {
+                        idle += 1;
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                        continue;
+                    }
+                    idle = 0;
+                    let got: Vec<u32> = ms.iter().map(|m| u32::from_be_bytes(m.payload.as_ref().unwrap()[..4].try_into().unwrap())).collect();
+                    // Every third firing rolls back: those items must come again.
+                    if firing % 3 == 0 {
+                        tx.rollback().unwrap();
+                    } else {
+                        tx.commit().unwrap();
+                        seen.lock().unwrap().extend(got);
+                    }
+                }
+            })
+        })
+        .collect();
+    producers.into_iter().for_each(|t| t.join().unwrap());
+    consumers.into_iter().for_each(|t| t.join().unwrap());
+    // Whatever the consumers left when they stopped.
+    loop {
+        let mut tx = store.begin().unwrap();
+        let ms = tx.poll("q", 1000).unwrap();
+        if ms.is_empty() {
+            break;
+        }
+        seen.lock().unwrap().extend(ms.iter().map(|m| u32::from_be_bytes(m.payload.as_ref().unwrap()[..4].try_into().unwrap())));
+        tx.commit().unwrap();
+    }
+    let seen = seen.lock().unwrap();
+    let distinct: BTreeSet<u32> = seen.iter().copied().collect();
+    assert_eq!(seen.len(), 2 * PER_PRODUCER as usize, "each item once");
+    assert_eq!(distinct, (0..2 * PER_PRODUCER).collect());
+}
