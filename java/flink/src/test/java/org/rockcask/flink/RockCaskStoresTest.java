@@ -1,6 +1,8 @@
 package org.rockcask.flink;
 
+import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
@@ -11,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -118,6 +121,34 @@ public class RockCaskStoresTest {
             fail("a write buffer of one byte was accepted");
         } catch (IllegalArgumentException expected) {
             assertTrue(expected.getMessage(), expected.getMessage().contains("writeBufferBytes"));
+        }
+    }
+
+    @Test
+    public void inlinePayloadsOfASpecReachTheStoreAndOutOfBoundsOnesAreRejectedWhenSet() throws Exception {
+        for (int bad : new int[] {-1, Integer.MIN_VALUE, 64 * 1024 + 1, Integer.MAX_VALUE}) {
+            try {
+                RockCaskStoreSpec.at("/x").withInlinePayloadBytes(bad);
+                fail("inline payloads of " + bad + " bytes were accepted");
+            } catch (IllegalArgumentException expected) {
+                assertTrue(expected.getMessage(), expected.getMessage().contains("inlinePayloadBytes"));
+            }
+        }
+        RockCaskStoreSpec spec = RockCaskStoreSpec.at(tmp.newFolder("inline").toString()).withInlinePayloadBytes(1024);
+        assertEquals(1024, spec.withPath("/elsewhere").inlinePayloadBytes());
+        assertTrue(!spec.equals(spec.withInlinePayloadBytes(0)));
+        try (RockCaskStores.Lease lease = RockCaskStores.acquire(spec)) {
+            assertEquals(1024, lease.store().options().inlinePayloadBytes());
+            UUID id;
+            try (Transaction tx = lease.store().begin()) {
+                id = tx.enqueue("q", new byte[] {1, 2, 3});
+                tx.commit();
+            }
+            try (Transaction tx = lease.store().begin()) {
+                assertNull("kept in its entry", tx.get(id));
+                assertArrayEquals(new byte[] {1, 2, 3}, tx.poll("q").payload());
+                tx.commit();
+            }
         }
     }
 
