@@ -27,11 +27,14 @@ import org.rockcask.flink.RockCaskStores;
  * queue, each transaction polling {@code batch} items and enqueueing their payloads into the
  * output, synced commits. Both end with every item checked to be in the output.
  *
- * <p>Usage: {@code FlinkMove [items] [payloadBytes] [parallelism] [checkpointMillis] [batch]}
- * (default 1000000 256 2 1000 1000).
+ * <p>Usage: {@code FlinkMove [items] [payloadBytes] [parallelism] [checkpointMillis] [batch] [inline]}
+ * (default 1000000 256 2 1000 1000 0; {@code inline}: the stores'
+ * {@link RockCaskStoreSpec#withInlinePayloadBytes}, for both paths).
  */
 public final class FlinkMove {
     private static final String OUTPUT = "out";
+    /** The stores' inline payload bytes (both paths). */
+    private static int inlinePayloadBytes;
 
     private FlinkMove() {}
 
@@ -41,11 +44,12 @@ public final class FlinkMove {
         int parallelism = args.length > 2 ? Integer.parseInt(args[2]) : 2;
         long checkpointMillis = args.length > 3 ? Long.parseLong(args[3]) : 1_000;
         int batch = args.length > 4 ? Integer.parseInt(args[4]) : 1_000;
+        inlinePayloadBytes = args.length > 5 ? Integer.parseInt(args[5]) : 0;
         Path root = Dirs.benchRoot();
         DiskLimits before = DiskLimits.measure(root);
         System.out.println(String.format(Locale.ROOT,
-                "Flink move: %,d items of %d bytes from %d queues into one, parallelism %d, checkpoint every %d ms; native: transactions of %d, synced",
-                items, payloadBytes, parallelism, parallelism, checkpointMillis, batch));
+                "Flink move: %,d items of %d bytes from %d queues into one, parallelism %d, checkpoint every %d ms; native: transactions of %d, synced; payloads %s",
+                items, payloadBytes, parallelism, parallelism, checkpointMillis, batch, inlinePayloadBytes >= payloadBytes ? "inline" : "in objects"));
         System.out.println(before);
 
         double nativeRate = items / moveNatively(root.resolve("flink-move-native-" + System.nanoTime()), items, payloadBytes, parallelism, batch);
@@ -93,7 +97,7 @@ public final class FlinkMove {
 
     /** Seconds the native moves took. */
     private static double moveNatively(Path dir, int items, int payloadBytes, int threads, int batch) throws Exception {
-        RockCaskStoreSpec spec = RockCaskStoreSpec.at(dir.toString());
+        RockCaskStoreSpec spec = RockCaskStoreSpec.at(dir.toString()).withInlinePayloadBytes(inlinePayloadBytes);
         try (RockCaskStores.Lease lease = RockCaskStores.acquire(spec)) {
             Store store = lease.store();
             fill(store, items, payloadBytes, threads);
@@ -136,7 +140,7 @@ public final class FlinkMove {
 
     /** Seconds the Flink job took, from submission to its end. */
     private static double moveThroughFlink(Path dir, int items, int payloadBytes, int parallelism, long checkpointMillis) throws Exception {
-        RockCaskStoreSpec spec = RockCaskStoreSpec.at(dir.toString());
+        RockCaskStoreSpec spec = RockCaskStoreSpec.at(dir.toString()).withInlinePayloadBytes(inlinePayloadBytes);
         try (RockCaskStores.Lease lease = RockCaskStores.acquire(spec)) {
             fill(lease.store(), items, payloadBytes, parallelism);
             StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, new Configuration());
