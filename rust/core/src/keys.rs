@@ -184,12 +184,21 @@ pub fn encode_entry_into(e: &Entry, out: &mut [u8]) {
     }
 }
 
+/// The codec and stored payload of an entry value that holds its payload (`None` for one that
+/// points at an object), without copying it.
+pub fn inline_payload(v: &[u8]) -> Result<Option<(Compression, &[u8])>> {
+    if v.len() < 17 || v[16] & 0x0F != INLINE {
+        return Ok(None);
+    }
+    let code = v[16] >> 4;
+    let codec = Compression::from_code(code).ok_or_else(|| Error::Corrupt(format!("queue entry: compression code {code}")))?;
+    Ok(Some((codec, &v[17..])))
+}
+
 pub fn decode_entry(v: &[u8]) -> Result<Entry> {
-    if v.len() >= 17 && v[16] & 0x0F == INLINE {
-        let code = v[16] >> 4;
-        let codec = Compression::from_code(code).ok_or_else(|| Error::Corrupt(format!("queue entry: compression code {code}")))?;
+    if let Some((codec, stored)) = inline_payload(v)? {
         let id = Uuid::from_slice(&v[..16]).map_err(|e| Error::Corrupt(e.to_string()))?;
-        return Ok(Entry::inline(id, codec, v[17..].to_vec()));
+        return Ok(Entry::inline(id, codec, stored.to_vec()));
     }
     let bytes = match v.len() {
         17 => None,
@@ -198,12 +207,6 @@ pub fn decode_entry(v: &[u8]) -> Result<Entry> {
     };
     let id = Uuid::from_slice(&v[..16]).map_err(|e| Error::Corrupt(e.to_string()))?;
     Ok(Entry { id, own: Ownership::from_byte(v[16], "queue entry")?, bytes, inline: None })
-}
-
-/// The object an entry points at, and how (for readers that need neither its size nor an
-/// inline payload, which they can tell from `Entry::inline` of `decode_entry`).
-pub fn decode_entry_value(v: &[u8]) -> Result<(Uuid, Ownership)> {
-    decode_entry(v).map(|e| (e.id, e.own))
 }
 
 /// Object value: one flag byte (`object_flag`) then the payload as stored (raw payloads are
@@ -326,11 +329,12 @@ mod tests {
     #[test]
     fn entry_and_object_values_round_trip_and_reject_garbage() {
         let id = Uuid::now_v7();
-        assert_eq!(decode_entry_value(&entry_value(id, Ownership::Owned)).unwrap(), (id, Ownership::Owned));
-        assert!(decode_entry_value(&[0u8; 5]).is_err());
+        let decoded = decode_entry(&entry_value(id, Ownership::Owned)).unwrap();
+        assert_eq!((decoded.id, decoded.own), (id, Ownership::Owned));
+        assert!(decode_entry(&[0u8; 5]).is_err());
         let mut bad = entry_value(id, Ownership::Reference);
         bad[16] = 9;
-        assert!(decode_entry_value(&bad).is_err());
+        assert!(decode_entry(&bad).is_err());
         let sized = Entry { id, own: Ownership::Owned, bytes: Some(70_000), inline: None };
         assert_eq!(encode_entry(&sized).len(), 21);
         assert_eq!(decode_entry(&encode_entry(&sized)).unwrap(), sized);
@@ -370,8 +374,11 @@ mod tests {
         let back = decode_entry(&encode_entry(&Entry::inline(id, codec, body.into_owned()))).unwrap();
         assert_eq!(back.inline.unwrap().payload().unwrap(), &payload[..]);
         let mut bad = encode_entry(&Entry::inline(id, Compression::None, b"x".to_vec()));
+        assert_eq!(inline_payload(&bad).unwrap(), Some((Compression::None, &b"x"[..])));
+        assert_eq!(inline_payload(&entry_value(id, Ownership::Owned)).unwrap(), None);
         bad[16] = INLINE | 0x70;
         assert!(decode_entry(&bad).is_err());
+        assert!(inline_payload(&bad).is_err());
     }
 
     #[test]

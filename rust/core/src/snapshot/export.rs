@@ -52,7 +52,8 @@ impl Item {
             Item::Queue { index, name } => records::queue_len(*index, &arena[name.clone()]),
             Item::Entry { queue, position, value } => {
                 // An entry holding its payload carries it (uncompressed) in its record.
-                let payload_len = keys::decode_entry(&arena[value.clone()]).ok().and_then(|e| e.inline).map(|i| compress::payload_len(i.codec, &i.stored).min(compress::MAX_DECOMPRESSED));
+                let inline = keys::inline_payload(&arena[value.clone()]).ok().flatten();
+                let payload_len = inline.map(|(codec, stored)| compress::payload_len(codec, stored).min(compress::MAX_DECOMPRESSED));
                 records::entry_len(*queue, *position, true, payload_len)
             }
             // The record holds the payload uncompressed, whatever the store keeps.
