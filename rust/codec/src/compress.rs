@@ -92,6 +92,15 @@ impl Policy {
             (self.codec, Cow::Owned(body))
         }
     }
+
+    /// `compress` of a payload the caller owns: the payload itself, not a copy, when it is
+    /// stored as it is.
+    pub fn compress_owned(&self, payload: Vec<u8>) -> (Compression, Vec<u8>) {
+        match self.compress(&payload) {
+            (codec, Cow::Owned(body)) => (codec, body),
+            (codec, Cow::Borrowed(_)) => (codec, payload),
+        }
+    }
 }
 
 /// The payload of a body stored with `codec` (at most `MAX_DECOMPRESSED` bytes).
@@ -198,6 +207,18 @@ mod tests {
             let (used, body) = Policy { codec, threshold: 0 }.compress(&noise);
             assert_eq!((used, body.len()), (Compression::None, noise.len()), "{codec:?}");
         }
+    }
+
+    #[test]
+    fn an_owned_payload_stored_raw_is_handed_back_not_copied() {
+        let p = Policy { codec: Compression::Lz4, threshold: 256 };
+        let small = text(100);
+        let at = small.as_ptr();
+        let (used, body) = p.compress_owned(small);
+        assert_eq!((used, body.as_ptr()), (Compression::None, at));
+        let (used, body) = p.compress_owned(text(10_000));
+        assert_eq!(used, Compression::Lz4);
+        assert_eq!(decompress(used, &body).unwrap(), &text(10_000)[..]);
     }
 
     #[test]

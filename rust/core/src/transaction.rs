@@ -17,7 +17,6 @@
 //! A commit that fails ends the transaction as a rollback does: every entry it polled is back
 //! at the head of its queue, in order.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -129,11 +128,7 @@ impl Transaction {
             // Kept in the entry (written at commit): no object, no index entry, no object cache mark.
             let mut payload = vec![0u8; len];
             fill(&mut payload)?;
-            let compressed = match policy.compress(&payload) {
-                (codec, Cow::Owned(body)) => Some((codec, body)),
-                (_, Cow::Borrowed(_)) => None,
-            };
-            let (codec, stored) = compressed.unwrap_or((Compression::None, payload));
+            let (codec, stored) = policy.compress_owned(payload);
             self.payload_bytes += len as u64;
             self.stored_bytes += stored.len() as u64;
             Entry::inline(id, codec, stored)

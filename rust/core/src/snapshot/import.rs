@@ -246,8 +246,8 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::r
                         // Kept in the entry, as it was exported, compressed as the store's objects are.
                         let entry = match target {
                             Target::Store(Some(policy)) => {
-                                let (codec, body) = policy.compress(&payload);
-                                keys::Entry::inline(id, codec, body.into_owned())
+                                let (codec, stored) = policy.compress_owned(payload);
+                                keys::Entry::inline(id, codec, stored)
                             }
                             _ => keys::Entry::inline(id, Compression::None, Vec::new()),
                         };
