@@ -33,11 +33,15 @@ fn is_table_name(name: &str) -> bool {
 }
 
 fn is_manifest_name(name: &str) -> bool {
-    name.strip_prefix("MANIFEST-").is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+    name.strip_prefix("MANIFEST-").is_some_and(is_a_number)
 }
 
 fn numbered(name: &str, suffix: &str) -> bool {
-    name.strip_suffix(suffix).is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+    name.strip_suffix(suffix).is_some_and(is_a_number)
+}
+
+fn is_a_number(digits: &str) -> bool {
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 #[cfg(test)]
