@@ -26,6 +26,7 @@ mod rocks_options;
 mod shared;
 pub mod snapshot;
 pub mod staging;
+mod manifest_record;
 mod wal_files;
 pub(crate) mod store;
 pub(crate) mod transaction;

@@ -225,7 +225,11 @@ impl Shared {
             }
             _ => Ok(()),
         };
+        let was_writer = db.is_some() && !self.options.read_only;
         drop(db);
+        if was_writer {
+            crate::manifest_record::remember(&self.path);
+        }
         // Only now may another open have the directory.
         self.lock.lock().take();
         synced

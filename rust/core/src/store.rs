@@ -19,6 +19,7 @@ use crate::queue_config::QueueConfig;
 use crate::rocks_options;
 use crate::shared::Shared;
 use crate::transaction::Transaction;
+use crate::manifest_record;
 use crate::wal_files;
 
 /// A RockCask store: named durable queues and objects by UUID in one RocksDB database.
@@ -96,8 +97,13 @@ impl Store {
         let creating = check_location(&path, &options)?;
         let cache = (options.block_cache_bytes > 0).then(|| Cache::new_lru_cache(options.block_cache_bytes));
         let db_opts = db_options(&options, creating);
-        if !creating && !options.read_only {
-            probe_read_only(&path, &db_opts, &options)?;
+        if !creating {
+            if let Some(why) = manifest_record::shortened(&path) {
+                return Err(damaged_store(&path, rocksdb::ErrorKind::Corruption, format!("checking {}", manifest_of(&path)), why));
+            }
+            if !options.read_only {
+                probe_read_only(&path, &db_opts, &options)?;
+            }
         }
         let families = families_to_open(&path, creating, options.read_only)?;
         let cfs = families.iter().map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, &options, cache.as_ref())));
@@ -134,6 +140,7 @@ impl Store {
             let _ = crate::dead_letter::dead_letter_over_limit(&store.shared);
             let db = store.shared.db()?;
             count_queue_bytes(&db, &mut store.shared.queues())?;
+            manifest_record::remember(store.path());
         }
         Ok(store)
     }

@@ -108,3 +108,33 @@ fn a_foreign_rocksdb_database_opened_for_writing_is_not_a_store_and_keeps_no_loc
     assert!(matches!(err, Error::NotAStore { .. }), "{err}");
     assert!(!dir.path().join(rockcask_core::lock::LOCK_FILE).exists());
 }
+
+/// A store opened again lives in a MANIFEST that starts with its whole layout at that open.
+/// When that MANIFEST loses only what came after (here its last byte, so its last record, of
+/// the close), the older layout it still describes has RockCask's column families, its format
+/// marker and every file it names, and RocksDB opens it: only the length the last writer
+/// recorded shows the loss (and what the lost records held is not known to the open).
+#[test]
+fn a_reopened_store_whose_manifest_lost_its_last_flush_is_refused_with_its_files_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    make_store(dir.path());
+    let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
+    let mut tx = store.begin().unwrap();
+    // Over `close`'s flush threshold: the close writes the memtables to a new table file.
+    for i in 0..4_000u32 {
+        tx.enqueue("later", &[(i % 251) as u8; 1024]).unwrap();
+    }
+    tx.commit().unwrap();
+    store.close().unwrap();
+    let m = manifest(dir.path());
+    let len = std::fs::metadata(&m).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(&m).unwrap().set_len(len - 1).unwrap();
+    let files = |p: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(p).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    };
+    let before = files(dir.path());
+    check_reported_as_damaged(dir.path(), "a reopened store's manifest without its last byte");
+    assert_eq!(files(dir.path()), before, "the refused open changed the directory");
+}
