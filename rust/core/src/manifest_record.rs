@@ -2,11 +2,10 @@
 //! RockCask's own beside it, so that an open can tell a MANIFEST that lost records.
 //!
 //! RocksDB takes a MANIFEST that ends early for one whose last write was cut off, and recovers
-//! the older layout the rest describes. The logs RocksDB keeps for reuse may then replay as if
-//! nothing were missing, and a writable open would delete the table files the lost records
-//! listed, as obsolete: the store's data. A MANIFEST only grows while it is current (every
-//! writable open starts a new one), so one found shorter than it was when a writer last had it
-//! has lost records, whatever else the directory holds.
+//! the older layout the rest describes; a writable open then deletes, as obsolete, any table
+//! file the lost records added: the store's data. A MANIFEST only grows while it is current
+//! (every writable open starts a new one), so one found shorter than it was when a writer last
+//! had it has lost records, whatever else the directory holds.
 //!
 //! The record is written with no sync and no rename: a record torn by a crash names a shorter
 //! length or another file, or does not parse, and then checks less, never more.
@@ -17,18 +16,21 @@ use std::path::Path;
 pub const MANIFEST_RECORD_FILE: &str = "rockcask.manifest";
 
 /// A MANIFEST's file name and length in bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct ManifestLength {
     pub name: String,
     pub bytes: u64,
 }
 
-/// The MANIFEST that CURRENT names in `dir`, and its length (None when either cannot be read).
-pub(crate) fn current(dir: &Path) -> Option<ManifestLength> {
+/// The file name CURRENT holds in `dir` (the MANIFEST RocksDB reads the layout from), if any.
+pub(crate) fn current_name(dir: &Path) -> Option<String> {
     let name = std::fs::read_to_string(dir.join("CURRENT")).ok()?.trim().to_string();
-    if name.is_empty() || name.contains('/') {
-        return None;
-    }
+    (!name.is_empty()).then_some(name)
+}
+
+/// The MANIFEST that CURRENT names in `dir`, and its length (None when either cannot be read).
+fn current(dir: &Path) -> Option<ManifestLength> {
+    let name = current_name(dir).filter(|name| !name.contains('/'))?;
     let bytes = std::fs::metadata(dir.join(&name)).ok()?.len();
     Some(ManifestLength { name, bytes })
 }
@@ -59,7 +61,7 @@ pub(crate) fn shortened(dir: &Path) -> Option<String> {
     let was = recorded(dir, &now.name)?;
     (now.bytes < was).then(|| {
         format!(
-            "{} holds {} bytes, yet it held {was} when the store was last open for writing ({MANIFEST_RECORD_FILE}): it lost records, and RocksDB would recover an older layout and delete the table files written since",
+            "{} holds {} bytes, yet it held {was} when the store was last open for writing ({MANIFEST_RECORD_FILE}): it lost records, and RocksDB would recover an older layout and delete any table file written since",
             now.name, now.bytes
         )
     })

@@ -466,9 +466,9 @@ fn was_a_store(path: &Path) -> bool {
 
 /// The MANIFEST file CURRENT names (the file RocksDB reads the store's layout from).
 fn manifest_of(path: &Path) -> String {
-    match std::fs::read_to_string(path.join("CURRENT")) {
-        Ok(name) if !name.trim().is_empty() => path.join(name.trim()).display().to_string(),
-        _ => format!("{} (unreadable)", path.join("CURRENT").display()),
+    match manifest_record::current_name(path) {
+        Some(name) => path.join(name).display().to_string(),
+        None => format!("{} (unreadable)", path.join("CURRENT").display()),
     }
 }
 

@@ -115,7 +115,7 @@ fn a_foreign_rocksdb_database_opened_for_writing_is_not_a_store_and_keeps_no_loc
 /// marker and every file it names, and RocksDB opens it: only the length the last writer
 /// recorded shows the loss (and what the lost records held is not known to the open).
 #[test]
-fn a_reopened_store_whose_manifest_lost_its_last_flush_is_refused_with_its_files_in_place() {
+fn a_reopened_store_whose_manifest_lost_its_last_record_is_refused_with_its_files_in_place() {
     let dir = tempfile::tempdir().unwrap();
     make_store(dir.path());
     let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
