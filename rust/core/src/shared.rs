@@ -226,9 +226,17 @@ impl Shared {
             _ => Ok(()),
         };
         let was_writer = db.is_some() && !self.options.read_only;
+        // Nothing writes after this (the handle is taken), and a flush finishing meanwhile only
+        // raises the number, so every log below it stays unneeded.
+        let first_log_needed = db.as_ref().filter(|_| was_writer).and_then(|db| db.property_int_value("rocksdb.min-log-number-to-keep").ok().flatten());
         drop(db);
         if was_writer {
             crate::manifest_record::remember(&self.path);
+        }
+        if let Some(first) = first_log_needed {
+            // The logs kept for reuse are about `LOG_BYTES_BEFORE_FLUSH` each; a closed store
+            // is copied and measured, and keeps only what its next open reads.
+            crate::wal_files::delete_logs_below(&self.path, first);
         }
         // Only now may another open have the directory.
         self.lock.lock().take();

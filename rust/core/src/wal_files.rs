@@ -23,6 +23,31 @@ pub(crate) fn moving_file_names(dir: &Path) -> BTreeSet<String> {
     entries.flatten().filter_map(|e| e.file_name().into_string().ok()).filter(|name| is_log_name(name) || is_table_name(name) || is_manifest_name(name)).collect()
 }
 
+/// Deletes the log files of `dir` numbered below `keep_from` (RocksDB's
+/// `rocksdb.min-log-number-to-keep` of a writer that is now closed): the flushed logs a writer
+/// kept to write over, which the next open would delete unread. Returns the bytes freed; a log
+/// that cannot be deleted is left for that open.
+pub(crate) fn delete_logs_below(dir: &Path, keep_from: u64) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let mut freed = 0;
+    for entry in entries.flatten() {
+        let Ok(name) = entry.file_name().into_string() else { continue };
+        let Some(number) = log_number(&name) else { continue };
+        if number < keep_from {
+            let bytes = entry.metadata().map_or(0, |m| m.len());
+            if std::fs::remove_file(entry.path()).is_ok() {
+                freed += bytes;
+            }
+        }
+    }
+    freed
+}
+
+/// The number of a RocksDB log file (`000123.log` is 123).
+fn log_number(name: &str) -> Option<u64> {
+    if is_log_name(name) { name.strip_suffix(".log")?.parse().ok() } else { None }
+}
+
 /// Whether `name` is a RocksDB log file's (`000123.log`).
 fn is_log_name(name: &str) -> bool {
     numbered(name, ".log")
@@ -66,6 +91,21 @@ mod tests {
             std::fs::write(dir.path().join(name), b"").unwrap();
         }
         assert_eq!(moving_file_names(dir.path()).into_iter().collect::<Vec<_>>(), ["000007.log", "000012.sst", "MANIFEST-000005"]);
+    }
+
+    #[test]
+    fn only_logs_numbered_below_the_first_to_keep_are_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = ["000007.log", "000012.log", "000013.log", "000003.sst", "MANIFEST-000005", "x.log", "LOG"];
+        for name in names {
+            std::fs::write(dir.path().join(name), b"12345").unwrap();
+        }
+        assert_eq!(delete_logs_below(dir.path(), 13), 10);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name().into_string().unwrap()).collect();
+        left.sort();
+        assert_eq!(left, ["000003.sst", "000013.log", "LOG", "MANIFEST-000005", "x.log"]);
+        assert_eq!(delete_logs_below(dir.path(), 0), 0);
+        assert_eq!(delete_logs_below(&dir.path().join("gone"), u64::MAX), 0);
     }
 
     #[test]

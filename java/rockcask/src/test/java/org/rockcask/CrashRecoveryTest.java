@@ -32,31 +32,72 @@ public class CrashRecoveryTest {
 
     @Test
     public void everyAcknowledgedCommitSurvivesSigkillExactlyOnceInOrder() throws Exception {
+        killRepeatedly(KILL_CYCLES, 0, 0);
+    }
+
+    /**
+     * The store writes over flushed log files rather than growing new ones, and a log written over
+     * still holds an older log's records after the new ones: recovery after a kill must stop at
+     * the new records' end and lose none of them. Each child writes the logs' cap of 16 MiB
+     * several times over (an object of 64 KiB written over in each transaction) before it is
+     * killed, and the store's info logs must say that a log was reused.
+     */
+    @Test
+    public void everyAcknowledgedCommitSurvivesSigkillWhileTheLogIsOneWrittenOver() throws Exception {
+        int padding = 64 << 10;
+        // 96 MiB a child: six caps of 16 MiB, of which the first three are new files.
+        long commitsBeforeKill = (96L << 20) / padding;
+        Path dir = killRepeatedly(3, padding, commitsBeforeKill);
+        assertTrue("no log was written over: " + dir, reusedLogs(dir) > 0);
+    }
+
+    /**
+     * Runs {@code cycles} children on one store, each killed at a random moment after its first
+     * {@code commitsBeforeKill} + 1 acknowledged commits, and checks the store after each kill.
+     * Returns the store's directory.
+     */
+    private Path killRepeatedly(int cycles, int padding, long commitsBeforeKill) throws Exception {
         Path dir = tmp.newFolder().toPath().resolve("crash-store");
         Random random = new Random(Long.getLong("rockcask.crash.seed", System.nanoTime()));
         long nextK = 0;
         long totalAcked = 0;
-        for (int cycle = 0; cycle < KILL_CYCLES; cycle++) {
+        for (int cycle = 0; cycle < cycles; cycle++) {
             // The child's output goes to a file, not a pipe: what the child wrote before the kill
             // is all there afterwards (the JDK closes a dead child's pipe under its reader).
             Path log = tmp.newFile("child-" + cycle + ".log").toPath();
-            Process child = ChildJvm.builder(new ArrayList<>(), CrashChild.class, dir.toString(), Long.toString(nextK))
+            Process child = ChildJvm.builder(new ArrayList<>(), CrashChild.class, dir.toString(), Long.toString(nextK), Integer.toString(padding))
                     .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            // Wait until the child commits at least once, then kill it at a random moment.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (lastAcked(log, nextK) < nextK && child.isAlive() && System.nanoTime() < deadline) {
+            // Wait until the child has committed enough, then kill it at a random moment.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            long wanted = nextK + commitsBeforeKill;
+            while (lastAcked(log, nextK) < wanted && child.isAlive() && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
-            assertTrue("child never committed; output: " + Files.readAllLines(log), lastAcked(log, nextK) >= nextK);
+            assertTrue("child never committed " + (commitsBeforeKill + 1) + " times; output: " + Files.readAllLines(log), lastAcked(log, nextK) >= wanted);
             Thread.sleep(random.nextInt(300));
             child.destroyForcibly(); // SIGKILL on Linux
             assertTrue(child.waitFor(30, TimeUnit.SECONDS));
             assertEquals("killed by SIGKILL", 137, child.exitValue());
             long acked = lastAcked(log, nextK);
             totalAcked += acked - nextK + 1;
-            nextK = verify(dir, acked, cycle);
+            nextK = verify(dir, acked, cycle, padding > 0);
         }
-        assertTrue("made progress across cycles", totalAcked >= KILL_CYCLES);
+        assertTrue("made progress across cycles", totalAcked >= cycles);
+        return dir;
+    }
+
+    /** How many times the store's info logs (RocksDB's LOG files) say a log file was written over. */
+    private static long reusedLogs(Path dir) throws IOException {
+        long reused = 0;
+        try (var files = Files.list(dir)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                if (f.getFileName().toString().startsWith("LOG")) {
+                    String text = new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1);
+                    reused += text.split("from recycle list", -1).length - 1;
+                }
+            }
+        }
+        return reused;
     }
 
     /** The last transaction number the child acknowledged; fails on any other output. */
@@ -75,7 +116,7 @@ public class CrashRecoveryTest {
     }
 
     /** Checks the store after a kill and returns the next transaction number the child starts at. */
-    private static long verify(Path dir, long acked, int cycle) {
+    private static long verify(Path dir, long acked, int cycle, boolean padded) {
         try (Store store = Store.open(dir, StoreOptions.defaults()); Transaction tx = store.begin()) {
             List<long[]> in = items(tx, "in");
             List<long[]> out = items(tx, "out");
@@ -105,6 +146,10 @@ public class CrashRecoveryTest {
                 }
             }
             assertEquals((maxK + 1) * CrashChild.ITEMS, seen.size());
+            if (padded) {
+                String last = new String(tx.get(CrashChild.PADDED), StandardCharsets.UTF_8);
+                assertEquals("cycle " + cycle + ": the object written over holds the last transaction's number", Long.toString(maxK), last.substring(0, last.indexOf(':')));
+            }
             return maxK + 1;
         }
     }

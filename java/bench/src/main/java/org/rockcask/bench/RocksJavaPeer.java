@@ -73,10 +73,14 @@ public final class RocksJavaPeer implements AutoCloseable {
         return sync;
     }
 
-    /** RockCask's database options. */
+    /**
+     * RockCask's database options: among them flushed logs written over rather than new ones
+     * grown (2 kept for that) and logs capped at 16 MiB in all, so that this starts soon after
+     * opening.
+     */
     public static DBOptions dbOptions() {
         return new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true).setDbWriteBufferSize(128L << 20)
-                .setMaxBackgroundJobs(2);
+                .setMaxBackgroundJobs(2).setRecycleLogFileNum(2).setMaxTotalWalSize(16L << 20);
     }
 
     /**

@@ -24,7 +24,8 @@ import org.rocksdb.WriteOptions;
  * flushes stay automatic ({@code manual_wal_flush} off, the default). For many small synced
  * writes the RocksDB wiki's "WAL Performance" page recommends {@code recycle_log_file_num}: a
  * recycled log file is already allocated, so a sync need not also write the file's metadata
- * (one I/O instead of two); set here to 4. A row cache of {@link PeerWorkload#VALUE_CACHE_BYTES}
+ * (one I/O instead of two); set here to 4 (RockCask keeps 2), with RockCask's cap of 16 MiB on
+ * the logs' total size so that logs are flushed and reused within the run. A row cache of {@link PeerWorkload#VALUE_CACHE_BYTES}
  * answers point reads of values read before (RocksDB's "Row Cache" for point lookups).
  *
  * <p>The queue's head and tail sequence numbers are kept in memory after {@link #fillQueue}; a
