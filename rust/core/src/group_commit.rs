@@ -3,6 +3,9 @@
 //! waiting at that moment as one synced RocksDB write, publishes them in order and wakes the
 //! others. Concurrent committers thus share one fsync instead of paying one each in turn.
 //!
+//! A leader that finds fewer commits waiting than recent groups held first waits a little for
+//! the others (`commit_rhythm.rs`).
+//!
 //! A failed group write leaves the store failed for writes (RocksDB itself refuses further
 //! writes after a failed WAL write): later commits are refused until the store is reopened.
 //! Every commit of the failed group, and every one queued behind it, fails with the cause of
@@ -11,11 +14,13 @@
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::OnceLock;
+use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex};
 use uuid::Uuid;
 
 use crate::batch::BatchRep;
+use crate::commit_rhythm::Rhythm;
 use crate::error::{Error, Result, RocksStatus};
 use crate::hash::IdMap;
 use crate::keys::QueueId;
@@ -67,6 +72,9 @@ pub(crate) struct Pipeline {
     done_below: u64,
     /// First ticket of the group whose write failed.
     failed_from: Option<u64>,
+    rhythm: Rhythm,
+    /// The leader waits for more commits: `arrived` is notified on each.
+    gathering: bool,
 }
 
 /// Why the first failed group write failed: RocksDB's status and message (without RockCask's
@@ -88,6 +96,7 @@ impl Failure {
 pub(crate) struct GroupCommit {
     pipeline: Mutex<Pipeline>,
     written: Condvar,
+    arrived: Condvar,
     failure: OnceLock<Failure>,
     /// Makes the next group write fail as a full disk does, before it reaches RocksDB.
     #[cfg(test)]
@@ -99,6 +108,7 @@ impl Default for GroupCommit {
         GroupCommit {
             pipeline: Mutex::new(Pipeline::default()),
             written: Condvar::new(),
+            arrived: Condvar::new(),
             failure: OnceLock::new(),
             #[cfg(test)]
             fail_next_write: std::sync::atomic::AtomicBool::new(false),
@@ -123,6 +133,9 @@ impl GroupCommit {
         let ticket = p.next_ticket;
         p.next_ticket += 1;
         p.waiting.push_back((ticket, prepared));
+        if p.gathering {
+            self.arrived.notify_one();
+        }
         ticket
     }
 
@@ -148,8 +161,14 @@ impl GroupCommit {
                 continue;
             }
             p.leader = true;
+            if let Some(until) = p.rhythm.gather_until(p.waiting.len(), Instant::now()) {
+                p.gathering = true;
+                while p.waiting.len() < p.rhythm.expected_group() && !self.arrived.wait_until(&mut p, until).timed_out() {}
+                p.gathering = false;
+            }
             let group: Vec<(u64, Prepared)> = p.waiting.drain(..).collect();
             drop(p);
+            let started = Instant::now();
             let (first, last) = (group.first().map_or(ticket, |g| g.0), group.last().map_or(ticket, |g| g.0));
             // A panic here must not leave `leader` set (every later commit would wait forever):
             // it becomes a failed write like any other.
@@ -157,8 +176,10 @@ impl GroupCommit {
                 .unwrap_or_else(|_| Err(Error::Internal("panic while writing a commit group".into())));
             // Written, failed or refused: the commits' marks in the read caches end here, before
             // their tickets count as written (`WriteMarks`).
+            let commits = group.len();
             drop(group);
             p = self.pipeline.lock();
+            p.rhythm.written(commits, started.elapsed());
             p.leader = false;
             p.done_below = p.done_below.max(last + 1);
             if let Err(e) = written {

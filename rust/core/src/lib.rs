@@ -6,6 +6,7 @@ pub(crate) mod batch;
 mod buffered;
 pub mod casket;
 mod commit;
+mod commit_rhythm;
 mod deliveries;
 pub mod dead_letter;
 pub(crate) mod error;
