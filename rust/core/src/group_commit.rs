@@ -73,8 +73,6 @@ pub(crate) struct Pipeline {
     /// First ticket of the group whose write failed.
     failed_from: Option<u64>,
     rhythm: Rhythm,
-    /// The leader waits for more commits: `arrived` is notified on each.
-    gathering: bool,
 }
 
 /// Why the first failed group write failed: RocksDB's status and message (without RockCask's
@@ -96,6 +94,7 @@ impl Failure {
 pub(crate) struct GroupCommit {
     pipeline: Mutex<Pipeline>,
     written: Condvar,
+    /// Notified on each commit queued, for a leader waiting for more (`commit_rhythm.rs`).
     arrived: Condvar,
     failure: OnceLock<Failure>,
     /// Makes the next group write fail as a full disk does, before it reaches RocksDB.
@@ -133,9 +132,8 @@ impl GroupCommit {
         let ticket = p.next_ticket;
         p.next_ticket += 1;
         p.waiting.push_back((ticket, prepared));
-        if p.gathering {
-            self.arrived.notify_one();
-        }
+        // With no leader waiting for it, this only reads an atomic.
+        self.arrived.notify_one();
         ticket
     }
 
@@ -162,9 +160,7 @@ impl GroupCommit {
             }
             p.leader = true;
             if let Some(until) = p.rhythm.gather_until(p.waiting.len(), Instant::now()) {
-                p.gathering = true;
                 while p.waiting.len() < p.rhythm.expected_group() && !self.arrived.wait_until(&mut p, until).timed_out() {}
-                p.gathering = false;
             }
             let group: Vec<(u64, Prepared)> = p.waiting.drain(..).collect();
             drop(p);
