@@ -2,10 +2,11 @@
 //! transaction polls `batch` items and enqueues `batch` new 64-byte ones. Shows what a cycle
 //! costs in the core alone, split into the poll, the enqueues and the commit.
 //!
-//! `cargo run --release -p rockcask-core --example queue_cycles -- [transactions] [batch] [depth] [sync] [metrics] [inline]`
+//! `cargo run --release -p rockcask-core --example queue_cycles -- [transactions] [batch] [depth] [sync] [metrics] [inline] [queue_cache]`
 //! (`sync` 0 leaves commits unsynced, which separates the CPU cost from the disk's; `metrics` 0
 //! turns counting off, to see what it costs; `inline` N keeps payloads of up to N bytes in their
-//! entries, `StoreOptions::inline_payload_bytes`, 0 by default.)
+//! entries, `StoreOptions::inline_payload_bytes`, 0 by default; `queue_cache` the bytes of the queue entry cache,
+//! `StoreOptions::queue_cache_bytes`, its default when left out, 0 to read every entry back.)
 
 use std::time::{Duration, Instant};
 
@@ -19,8 +20,9 @@ fn main() {
     let sync = args.get(4).map_or(true, |s| s != "0");
     let metrics = args.get(5).map_or(true, |s| s != "0");
     let inline_payload_bytes: usize = args.get(6).map_or(0, |s| s.parse().expect("inline"));
+    let queue_cache_bytes: usize = args.get(7).map_or(StoreOptions::default().queue_cache_bytes, |s| s.parse().expect("queue_cache"));
     let root = tempfile::tempdir().expect("temp dir");
-    let options = StoreOptions { sync_on_commit: sync, metrics, inline_payload_bytes, ..StoreOptions::default() };
+    let options = StoreOptions { sync_on_commit: sync, metrics, inline_payload_bytes, queue_cache_bytes, ..StoreOptions::default() };
     let store = Store::open(root.path().join("store"), options).expect("open");
     let payload = [7u8; 64];
     let mut tx = store.begin().expect("begin");

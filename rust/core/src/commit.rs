@@ -10,7 +10,7 @@ use uuid::Uuid;
 use crate::batch::{BatchRep, CfIds};
 use crate::buffered::{is_owned_value, is_put_value, Buffered, ObjectWrite};
 use crate::error::{Error, Result, RocksContext};
-use crate::group_commit::{CommitState, PendingObject, Prepared};
+use crate::group_commit::{Append, CommitState, PendingObject, Prepared};
 use crate::keys::{self, Entry, QueueId, CF_OBJECTS, CF_REFS};
 use crate::queue::{QueueState, Queues};
 use crate::shared::{DbRef, Shared};
@@ -213,7 +213,7 @@ impl Buffered {
     /// (each queue's next sequences, in commit order), deletion of consumed entries, reference
     /// counts (kept in CF_REFS only while above one; an owned object at zero is deleted) and
     /// queue layouts. Returns the entries to publish per queue once written.
-    fn reserve_and_record(&self, store: &Shared, tail_batch: &mut BatchRep, outcomes: &[Outcome]) -> Vec<(QueueId, u64, u64)> {
+    fn reserve_and_record(&mut self, store: &Shared, tail_batch: &mut BatchRep, outcomes: &[Outcome]) -> Vec<Append> {
         let cf = store.cf_ids();
         let mut consuming: HashMap<QueueId, BTreeSet<u64>> = HashMap::new();
         for c in &self.claims {
@@ -226,10 +226,10 @@ impl Buffered {
         let forgotten;
         {
             let mut queues = store.queues();
-            let mut own: Vec<&(String, VecDeque<Entry>)> = self.enqueued.queues.iter().filter(|(_, q)| !q.is_empty()).collect();
+            let mut own: Vec<&mut (String, VecDeque<Entry>)> = self.enqueued.queues.iter_mut().filter(|(_, q)| !q.is_empty()).collect();
             own.sort_by(|a, b| a.0.cmp(&b.0));
             for (name, items) in own {
-                let qid = match queues.by_name.get(name) {
+                let qid = match queues.by_name.get(name.as_str()) {
                     Some(&qid) => qid,
                     None => {
                         let qid = queues.next_id;
@@ -251,11 +251,13 @@ impl Buffered {
                         })
                         .expect("an entry is far below 4 GiB");
                 }
-                for (i, record) in self.dead_letter_records.get(name).into_iter().flatten().enumerate() {
+                for (i, record) in self.dead_letter_records.get(name.as_str()).into_iter().flatten().enumerate() {
                     tail_batch.put(cf.meta, &keys::meta_dead_letter_key(qid, first + i as u64), record);
                     state.dead_letters.insert(first + i as u64);
                 }
-                appends.push((qid, items.len() as u64, bytes));
+                // Nothing can refuse the commit any more: its entries go with it, to be kept in
+                // memory once published.
+                appends.push(Append { queue: qid, first, entries: std::mem::take(items), bytes });
             }
             for (qid, seqs) in &consuming {
                 if let Some(q) = queues.states.get_mut(qid) {
@@ -316,17 +318,16 @@ impl Buffered {
     /// commits (none committed since, none held by another transaction, none being written,
     /// none it enqueued itself): its name and head layout are deleted, and the commits prepared
     /// after this one create it anew under a new id. Returns the ids forgotten.
-    fn forget_dropped_queues(&self, queues: &mut Queues, appends: &[(QueueId, u64, u64)], tail_batch: &mut BatchRep, cf: CfIds) -> Vec<QueueId> {
+    fn forget_dropped_queues(&self, queues: &mut Queues, appends: &[Append], tail_batch: &mut BatchRep, cf: CfIds) -> Vec<QueueId> {
         let mut forgotten = Vec::new();
         for name in &self.dropped_queues {
             let Some(&qid) = queues.by_name.get(name) else { continue };
             let idle = queues.states.get(&qid).is_some_and(QueueState::is_empty_and_idle);
-            if !idle || appends.iter().any(|&(q, _, _)| q == qid) {
+            if !idle || appends.iter().any(|a| a.queue == qid) {
                 continue;
             }
             queues.by_name.remove(name);
-            queues.states.remove(&qid);
-            queues.metrics.forget(qid);
+            queues.forget(qid);
             tail_batch.delete(cf.meta, &keys::meta_queue_key(name));
             tail_batch.delete(cf.meta, &keys::meta_head_key(qid));
             forgotten.push(qid);
@@ -413,10 +414,10 @@ pub(crate) fn wait_written(store: &Shared, db: &DbRef<'_>, ticket: u64) -> Resul
 
 /// One synced RocksDB write of the group's batches, in order; then their entries are published
 /// and their marks on objects dropped.
-fn write_group(store: &Shared, db: &DbRef<'_>, group: &[(u64, Prepared)]) -> Result<()> {
+fn write_group(store: &Shared, db: &DbRef<'_>, group: &mut [(u64, Prepared)]) -> Result<()> {
     let last = group.last().map_or(0, |g| g.0);
     let mut all = BatchRep::default();
-    for (_, prepared) in group {
+    for (_, prepared) in group.iter() {
         all.append(&prepared.batch);
     }
     #[cfg(test)]
@@ -434,12 +435,9 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &[(u64, Prepared)]) -> Res
     store.metrics().count_group_write(started, group.len());
     {
         let mut queues = store.queues();
-        for (_, prepared) in group {
-            for &(qid, n, bytes) in &prepared.appends {
-                if let Some(q) = queues.states.get_mut(&qid) {
-                    q.publish(n, bytes);
-                }
-                queues.count_published(qid, n);
+        for (_, prepared) in group.iter_mut() {
+            for a in prepared.appends.drain(..) {
+                queues.publish(a.queue, a.first, a.entries, a.bytes);
             }
         }
         store.notify_arrivals();

@@ -164,11 +164,10 @@ pub(crate) fn dead_letter_over_limit(store: &Arc<Shared>) -> Result<()> {
     let mut doomed = Vec::new();
     {
         let mut queues = store.queues();
-        for q in queues.states.values_mut() {
-            for (seq, deliveries) in q.over_limit() {
-                if q.claim_exact(seq) {
-                    doomed.push(Doomed { queue: q.id, seq, deliveries, record: None });
-                }
+        let over: Vec<(QueueId, u64, u32)> = queues.states.values().flat_map(|q| q.over_limit().into_iter().map(|(seq, n)| (q.id, seq, n))).collect();
+        for (queue, seq, deliveries) in over {
+            if queues.claim_exact(queue, seq) {
+                doomed.push(Doomed { queue, seq, deliveries, record: None });
             }
         }
     }
@@ -255,10 +254,11 @@ impl Transaction {
                     seqs
                 }
             };
+            let qid = q.id;
             for &seq in &seqs {
-                q.claim_exact(seq);
+                queues.claim_exact(qid, seq);
             }
-            (q.id, seqs)
+            (qid, seqs)
         };
         self.buf.claims.extend(seqs.iter().map(|&seq| Claim::new(qid, seq)));
         let read = (|| {

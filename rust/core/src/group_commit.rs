@@ -52,8 +52,8 @@ pub(crate) struct CommitState {
 /// A prepared commit waiting to be written.
 pub(crate) struct Prepared {
     pub batch: BatchRep,
-    /// Entries to publish per queue once written, and the bytes they count.
-    pub appends: Vec<(QueueId, u64, u64)>,
+    /// Entries to publish per queue once written.
+    pub appends: Vec<Append>,
     /// The keys of the maps family it writes, marked in the map cache until it is dropped: held
     /// for its `Drop`, never read.
     #[allow(dead_code)]
@@ -61,6 +61,17 @@ pub(crate) struct Prepared {
     /// Likewise the ids of the objects it writes that the object cache could hold.
     #[allow(dead_code)]
     pub object_marks: crate::read_cache::WriteMarks,
+}
+
+/// The entries a commit adds to one queue, published once it is written.
+pub(crate) struct Append {
+    pub queue: QueueId,
+    /// The sequence reserved for the first.
+    pub first: u64,
+    /// As written (kept in memory once published, `entry_cache.rs`).
+    pub entries: std::collections::VecDeque<crate::keys::Entry>,
+    /// The payload bytes they count.
+    pub bytes: u64,
 }
 
 #[derive(Default)]
@@ -140,7 +151,7 @@ impl GroupCommit {
     /// Wait until `ticket` is written, leading the write of a group when no one else is:
     /// `write` writes one group's batches, in order, and publishes them (`commit.rs`). `path`
     /// names the store in errors.
-    pub fn wait(&self, path: &Path, ticket: u64, write: impl Fn(&[(u64, Prepared)]) -> Result<()>) -> Result<()> {
+    pub fn wait(&self, path: &Path, ticket: u64, write: impl Fn(&mut [(u64, Prepared)]) -> Result<()>) -> Result<()> {
         let mut p = self.pipeline.lock();
         loop {
             if p.done_below > ticket {
@@ -162,13 +173,13 @@ impl GroupCommit {
             if let Some(until) = p.rhythm.gather_until(p.waiting.len(), Instant::now()) {
                 while p.waiting.len() < p.rhythm.expected_group() && !self.arrived.wait_until(&mut p, until).timed_out() {}
             }
-            let group: Vec<(u64, Prepared)> = p.waiting.drain(..).collect();
+            let mut group: Vec<(u64, Prepared)> = p.waiting.drain(..).collect();
             drop(p);
             let started = Instant::now();
             let (first, last) = (group.first().map_or(ticket, |g| g.0), group.last().map_or(ticket, |g| g.0));
             // A panic here must not leave `leader` set (every later commit would wait forever):
             // it becomes a failed write like any other.
-            let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.write_group(&group, &write)))
+            let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.write_group(&mut group, &write)))
                 .unwrap_or_else(|_| Err(Error::Internal("panic while writing a commit group".into())));
             // Written, failed or refused: the commits' marks in the read caches end here, before
             // their tickets count as written (`WriteMarks`).
@@ -186,7 +197,7 @@ impl GroupCommit {
         }
     }
 
-    fn write_group(&self, group: &[(u64, Prepared)], write: impl Fn(&[(u64, Prepared)]) -> Result<()>) -> Result<()> {
+    fn write_group(&self, group: &mut [(u64, Prepared)], write: impl Fn(&mut [(u64, Prepared)]) -> Result<()>) -> Result<()> {
         if self.failure().is_some() {
             return Err(Error::Internal("an earlier write failed".into()));
         }

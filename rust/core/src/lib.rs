@@ -8,6 +8,7 @@ pub mod casket;
 mod commit;
 mod commit_rhythm;
 mod deliveries;
+mod entry_cache;
 pub mod dead_letter;
 pub(crate) mod error;
 mod group_commit;

@@ -37,6 +37,11 @@ pub struct StoreOptions {
     /// are not kept: a queue reads each once, and commits consuming them mark nothing in it.
     /// Below 64 KiB (0 included) it keeps none. Off by default.
     pub object_cache_bytes: usize,
+    /// Bytes of the queue entry cache (`entry_cache.rs`): entries committed and not yet
+    /// claimed, kept in memory from their commit, so that a consumer keeping up with its
+    /// producers polls them without reading RocksDB. Each entry is charged its inline payload
+    /// plus `entry_cache::SLOT_BYTES`. 0 keeps none.
+    pub queue_cache_bytes: usize,
     /// Payloads of `enqueue(queue, bytes)` up to this many bytes (at most
     /// `MAX_INLINE_PAYLOAD_BYTES`; 0, the default, for none) are kept in their queue entry: one
     /// record per item instead of an entry and an object, so enqueues, polls and commits write
@@ -70,6 +75,7 @@ impl Default for StoreOptions {
             metrics: true,
             map_cache_bytes: 32 << 20,
             object_cache_bytes: 0,
+            queue_cache_bytes: 16 << 20,
             inline_payload_bytes: 0,
         }
     }
@@ -99,9 +105,10 @@ pub const MAX_INLINE_PAYLOAD_BYTES: usize = 64 << 10;
 /// Largest block cache (0 means none): more than any machine this runs on has memory.
 pub const MAX_BLOCK_CACHE_BYTES: usize = 1 << 40;
 
-/// Largest map cache and object cache (0 means none), for the same reason.
+/// Largest map cache, object cache and queue entry cache (0 means none), for the same reason.
 pub const MAX_MAP_CACHE_BYTES: usize = 1 << 40;
 pub const MAX_OBJECT_CACHE_BYTES: usize = 1 << 40;
+pub const MAX_QUEUE_CACHE_BYTES: usize = 1 << 40;
 
 impl StoreOptions {
     /// Refuses sizes no store can be opened with, in RockCask's terms (before RocksDB sees them).
@@ -110,6 +117,7 @@ impl StoreOptions {
             ("block cache", self.block_cache_bytes, MAX_BLOCK_CACHE_BYTES),
             ("map cache", self.map_cache_bytes, MAX_MAP_CACHE_BYTES),
             ("object cache", self.object_cache_bytes, MAX_OBJECT_CACHE_BYTES),
+            ("queue entry cache", self.queue_cache_bytes, MAX_QUEUE_CACHE_BYTES),
         ] {
             if bytes > max {
                 return Err(crate::Error::InvalidArgument(format!(

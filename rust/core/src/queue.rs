@@ -4,10 +4,11 @@
 //! Keeping head and tail here means a consumer never iterates over the tombstones that consumed
 //! entries leave behind (the classic RocksDB-queue trap); entries are fetched by point lookups.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::Instant;
 
-use crate::keys::QueueId;
+use crate::entry_cache::EntryCache;
+use crate::keys::{Entry, QueueId};
 use crate::queue_config::QueueConfig;
 
 #[derive(Debug)]
@@ -450,6 +451,10 @@ pub(crate) struct Queues {
     /// The number of the next delivery record (`deliveries.rs`), above every one on disk.
     pub next_delivery_record: u64,
     pub metrics: crate::metrics::QueueMetrics,
+    /// Committed entries not yet claimed, kept in memory (`entry_cache.rs`). Filled and taken
+    /// only through `publish`, `claim` and `claim_exact` below, which keep it in step with the
+    /// states.
+    pub entry_cache: EntryCache,
 }
 
 impl Queues {
@@ -471,6 +476,44 @@ impl Queues {
         state.configure(&self.config(&name), self.default_max_deliveries);
         self.by_name.insert(name, state.id);
         self.states.insert(state.id, state);
+    }
+
+    /// A commit's `entries`, reserved in queue `id` from sequence `first` on, are on disk:
+    /// consumers may take them, from memory while the entry cache has room.
+    pub fn publish(&mut self, id: QueueId, first: u64, entries: VecDeque<Entry>, bytes: u64) {
+        let n = entries.len() as u64;
+        if let Some(q) = self.states.get_mut(&id) {
+            q.publish(n, bytes);
+            self.entry_cache.publish(id, first, entries);
+        }
+        self.count_published(id, n);
+    }
+
+    /// `QueueState::claim` of queue `name`, with the claimed entries the entry cache keeps
+    /// taken out of it (`None` for each it does not).
+    pub fn claim(&mut self, name: &str, max: usize, seqs: &mut Vec<u64>) -> Option<(&QueueState, Vec<Option<Entry>>)> {
+        let id = *self.by_name.get(name)?;
+        let q = self.states.get_mut(&id)?;
+        q.claim(max, seqs);
+        let kept = self.entry_cache.take_all(id, seqs);
+        Some((q, kept))
+    }
+
+    /// `QueueState::claim_exact` of entry `seq` of queue `id`; its kept copy, if any, is
+    /// dropped (the caller reads the entry from RocksDB: these claims are rare).
+    pub fn claim_exact(&mut self, id: QueueId, seq: u64) -> bool {
+        let claimed = self.states.get_mut(&id).is_some_and(|q| q.claim_exact(seq));
+        if claimed {
+            self.entry_cache.take(id, seq);
+        }
+        claimed
+    }
+
+    /// Queue `id` is forgotten (it holds nothing).
+    pub fn forget(&mut self, id: QueueId) {
+        self.states.remove(&id);
+        self.entry_cache.forget(id);
+        self.metrics.forget(id);
     }
 
     /// The name of queue `id` (a scan: for the rare paths that start from an id).

@@ -121,7 +121,7 @@ impl Store {
             check_format_marker(&db, &path)?;
         }
         let cf_ids = batch::verify_format(&db)?;
-        let (queues, stale_records) = recover_queues(&db, options.max_deliveries)?;
+        let (queues, stale_records) = recover_queues(&db, options.max_deliveries, options.queue_cache_bytes)?;
         if !options.read_only && !stale_records.is_empty() {
             let mut batch = rocksdb::WriteBatch::default();
             for (queue, record) in stale_records {
@@ -582,10 +582,10 @@ pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cach
 /// tail. Consumed entries all lie below the persisted head, so their tombstones are never walked.
 /// Then the queues' settings, their entries' delivery counts and their dead letters.
 /// Also returns the delivery records that count nothing any more (to be deleted by a writer).
-fn recover_queues(db: &DB, default_max_deliveries: u32) -> Result<(Queues, Vec<(QueueId, u64)>)> {
+fn recover_queues(db: &DB, default_max_deliveries: u32, queue_cache_bytes: usize) -> Result<(Queues, Vec<(QueueId, u64)>)> {
     let meta = db.cf_handle(CF_META).expect("opened with all column families");
     let entries = db.cf_handle(CF_ENTRIES).expect("opened with all column families");
-    let mut queues = Queues { default_max_deliveries, ..Queues::default() };
+    let mut queues = Queues { default_max_deliveries, entry_cache: crate::entry_cache::EntryCache::new(queue_cache_bytes), ..Queues::default() };
     for_each_named(db, ReadOptions::default(), keys::meta_config_prefix(), "queue settings", |name, v| {
         let config = QueueConfig::decode(v, &name)?;
         queues.configs.insert(name, config);

@@ -233,26 +233,25 @@ impl Transaction {
     fn claim_entries(&mut self, db: &DbRef<'_>, queue: &str, max: usize) -> Result<Option<Claimed>> {
         let mut seqs = Vec::new();
         let mut queues = self.store.queues();
-        let claimed = queues.get_mut(queue).map(|q| {
-            q.claim(max, &mut seqs);
+        let claimed = queues.claim(queue, max, &mut seqs).map(|(q, kept)| {
             let failed: Vec<u32> = seqs.iter().map(|&seq| q.failed_deliveries(seq)).collect();
-            (q.id, failed, q.max_deliveries > 0, q.counts_bytes())
+            (q.id, kept, failed, q.max_deliveries > 0, q.counts_bytes())
         });
         if let Some((qid, ..)) = &claimed {
             queues.metrics.count_claimed(*qid, seqs.len() as u64);
         }
         drop(queues);
-        let Some((qid, failed, tracked, counts_bytes)) = claimed.filter(|_| !seqs.is_empty()) else { return Ok(None) };
+        let Some((qid, kept, failed, tracked, counts_bytes)) = claimed.filter(|_| !seqs.is_empty()) else { return Ok(None) };
         if self.buf.owners_read_below.is_none() {
             // Before any of their objects is read.
             self.buf.owners_read_below = Some(self.store.group_commit().written_below());
         }
         let first = self.buf.claims.len();
         self.buf.claims.extend(seqs.iter().map(|&seq| Claim::new(qid, seq)));
-        let entries = seqs
-            .iter()
-            .zip(read_entries(db, qid, &seqs)?)
-            .map(|(seq, entry)| entry.ok_or_else(|| Error::Corrupt(format!("queue '{queue}' entry {seq} is missing"))))
+        let entries = with_unkept_read(db, qid, &seqs, kept)?
+            .into_iter()
+            .zip(&seqs)
+            .map(|(entry, seq)| entry.ok_or_else(|| Error::Corrupt(format!("queue '{queue}' entry {seq} is missing"))))
             .collect::<Result<Vec<_>>>()?;
         if counts_bytes {
             for (c, bytes) in self.buf.claims[first..].iter_mut().zip(crate::buffered::counted_bytes(db, &entries)?) {
@@ -704,6 +703,19 @@ struct Claimed {
 /// The entries at `seqs` of queue `qid` (`None` where there is none). Each run of consecutive
 /// sequence numbers (what a poll usually claims) is read with one iterator over its key range
 /// (a seek, then one step per entry); the scattered rest with one batched lookup.
+/// `kept`, the entries `seqs` of queue `qid` the entry cache had, with the others read.
+fn with_unkept_read(db: &DbRef<'_>, qid: QueueId, seqs: &[u64], mut kept: Vec<Option<Entry>>) -> Result<Vec<Option<Entry>>> {
+    let unkept: Vec<u64> = seqs.iter().zip(&kept).filter(|(_, e)| e.is_none()).map(|(&seq, _)| seq).collect();
+    if unkept.len() == seqs.len() {
+        return read_entries(db, qid, seqs);
+    }
+    let mut read = read_entries(db, qid, &unkept)?.into_iter();
+    for slot in kept.iter_mut().filter(|e| e.is_none()) {
+        *slot = read.next().expect("one read per entry not kept");
+    }
+    Ok(kept)
+}
+
 pub(crate) fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option<Entry>>> {
     let mut out = Vec::with_capacity(seqs.len());
     let mut scattered = Vec::new();

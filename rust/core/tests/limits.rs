@@ -1,7 +1,7 @@
 //! Option values at their extremes and results too large for one call: refused in RockCask's
 //! terms, or handled, never a crash or an opaque failure.
 
-use rockcask_core::options::{MAX_BLOCK_CACHE_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
+use rockcask_core::options::{MAX_BLOCK_CACHE_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES, MAX_QUEUE_CACHE_BYTES, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
 use rockcask_core::{Error, Store, StoreOptions};
 
 fn options() -> StoreOptions {
@@ -89,6 +89,28 @@ fn object_caches_of_zero_bytes_and_of_the_limit_open_and_above_it_are_refused() 
             assert_eq!(store.begin().unwrap().get(id).unwrap().as_deref(), Some(&b"v"[..]));
         }
         assert_eq!(store.metrics().unwrap().object_cache_hits > 0, caches, "object cache of {bytes} bytes");
+        store.close().unwrap();
+    }
+}
+
+#[test]
+fn queue_entry_caches_of_zero_bytes_to_the_limit_open_and_above_it_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for bytes in [MAX_QUEUE_CACHE_BYTES + 1, usize::MAX] {
+        let err = Store::open(dir.path().join("s"), StoreOptions { queue_cache_bytes: bytes, ..options() }).err().unwrap();
+        assert!(matches!(&err, Error::InvalidArgument(m) if m.contains("queue entry cache")), "{err}");
+    }
+    // 1 byte is less than any entry costs: nothing kept, every poll reads RocksDB.
+    for (bytes, keeps) in [(0, false), (1, false), (MAX_QUEUE_CACHE_BYTES, true)] {
+        let store = Store::open(dir.path().join("s"), StoreOptions { queue_cache_bytes: bytes, inline_payload_bytes: 64, ..options() }).unwrap();
+        let mut tx = store.begin().unwrap();
+        tx.enqueue("q", b"v").unwrap();
+        tx.commit().unwrap();
+        assert_eq!(store.metrics().unwrap().queue_cache_bytes > 0, keeps, "queue entry cache of {bytes} bytes");
+        let mut tx = store.begin().unwrap();
+        assert_eq!(tx.poll("q", 10).unwrap().into_iter().map(|m| m.payload).collect::<Vec<_>>(), vec![Some(b"v".to_vec())]);
+        tx.commit().unwrap();
+        assert_eq!(store.metrics().unwrap().queue_cache_bytes, 0);
         store.close().unwrap();
     }
 }

@@ -55,6 +55,7 @@ fn store_record(m: &StoreMetrics) -> Vec<i64> {
         MetricsSlot::ObjectCacheBytes => m.object_cache_bytes as i64,
         MetricsSlot::ObjectCacheHits => m.object_cache_hits as i64,
         MetricsSlot::ObjectCacheMisses => m.object_cache_misses as i64,
+        MetricsSlot::QueueCacheBytes => m.queue_cache_bytes as i64,
     });
     for &block in SummaryBlock::ALL {
         let summary = match block {

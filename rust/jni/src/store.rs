@@ -102,6 +102,7 @@ impl Arg for StoreRecord {
             map_cache_bytes: size(record.get(StoreSlot::MapCacheBytes), "map cache bytes")?,
             object_cache_bytes: size(record.get(StoreSlot::ObjectCacheBytes), "object cache bytes")?,
             inline_payload_bytes: size(record.get(StoreSlot::InlinePayloadBytes), "inline payload bytes")?,
+            queue_cache_bytes: size(record.get(StoreSlot::QueueCacheBytes), "queue cache bytes")?,
             compression: Policy { codec: codec(record.get(StoreSlot::Compression), "compression")?, threshold: size(threshold, "compression threshold")? },
             queue_compression: wire::unpack_queue_codecs(queues)?.into_iter().map(|(q, c)| codec(c.into(), "queue compression").map(|c| (q, c))).collect::<BridgeResult<_>>()?,
             max_deliveries: delivery_limit(record.get(StoreSlot::MaxDeliveries), "max deliveries")?,

@@ -58,6 +58,7 @@ fn figures(m: &StoreMetrics) -> Vec<(String, String)> {
     out.push(("object_cache_bytes".into(), m.object_cache_bytes.to_string()));
     out.push(("object_cache_hits".into(), m.object_cache_hits.to_string()));
     out.push(("object_cache_misses".into(), m.object_cache_misses.to_string()));
+    out.push(("queue_cache_bytes".into(), m.queue_cache_bytes.to_string()));
     out
 }
 

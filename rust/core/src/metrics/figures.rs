@@ -53,6 +53,9 @@ pub struct StoreMetrics {
     pub object_cache_bytes: u64,
     pub object_cache_hits: u64,
     pub object_cache_misses: u64,
+    /// Bytes the queue entry cache charges for the committed entries it keeps now
+    /// (`entry_cache.rs`).
+    pub queue_cache_bytes: u64,
     /// Every queue listed by `queue_names`, sorted by name.
     pub queues: Vec<QueueFigures>,
 }
@@ -121,6 +124,7 @@ impl Store {
             object_cache_bytes: objects.bytes as u64,
             object_cache_hits: objects.hits,
             object_cache_misses: objects.misses,
+            queue_cache_bytes: self.shared.queues().entry_cache.bytes() as u64,
             queues: Vec::new(),
         })
     }

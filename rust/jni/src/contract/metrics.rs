@@ -30,6 +30,7 @@ slots! {
         ObjectCacheBytes = "OBJECT_CACHE_BYTES",
         ObjectCacheHits = "OBJECT_CACHE_HITS",
         ObjectCacheMisses = "OBJECT_CACHE_MISSES",
+        QueueCacheBytes = "QUEUE_CACHE_BYTES",
     }
 }
 

@@ -138,9 +138,9 @@ public final class StoreMetrics {
         return v[Wire.METRICS_TABLE_READER_BYTES];
     }
 
-    /** Memtables + block cache + table readers + map cache + object cache. */
+    /** Memtables + block cache + table readers + map cache + object cache + queue entry cache. */
     public long nativeMemoryBytes() {
-        return memtableBytes() + blockCacheBytes() + tableReaderBytes() + mapCacheBytes() + objectCacheBytes();
+        return memtableBytes() + blockCacheBytes() + tableReaderBytes() + mapCacheBytes() + objectCacheBytes() + queueCacheBytes();
     }
 
     /** Payload bytes committed since open, as given ({@link StoreStats#payloadBytes()}). */
@@ -201,6 +201,11 @@ public final class StoreMetrics {
     /** Object reads that went to RocksDB since the store opened (0 when the cache is off). */
     public long objectCacheMisses() {
         return v[Wire.METRICS_OBJECT_CACHE_MISSES];
+    }
+
+    /** Bytes the queue entry cache ({@link StoreOptions#queueCacheBytes}) charges for the committed entries it keeps now. */
+    public long queueCacheBytes() {
+        return v[Wire.METRICS_QUEUE_CACHE_BYTES];
     }
 
     /** Every queue's figures, sorted by name. */

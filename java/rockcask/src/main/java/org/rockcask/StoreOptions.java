@@ -21,6 +21,7 @@ public final class StoreOptions {
     private boolean metrics = true;
     private long mapCacheBytes = 32L << 20;
     private long objectCacheBytes;
+    private long queueCacheBytes = 16L << 20;
     private int inlinePayloadBytes;
 
     private StoreOptions() {}
@@ -38,12 +39,13 @@ public final class StoreOptions {
         o.maxDeliveries = maxDeliveries;
         o.mapCacheBytes = mapCacheBytes;
         o.objectCacheBytes = objectCacheBytes;
+        o.queueCacheBytes = queueCacheBytes;
         o.inlinePayloadBytes = inlinePayloadBytes;
         o.metrics = metrics;
         return o;
     }
 
-    /** Sync on commit, 64 MiB block cache, 32 MiB map cache, 128 MiB write buffers, create if missing, no compression. */
+    /** Sync on commit, 64 MiB block cache, 32 MiB map cache, 16 MiB queue entry cache, 128 MiB write buffers, create if missing, no compression. */
     public static StoreOptions defaults() {
         return new StoreOptions();
     }
@@ -114,6 +116,25 @@ public final class StoreOptions {
     public StoreOptions objectCacheBytes(long v) {
         StoreOptions o = copy();
         o.objectCacheBytes = cacheBytes("objectCacheBytes", "object cache", v, Wire.MAX_OBJECT_CACHE_BYTES);
+        return o;
+    }
+
+    /**
+     * Bytes of the queue entry cache: entries committed and not yet polled, kept in native
+     * memory from their commit on, so that a consumer keeping up with its producers polls them
+     * without reading them back from RocksDB (with inline payloads, {@link #inlinePayloadBytes},
+     * that is most of a poll's cost). 16 MiB by default, for the whole store; 0 keeps none; at
+     * most 1 TiB. Each entry is charged its inline payload plus about 80 bytes; entries
+     * committed while it is full are read from RocksDB when polled. It never changes what a
+     * poll returns: docs/INTERNALS.md says why.
+     */
+    public long queueCacheBytes() {
+        return queueCacheBytes;
+    }
+
+    public StoreOptions queueCacheBytes(long v) {
+        StoreOptions o = copy();
+        o.queueCacheBytes = cacheBytes("queueCacheBytes", "queue entry cache", v, Wire.MAX_QUEUE_CACHE_BYTES);
         return o;
     }
 
@@ -295,6 +316,7 @@ public final class StoreOptions {
         slots[Wire.STORE_MAP_CACHE_BYTES] = mapCacheBytes;
         slots[Wire.STORE_OBJECT_CACHE_BYTES] = objectCacheBytes;
         slots[Wire.STORE_INLINE_PAYLOAD_BYTES] = inlinePayloadBytes;
+        slots[Wire.STORE_QUEUE_CACHE_BYTES] = queueCacheBytes;
         try {
             for (long slot : slots) {
                 out.writeLong(slot);
@@ -316,6 +338,6 @@ public final class StoreOptions {
     public String toString() {
         return "StoreOptions[syncOnCommit=" + syncOnCommit + ", blockCacheBytes=" + blockCacheBytes + ", writeBufferBytes="
                 + writeBufferBytes + ", createIfMissing=" + createIfMissing + ", readOnly=" + readOnly + ", compression=" + compression
-                + ", compressionThreshold=" + compressionThreshold + ", queueCompression=" + queueCompression + ", maxDeliveries=" + maxDeliveries + ", metrics=" + metrics + ", mapCacheBytes=" + mapCacheBytes + ", objectCacheBytes=" + objectCacheBytes + ", inlinePayloadBytes=" + inlinePayloadBytes + "]";
+                + ", compressionThreshold=" + compressionThreshold + ", queueCompression=" + queueCompression + ", maxDeliveries=" + maxDeliveries + ", metrics=" + metrics + ", mapCacheBytes=" + mapCacheBytes + ", objectCacheBytes=" + objectCacheBytes + ", queueCacheBytes=" + queueCacheBytes + ", inlinePayloadBytes=" + inlinePayloadBytes + "]";
     }
 }

@@ -26,6 +26,7 @@ final class Wire {
     static final long MAX_BLOCK_CACHE_BYTES = 1L << 40;
     static final long MAX_MAP_CACHE_BYTES = 1L << 40;
     static final long MAX_OBJECT_CACHE_BYTES = 1L << 40;
+    static final long MAX_QUEUE_CACHE_BYTES = 1L << 40;
     static final int MAX_INLINE_PAYLOAD_BYTES = 64 << 10;
 
     /**
@@ -54,7 +55,8 @@ final class Wire {
     static final int STORE_MAP_CACHE_BYTES = 9;
     static final int STORE_OBJECT_CACHE_BYTES = 10;
     static final int STORE_INLINE_PAYLOAD_BYTES = 11;
-    static final int STORE_SLOTS = 12;
+    static final int STORE_QUEUE_CACHE_BYTES = 12;
+    static final int STORE_SLOTS = 13;
 
     /** {@link Store#stats()}. */
     static final int STATS_QUEUES = 0;
@@ -99,7 +101,8 @@ final class Wire {
     static final int METRICS_OBJECT_CACHE_BYTES = 22;
     static final int METRICS_OBJECT_CACHE_HITS = 23;
     static final int METRICS_OBJECT_CACHE_MISSES = 24;
-    static final int METRICS_SLOTS = 25;
+    static final int METRICS_QUEUE_CACHE_BYTES = 25;
+    static final int METRICS_SLOTS = 26;
 
     static final int SUMMARY_OF_COMMIT_LATENCY = 0;
     static final int SUMMARY_OF_SYNCED_WRITE = 1;

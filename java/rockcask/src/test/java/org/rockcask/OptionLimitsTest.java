@@ -95,6 +95,13 @@ public class OptionLimitsTest {
         }
         assertEquals(0, d.objectCacheBytes(0).objectCacheBytes());
         assertEquals(Wire.MAX_OBJECT_CACHE_BYTES, d.objectCacheBytes(Wire.MAX_OBJECT_CACHE_BYTES).objectCacheBytes());
+        for (long bad : new long[] {-1, Long.MIN_VALUE, Wire.MAX_QUEUE_CACHE_BYTES + 1, Long.MAX_VALUE}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> d.queueCacheBytes(bad));
+            assertTrue(e.getMessage(), e.getMessage().contains("queueCacheBytes"));
+        }
+        assertEquals(16L << 20, d.queueCacheBytes());
+        assertEquals(0, d.queueCacheBytes(0).queueCacheBytes());
+        assertEquals(Wire.MAX_QUEUE_CACHE_BYTES, d.queueCacheBytes(Wire.MAX_QUEUE_CACHE_BYTES).queueCacheBytes());
         assertEquals(Wire.MIN_WRITE_BUFFER_BYTES, d.writeBufferBytes(Wire.MIN_WRITE_BUFFER_BYTES).writeBufferBytes());
         for (int bad : new int[] {-1, Integer.MIN_VALUE, Wire.MAX_INLINE_PAYLOAD_BYTES + 1, Integer.MAX_VALUE}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> d.inlinePayloadBytes(bad));
@@ -116,6 +123,9 @@ public class OptionLimitsTest {
         Store.open(dir, StoreOptions.defaults().objectCacheBytes(Integer.MAX_VALUE)).close();
         Store.open(dir, StoreOptions.defaults().inlinePayloadBytes(Wire.MAX_INLINE_PAYLOAD_BYTES)).close();
         Store.open(dir, StoreOptions.defaults().inlinePayloadBytes(0)).close();
+        Store.open(dir, StoreOptions.defaults().queueCacheBytes(Wire.MAX_QUEUE_CACHE_BYTES)).close();
+        Store.open(dir, StoreOptions.defaults().queueCacheBytes(0)).close();
+        Store.open(dir, StoreOptions.defaults().queueCacheBytes(1)).close();
     }
 
     @Test

@@ -219,4 +219,9 @@ final class StoreBean implements StoreMXBean {
     public long getObjectCacheMisses() {
         return figures().objectCacheMisses();
     }
+
+    @Override
+    public long getQueueCacheBytes() {
+        return figures().queueCacheBytes();
+    }
 }

@@ -87,4 +87,6 @@ public interface StoreMXBean {
     long getObjectCacheHits();
 
     long getObjectCacheMisses();
+
+    long getQueueCacheBytes();
 }
