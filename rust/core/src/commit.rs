@@ -257,7 +257,9 @@ impl Buffered {
                 }
                 // Nothing can refuse the commit any more: its entries go with it, to be kept in
                 // memory once published.
-                appends.push(Append { queue: qid, first, entries: std::mem::take(items), bytes });
+                let n = items.len() as u64;
+                let entries = if self.dead_letter_records.contains_key(name.as_str()) { VecDeque::new() } else { std::mem::take(items) };
+                appends.push(Append { queue: qid, first, n, entries, bytes });
             }
             for (qid, seqs) in &consuming {
                 if let Some(q) = queues.states.get_mut(qid) {
@@ -437,7 +439,7 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &mut [(u64, Prepared)]) ->
         let mut queues = store.queues();
         for (_, prepared) in group.iter_mut() {
             for a in prepared.appends.drain(..) {
-                queues.publish(a.queue, a.first, a.entries, a.bytes);
+                queues.publish(a.queue, a.first, a.n, a.entries, a.bytes);
             }
         }
         store.notify_arrivals();

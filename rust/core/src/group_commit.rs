@@ -66,9 +66,11 @@ pub(crate) struct Prepared {
 /// The entries a commit adds to one queue, published once it is written.
 pub(crate) struct Append {
     pub queue: QueueId,
-    /// The sequence reserved for the first.
+    /// The sequences reserved for them: `first..first + n`.
     pub first: u64,
-    /// As written (kept in memory once published, `entry_cache.rs`).
+    pub n: u64,
+    /// As written, to be kept in memory once published (`entry_cache.rs`); none for dead
+    /// letters, which only a listing or an explicit move reads.
     pub entries: std::collections::VecDeque<crate::keys::Entry>,
     /// The payload bytes they count.
     pub bytes: u64,

@@ -39,8 +39,9 @@ pub struct StoreOptions {
     pub object_cache_bytes: usize,
     /// Bytes of the queue entry cache (`entry_cache.rs`): entries committed and not yet
     /// claimed, kept in memory from their commit, so that a consumer keeping up with its
-    /// producers polls them without reading RocksDB. Each entry is charged its inline payload
-    /// plus `entry_cache::SLOT_BYTES`. 0 keeps none.
+    /// producers polls them without reading RocksDB. Each entry is charged its inline payload's
+    /// buffer plus about 80 bytes (its slot and allocation); when it is full the queue holding
+    /// the most gives way if it holds more than the one publishing. 0 keeps none.
     pub queue_cache_bytes: usize,
     /// Payloads of `enqueue(queue, bytes)` up to this many bytes (at most
     /// `MAX_INLINE_PAYLOAD_BYTES`; 0, the default, for none) are kept in their queue entry: one

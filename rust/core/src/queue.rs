@@ -478,10 +478,10 @@ impl Queues {
         self.states.insert(state.id, state);
     }
 
-    /// A commit's `entries`, reserved in queue `id` from sequence `first` on, are on disk:
-    /// consumers may take them, from memory while the entry cache has room.
-    pub fn publish(&mut self, id: QueueId, first: u64, entries: VecDeque<Entry>, bytes: u64) {
-        let n = entries.len() as u64;
+    /// A commit's `n` entries, reserved in queue `id` from sequence `first` on, are on disk:
+    /// consumers may take them, from memory those of `entries` (the first of them, or none)
+    /// the entry cache keeps.
+    pub fn publish(&mut self, id: QueueId, first: u64, n: u64, entries: VecDeque<Entry>, bytes: u64) {
         if let Some(q) = self.states.get_mut(&id) {
             q.publish(n, bytes);
             self.entry_cache.publish(id, first, entries);

@@ -700,9 +700,6 @@ struct Claimed {
     tracked: bool,
 }
 
-/// The entries at `seqs` of queue `qid` (`None` where there is none). Each run of consecutive
-/// sequence numbers (what a poll usually claims) is read with one iterator over its key range
-/// (a seek, then one step per entry); the scattered rest with one batched lookup.
 /// `kept`, the entries `seqs` of queue `qid` the entry cache had, with the others read.
 fn with_unkept_read(db: &DbRef<'_>, qid: QueueId, seqs: &[u64], mut kept: Vec<Option<Entry>>) -> Result<Vec<Option<Entry>>> {
     let unkept: Vec<u64> = seqs.iter().zip(&kept).filter(|(_, e)| e.is_none()).map(|(&seq, _)| seq).collect();
@@ -716,6 +713,9 @@ fn with_unkept_read(db: &DbRef<'_>, qid: QueueId, seqs: &[u64], mut kept: Vec<Op
     Ok(kept)
 }
 
+/// The entries at `seqs` of queue `qid` (`None` where there is none). Each run of consecutive
+/// sequence numbers (what a poll usually claims) is read with one iterator over its key range
+/// (a seek, then one step per entry); the scattered rest with one batched lookup.
 pub(crate) fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option<Entry>>> {
     let mut out = Vec::with_capacity(seqs.len());
     let mut scattered = Vec::new();

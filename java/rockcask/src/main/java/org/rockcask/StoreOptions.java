@@ -124,9 +124,11 @@ public final class StoreOptions {
      * memory from their commit on, so that a consumer keeping up with its producers polls them
      * without reading them back from RocksDB (with inline payloads, {@link #inlinePayloadBytes},
      * that is most of a poll's cost). 16 MiB by default, for the whole store; 0 keeps none; at
-     * most 1 TiB. Each entry is charged its inline payload plus about 80 bytes; entries
-     * committed while it is full are read from RocksDB when polled. It never changes what a
-     * poll returns: docs/INTERNALS.md says why.
+     * most 1 TiB. Each entry is charged its inline payload plus about 80 bytes. When it is
+     * full, the queue holding the most gives way (its newest entries are dropped, to be read
+     * from RocksDB when polled) if it holds more than the queue committing, so a queue nobody
+     * polls cannot keep the others out. It never changes what a poll returns: docs/INTERNALS.md
+     * says why.
      */
     public long queueCacheBytes() {
         return queueCacheBytes;
