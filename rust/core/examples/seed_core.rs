@@ -1,9 +1,10 @@
 //! Seed experiment 1 inside Rust, without JNI: where a transaction's time goes (buffering the
 //! items vs. the synced commit), beside one naive RocksDB WriteBatch with two puts per item.
 //!
-//! `cargo run --release -p rockcask-core --example seed_core -- [N] [reps] [enqueue|put|inline]`
+//! `cargo run --release -p rockcask-core --example seed_core -- [N] [reps] [enqueue|put|inline] [queue_cache]`
 //! (`put`: `put(id, bytes)` + `enqueue_id(queue, id)` with random ids, the object under its own id;
-//! `inline`: `enqueue` with each payload kept in its entry, `StoreOptions::inline_payload_bytes`)
+//! `inline`: `enqueue` with each payload kept in its entry, `StoreOptions::inline_payload_bytes`;
+//! `queue_cache`: `StoreOptions::queue_cache_bytes`, its default when left out)
 
 use std::time::Instant;
 
@@ -16,11 +17,12 @@ fn main() {
     let reps: usize = args.get(2).map_or(4, |s| s.parse().expect("reps"));
     let put_mode = args.get(3).is_some_and(|m| m == "put");
     let inline_payload_bytes = if args.get(3).is_some_and(|m| m == "inline") { 1024 } else { 0 };
+    let queue_cache_bytes: usize = args.get(4).map_or(StoreOptions::default().queue_cache_bytes, |s| s.parse().expect("queue_cache"));
     let root = tempfile::tempdir().expect("temp dir");
     println!("{:>9} {:>12} {:>12} {:>12} {:>14} {:>14}", "N", "buffer ms", "commit ms", "items/s", "raw batch ms", "raw items/s");
     for rep in 0..reps {
         let payloads: Vec<Vec<u8>> = (0..n).map(|_| Uuid::new_v4().to_string().into_bytes()).collect();
-        let store = Store::open(root.path().join(format!("rc{rep}")), StoreOptions { inline_payload_bytes, ..StoreOptions::default() }).expect("open");
+        let store = Store::open(root.path().join(format!("rc{rep}")), StoreOptions { inline_payload_bytes, queue_cache_bytes, ..StoreOptions::default() }).expect("open");
         let mut tx = store.begin().expect("begin");
         let t0 = Instant::now();
         for p in &payloads {

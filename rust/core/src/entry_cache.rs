@@ -78,6 +78,15 @@ impl Ring {
         added
     }
 
+    /// Allocates `add` more slots; returns the bytes this added.
+    fn reserve(&mut self, add: usize) -> usize {
+        let before = self.slot_charge();
+        self.slots.reserve_exact(add);
+        let added = self.slot_charge() - before;
+        self.bytes += added;
+        added
+    }
+
     /// Slots to add before the next push: none while some are free; else as many as it has
     /// (at least `MIN_SLOTS`), or fewer when only `room` bytes are left, so that a ring can
     /// grow to nearly the whole capacity rather than stop at the last doubling that fit.
@@ -138,7 +147,7 @@ impl EntryCache {
 
     /// Keeps the entries a commit published in queue `queue` from sequence `first` on, as many
     /// as there is room for, if they continue what the queue keeps (or it keeps nothing).
-    pub fn publish(&mut self, queue: QueueId, first: u64, entries: impl IntoIterator<Item = Entry>) {
+    pub fn publish(&mut self, queue: QueueId, first: u64, entries: impl ExactSizeIterator<Item = Entry>) {
         if self.capacity == 0 {
             return;
         }
@@ -147,6 +156,17 @@ impl EntryCache {
             ring.first = first;
         }
         if ring.first.checked_add(ring.slots.len() as u64) == Some(first) {
+            // One allocation for the whole commit where there is room (no copy per doubling),
+            // at least doubling the ring (no copy of it per commit).
+            let needed = entries.len().saturating_sub(ring.slots.capacity() - ring.slots.len());
+            if needed > 0 {
+                // Half of what is left at most: the rest is for the payloads.
+                let room = self.capacity.saturating_sub(self.bytes) / 2 / SLOT_BYTES;
+                let add = needed.max(ring.slots.capacity()).max(MIN_SLOTS).min(room);
+                if add > 0 {
+                    self.bytes += ring.reserve(add);
+                }
+            }
             for mut entry in entries {
                 if let Some(inline) = &mut entry.inline {
                     // A compressed payload's buffer was sized for the uncompressed one.
@@ -161,7 +181,9 @@ impl EntryCache {
                 self.bytes += ring.push(entry, grow);
             }
         }
-        if !ring.slots.is_empty() {
+        if ring.slots.is_empty() {
+            self.bytes -= ring.bytes;
+        } else {
             self.rings.insert(queue, ring);
         }
     }
@@ -269,20 +291,24 @@ mod tests {
 
     #[test]
     fn entries_beyond_the_capacity_are_not_kept_and_a_gap_waits_for_the_run_to_empty() {
-        // Room for one ring's first allocation and a few payloads.
-        let capacity = MIN_SLOTS * SLOT_BYTES + 3 * (10 + PAYLOAD_OVERHEAD_BYTES);
-        let mut c = EntryCache::new(capacity);
-        c.publish(1, 0, (0..5).map(entry));
+        // A commit reserves at most half the room left in slots: 16 here, and growing beyond
+        // them does not fit.
+        let mut c = EntryCache::new(2 * MIN_SLOTS * SLOT_BYTES);
+        c.publish(1, 0, (0..20).map(entry));
         audit(&c);
-        assert_eq!(c.rings[&1].slots.len(), 3, "the first three");
+        assert_eq!(c.rings[&1].slots.len(), MIN_SLOTS, "the first sixteen");
         assert_eq!(c.take(1, 0), Some(entry(0)));
-        // Entries 3 and 4 were not kept: 5 does not continue the run.
-        c.publish(1, 5, [entry(5)]);
+        // Entries 16 to 19 were not kept: 20 does not continue the run.
+        c.publish(1, 20, [entry(20)].into_iter());
         audit(&c);
-        assert_eq!((c.take(1, 1), c.take(1, 2)), (Some(entry(1)), Some(entry(2))));
-        assert_eq!((c.take(1, 3), c.take(1, 4), c.take(1, 5)), (None, None, None));
-        c.publish(1, 6, [entry(6)]);
-        assert_eq!(c.take(1, 6), Some(entry(6)), "an empty queue starts a new run");
+        for seq in 1..16u8 {
+            assert_eq!(c.take(1, u64::from(seq)), Some(entry(seq)));
+        }
+        for seq in 16..=20 {
+            assert_eq!(c.take(1, seq), None);
+        }
+        c.publish(1, 21, [entry(21)].into_iter());
+        assert_eq!(c.take(1, 21), Some(entry(21)), "an empty queue starts a new run");
         assert_eq!(audit(&c), 0);
     }
 
@@ -309,7 +335,7 @@ mod tests {
         assert_eq!(c.take(1, 0), Some(entry(0)));
         // A queue holding less than the publisher does not give way to it.
         let before = c.rings[&1].slots.len();
-        c.publish(1, left as u64 + 1, [entry(1)]);
+        c.publish(1, left as u64 + 1, [entry(1)].into_iter());
         assert_eq!(c.rings[&1].slots.len(), before, "not contiguous: nothing added");
         audit(&c);
     }
@@ -319,7 +345,7 @@ mod tests {
         let mut c = EntryCache::new(1 << 20);
         let mut stored = Vec::with_capacity(64 << 10);
         stored.extend_from_slice(&[1u8; 100]);
-        c.publish(1, 0, [Entry::inline(uuid::Uuid::nil(), Compression::Lz4, stored)]);
+        c.publish(1, 0, [Entry::inline(uuid::Uuid::nil(), Compression::Lz4, stored)].into_iter());
         assert!(audit(&c) < 4 << 10, "{} bytes for a payload of 100", c.bytes());
     }
 

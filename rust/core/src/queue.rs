@@ -484,7 +484,7 @@ impl Queues {
     pub fn publish(&mut self, id: QueueId, first: u64, n: u64, entries: VecDeque<Entry>, bytes: u64) {
         if let Some(q) = self.states.get_mut(&id) {
             q.publish(n, bytes);
-            self.entry_cache.publish(id, first, entries);
+            self.entry_cache.publish(id, first, entries.into_iter());
         }
         self.count_published(id, n);
     }
