@@ -4,8 +4,9 @@
 //! an entry, most of a poll's cost when the payloads are inline).
 //!
 //! It can never return anything but what is on disk: an entry's key (queue id, sequence) is
-//! written once with one value and never again (sequences only grow, a forgotten queue's id is
-//! not reused, a store whose write failed writes nothing more), so a copy of the value a commit
+//! written once with one value and never again while the store is open (sequences only grow, a
+//! forgotten queue's id is not given again before a reopen, which starts with an empty cache,
+//! and a store whose write failed writes nothing more), so a copy of the value a commit
 //! wrote stays true for as long as the entry exists. Entries go in when their commit is
 //! published (`Queues::publish`, in commit order, under the lock consumers claim under) and come
 //! out when claimed (`Queues::claim`, `Queues::claim_exact`): a claimed entry is never claimed
@@ -14,10 +15,10 @@
 //!
 //! Per queue, the kept entries are one run of sequences, a ring indexed by `sequence - first`:
 //! publication appends to its end, claims at the head take from its front. An entry claimed out
-//! of order (a dead letter) leaves a hole, dropped once it reaches the front. A commit whose
-//! entries do not continue the run (some were not kept) starts a new run only once the old one
-//! is empty; until then its entries are read from RocksDB when claimed. Dead letters are not
-//! kept: only listings and explicit moves read them (`Append::entries`).
+//! of order (one moved to its dead-letter queue) leaves a hole, dropped once it reaches the
+//! front. A commit whose entries do not continue the run (some were not kept) starts a new run
+//! only once the old one is empty; until then its entries are read from RocksDB when claimed.
+//! Dead letters are not kept: only listings and explicit moves read them (`Append::entries`).
 //!
 //! The store-wide capacity bounds what the rings hold: each ring's slots as allocated (used or
 //! not) and each inline payload with its allocation. When a commit's entries find it full, the
