@@ -251,14 +251,15 @@ impl Buffered {
                         })
                         .expect("an entry is far below 4 GiB");
                 }
-                for (i, record) in self.dead_letter_records.get(name.as_str()).into_iter().flatten().enumerate() {
+                let dead_letters = self.dead_letter_records.get(name.as_str());
+                for (i, record) in dead_letters.into_iter().flatten().enumerate() {
                     tail_batch.put(cf.meta, &keys::meta_dead_letter_key(qid, first + i as u64), record);
                     state.dead_letters.insert(first + i as u64);
                 }
                 // Nothing can refuse the commit any more: its entries go with it, to be kept in
                 // memory once published.
                 let n = items.len() as u64;
-                let entries = if self.dead_letter_records.contains_key(name.as_str()) { VecDeque::new() } else { std::mem::take(items) };
+                let entries = if dead_letters.is_some() { VecDeque::new() } else { std::mem::take(items) };
                 appends.push(Append { queue: qid, first, n, entries, bytes });
             }
             for (qid, seqs) in &consuming {

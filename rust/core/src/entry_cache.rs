@@ -68,15 +68,11 @@ impl Ring {
     /// Appends `entry`, first adding `grow` slots (`grow_by`); returns the bytes this added
     /// (its payload, and the slots').
     fn push(&mut self, entry: Entry, grow: usize) -> usize {
-        let before = self.slot_charge();
-        if grow > 0 {
-            self.slots.reserve_exact(grow);
-        }
+        let grown = if grow > 0 { self.reserve(grow) } else { 0 };
         let cost = payload_charge(&entry);
         self.slots.push_back(Some(entry));
-        let added = cost + self.slot_charge() - before;
-        self.bytes += added;
-        added
+        self.bytes += cost;
+        grown + cost
     }
 
     /// Allocates `add` more slots; returns the bytes this added.
@@ -199,8 +195,7 @@ impl EntryCache {
                 self.bytes -= ring.pop_back();
             }
             if ring.slots.is_empty() {
-                self.bytes -= ring.bytes;
-                self.rings.remove(&victim);
+                self.forget(victim);
             }
         }
         true
