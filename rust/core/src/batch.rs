@@ -125,8 +125,14 @@ impl BatchRep {
         self.count = mark.count;
     }
 
-    /// Append every record of `other`.
-    pub fn append(&mut self, other: &BatchRep) {
+    /// Append every record of `other`; into an empty batch, `other` is moved rather than copied
+    /// (a commit of 10^5 entries is a 5 MB batch, and copying it into fresh memory costs page
+    /// faults as well as the copy).
+    pub fn append(&mut self, other: BatchRep) {
+        if self.count == 0 && self.rep.len() == HEADER {
+            *self = other;
+            return;
+        }
         self.rep.extend_from_slice(&other.rep[HEADER..]);
         self.count += other.count;
     }
@@ -226,8 +232,22 @@ mod tests {
         let mut other = BatchRep::default();
         other.delete(2, b"c");
         let mut expected = b.rep.clone();
-        b.append(&other);
         expected.extend_from_slice(&other.rep[HEADER..]);
+        b.append(other);
         assert_eq!((b.rep, b.count), (expected, 3));
+    }
+
+    #[test]
+    fn appending_to_an_empty_batch_gives_the_other_batch_and_appending_an_empty_one_changes_nothing() {
+        let mut other = BatchRep::default();
+        other.put(1, b"k", b"v");
+        other.single_delete(2, b"e");
+        let (rep, count) = (other.rep.clone(), other.count);
+        let mut b = BatchRep::default();
+        b.append(other);
+        assert_eq!((&b.rep, b.count), (&rep, count));
+        b.append(BatchRep::default());
+        assert_eq!((&b.rep, b.count), (&rep, count));
+        assert_eq!(b.to_write_batch().len(), 2);
     }
 }
