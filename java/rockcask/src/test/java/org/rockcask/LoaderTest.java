@@ -108,6 +108,46 @@ public class LoaderTest {
     }
 
     @Test
+    public void aCpuLackingAFeatureTheLibraryIsBuiltForIsRefusedNamingItBeforeTheLibraryLoads() throws Exception {
+        Path shadow = tmp.newFolder().toPath();
+        Path props = shadow.resolve("org/rockcask/native-library.properties");
+        Files.createDirectories(props.getParent());
+        java.util.Properties packed = new java.util.Properties();
+        try (InputStream in = NativeLibrary.class.getResourceAsStream("/org/rockcask/native-library.properties")) {
+            packed.load(in);
+        }
+        String required = packed.getProperty("cpu_features");
+        packed.setProperty("cpu_features", required + ",no-such-feature");
+        try (java.io.OutputStream out = Files.newOutputStream(props)) {
+            packed.store(out, null);
+        }
+        String out = runProbe(new ArrayList<>(), shadow.toString());
+        assertTrue(out, out.contains("UnsatisfiedLinkError") && out.contains("this CPU lacks no-such-feature (by /proc/cpuinfo)")
+                && out.contains(NativeLibrary.PATH_PROPERTY));
+    }
+
+    @Test
+    public void theJarRecordsTheCpuFeaturesTheLibraryIsBuiltForAndThisCpuHasThem() throws Exception {
+        java.util.Properties packed = new java.util.Properties();
+        try (InputStream in = NativeLibrary.class.getResourceAsStream("/org/rockcask/native-library.properties")) {
+            packed.load(in);
+        }
+        assertEquals(System.getProperty("rockcask.test.cpuFeatures"), packed.getProperty("cpu_features"));
+        assertTrue(packed.getProperty("cpu_features"), packed.getProperty("cpu_features").contains("sse4.2"));
+        String cpuinfo = new String(Files.readAllBytes(java.nio.file.Paths.get("/proc/cpuinfo")), StandardCharsets.UTF_8);
+        assertEquals(new ArrayList<String>(), org.rockcask.internal.CpuFeatures.missing(packed.getProperty("cpu_features"), cpuinfo));
+    }
+
+    @Test
+    public void cpuFeaturesAreLookedUpInTheFlagsLineUnderTheKernelsSpelling() {
+        String cpuinfo = "processor\t: 0\nmodel name\t: Some CPU with flags in its name\nflags\t\t: fpu sse4_1 sse4_2 popcnt\nbugs\t\t: pclmulqdq\n";
+        assertEquals(Arrays.asList("pclmulqdq"), org.rockcask.internal.CpuFeatures.missing("sse4.2,pclmulqdq", cpuinfo));
+        assertEquals(new ArrayList<String>(), org.rockcask.internal.CpuFeatures.missing("sse4.1, sse4.2", cpuinfo));
+        assertEquals(new ArrayList<String>(), org.rockcask.internal.CpuFeatures.missing("", cpuinfo));
+        assertEquals(Arrays.asList("sse4.2"), org.rockcask.internal.CpuFeatures.missing("sse4.2", "processor\t: 0\n"));
+    }
+
+    @Test
     public void extractionLeavesNoLibraryFileInTheTempDirectory() throws Exception {
         Path tmpDir = tmp.newFolder("java-tmp").toPath();
         String out = runProbe(Arrays.asList("-Djava.io.tmpdir=" + tmpDir), null);

@@ -15,8 +15,10 @@ import java.util.Properties;
  * Loads RockCask's native library once per class loader.
  *
  * <p>By default the library packed in this jar for the running platform is copied to a private
- * temporary file (random name, owner-only permissions), loaded, and the file removed. The system
- * property {@value #PATH_PROPERTY} names a library file to load instead.
+ * temporary file (random name, owner-only permissions), loaded, and the file removed, once the
+ * CPU is known to have the features the library was built for ({@link CpuFeatures}). The system
+ * property {@value #PATH_PROPERTY} names a library file to load instead (as it is: its build
+ * decided what it needs).
  *
  * <p>Internal: public only for RockCask's own packages and the {@code tokyocabinet} drop-in; not API.
  */
@@ -82,6 +84,8 @@ public final class NativeLibrary {
                         + "); this jar carries " + String.join(", ", packedPlatforms())
                         + ". Build one and point -D" + PATH_PROPERTY + " at it.");
             }
+            // Before the library's code can run: it may use instructions this CPU lacks.
+            CpuFeatures.check(packing("cpu_features"), "jar resource " + resource);
             Path tmp = FileSystems.getDefault().supportedFileAttributeViews().contains("posix")
                     ? Files.createTempFile("librockcask-", ".so", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))
                     : Files.createTempFile("librockcask-", ".so");
