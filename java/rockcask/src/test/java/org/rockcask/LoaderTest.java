@@ -107,15 +107,21 @@ public class LoaderTest {
         assertTrue(out, out.contains("UnsatisfiedLinkError") && out.contains("version " + nativeVersion) && out.contains("0.0.0-other"));
     }
 
+    /** What the build recorded about the packed library (platforms, file, CPU features). */
+    private static java.util.Properties packedLibraryProperties() throws Exception {
+        java.util.Properties packed = new java.util.Properties();
+        try (InputStream in = NativeLibrary.class.getResourceAsStream("/org/rockcask/native-library.properties")) {
+            packed.load(in);
+        }
+        return packed;
+    }
+
     @Test
     public void aCpuLackingAFeatureTheLibraryIsBuiltForIsRefusedNamingItBeforeTheLibraryLoads() throws Exception {
         Path shadow = tmp.newFolder().toPath();
         Path props = shadow.resolve("org/rockcask/native-library.properties");
         Files.createDirectories(props.getParent());
-        java.util.Properties packed = new java.util.Properties();
-        try (InputStream in = NativeLibrary.class.getResourceAsStream("/org/rockcask/native-library.properties")) {
-            packed.load(in);
-        }
+        java.util.Properties packed = packedLibraryProperties();
         String required = packed.getProperty("cpu_features");
         packed.setProperty("cpu_features", required + ",no-such-feature");
         try (java.io.OutputStream out = Files.newOutputStream(props)) {
@@ -128,10 +134,7 @@ public class LoaderTest {
 
     @Test
     public void theJarRecordsTheCpuFeaturesTheLibraryIsBuiltForAndThisCpuHasThem() throws Exception {
-        java.util.Properties packed = new java.util.Properties();
-        try (InputStream in = NativeLibrary.class.getResourceAsStream("/org/rockcask/native-library.properties")) {
-            packed.load(in);
-        }
+        java.util.Properties packed = packedLibraryProperties();
         assertEquals(System.getProperty("rockcask.test.cpuFeatures"), packed.getProperty("cpu_features"));
         assertTrue(packed.getProperty("cpu_features"), packed.getProperty("cpu_features").contains("sse4.2"));
         String cpuinfo = new String(Files.readAllBytes(java.nio.file.Paths.get("/proc/cpuinfo")), StandardCharsets.UTF_8);
