@@ -12,7 +12,7 @@ use crate::buffered::{is_owned_value, is_put_value, Buffered, ObjectWrite};
 use crate::error::{Error, Result, RocksContext};
 use crate::group_commit::{Append, CommitState, PendingObject, Prepared};
 use crate::keys::{self, Entry, QueueId, CF_OBJECTS, CF_REFS};
-use crate::queue::{QueueState, Queues};
+use crate::queue::{ConsumedRecord, QueueState, Queues};
 use crate::shared::{DbRef, Shared};
 
 impl Buffered {
@@ -223,6 +223,8 @@ impl Buffered {
         let mut layouts = Vec::with_capacity(consuming.len());
         // Delivery records that count no entry once this commit's are consumed.
         let mut spent_records = Vec::new();
+        // Entry records holding nothing present once this commit's entries are consumed.
+        let mut consumed_records = Vec::new();
         let forgotten;
         {
             let mut queues = store.queues();
@@ -242,16 +244,32 @@ impl Buffered {
                 let state = queues.states.get_mut(&qid).expect("queue registered");
                 let bytes = entries_bytes(items);
                 let first = state.reserve(items.len() as u64, bytes);
-                for (i, entry) in items.iter().enumerate() {
-                    let key = keys::entry_key(qid, first + i as u64);
+                let dead_letters = self.dead_letter_records.get(name.as_str());
+                // Dead letters are single records: each has a record of its own beside it.
+                let runs = if dead_letters.is_some() { vec![1; items.len()] } else { crate::entry_records::plan_records(items) };
+                let mut at = 0usize;
+                for n in runs {
+                    let seq = first + at as u64;
+                    let run = items.range(at..at + n as usize);
+                    at += n as usize;
+                    if n == 1 {
+                        let entry = &items[at - 1];
+                        tail_batch
+                            .put_with::<crate::Error>(cf.entries, &keys::entry_key(qid, seq), keys::encoded_entry_len(entry), |buf| {
+                                keys::encode_entry_into(entry, buf);
+                                Ok(())
+                            })
+                            .expect("an entry is far below 4 GiB");
+                        continue;
+                    }
                     tail_batch
-                        .put_with::<crate::Error>(cf.entries, &key, keys::encoded_entry_len(entry), |buf| {
-                            keys::encode_entry_into(entry, buf);
+                        .put_with::<crate::Error>(cf.entries, &keys::block_key(qid, seq, n), keys::block_value_len(run.clone()), |buf| {
+                            keys::encode_block_into(run, buf);
                             Ok(())
                         })
-                        .expect("an entry is far below 4 GiB");
+                        .expect("a block is bounded far below 4 GiB");
+                    state.note_block(seq, n);
                 }
-                let dead_letters = self.dead_letter_records.get(name.as_str());
                 for (i, record) in dead_letters.into_iter().flatten().enumerate() {
                     tail_batch.put(cf.meta, &keys::meta_dead_letter_key(qid, first + i as u64), record);
                     state.dead_letters.insert(first + i as u64);
@@ -273,6 +291,7 @@ impl Buffered {
                             tail_batch.delete(cf.meta, &keys::meta_dead_letter_key(*qid, seq));
                         }
                     }
+                    consumed_records.extend(q.records_consumed(seqs).into_iter().map(|r| (*qid, r)));
                 }
                 queues.metrics.count_consumed(*qid, seqs.len() as u64);
             }
@@ -289,9 +308,12 @@ impl Buffered {
             }
             forgotten = self.forget_dropped_queues(&mut queues, &appends, tail_batch, cf);
         }
-        for c in &self.claims {
-            // Entries are written exactly once, which is what SingleDelete requires.
-            tail_batch.single_delete(cf.entries, &keys::entry_key(c.queue, c.seq));
+        for (qid, record) in consumed_records {
+            // Records are written exactly once, which is what SingleDelete requires.
+            match record {
+                ConsumedRecord::Single(seq) => tail_batch.single_delete(cf.entries, &keys::entry_key(qid, seq)),
+                ConsumedRecord::Block { first, n } => tail_batch.single_delete(cf.entries, &keys::block_key(qid, first, n)),
+            }
         }
         for (qid, record) in spent_records {
             tail_batch.delete(cf.meta, &keys::meta_deliveries_key(qid, record));
@@ -397,16 +419,18 @@ fn read_for(
     Ok(())
 }
 
-/// Write batch bytes of an entry's put besides its value (type, column family, the key and
-/// both lengths; lengths over 2^14 take a byte or two more, and the batch grows for them).
+/// Write batch bytes of a single entry's put besides its value (type, column family, the key
+/// and both lengths; lengths over 2^14 take a byte or two more, and the batch grows for them).
+/// At least what an entry adds to a block's put (its length, and its share of the key).
 const ENTRY_PUT_OVERHEAD: usize = 1 + 1 + 1 + 12 + 2;
-/// Write batch bytes of a consumed entry's single delete.
-const ENTRY_DELETE_BYTES: usize = 1 + 1 + 1 + 12;
+/// Most write batch bytes of a consumed record's single delete (a block's; a commit deletes at
+/// most one record per entry it consumes).
+const ENTRY_DELETE_BYTES: usize = 1 + 1 + 1 + keys::BLOCK_KEY_BYTES;
 
 impl Buffered {
-    /// What the entries' puts and the consumed entries' deletes take in the write batch, so that
-    /// it is allocated once: a commit of 10^5 entries regrowing its 5 MB batch copied it and
-    /// touched fresh pages each time.
+    /// At least what the entries' puts and the consumed records' deletes take in the write batch,
+    /// so that it is allocated once: a commit of 10^5 entries regrowing its 5 MB batch copied it
+    /// and touched fresh pages each time.
     fn tail_bytes(&self) -> usize {
         let puts: usize = self.enqueued.queues.iter().flat_map(|(_, q)| q.iter()).map(|e| ENTRY_PUT_OVERHEAD + keys::encoded_entry_len(e)).sum();
         puts + self.claims.len() * ENTRY_DELETE_BYTES

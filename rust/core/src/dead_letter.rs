@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::buffered::Claim;
 use crate::error::{Error, Result, RocksContext};
-use crate::keys::{self, QueueId, CF_ENTRIES, CF_META};
+use crate::keys::{self, QueueId, CF_META};
 use crate::shared::Shared;
 use crate::transaction::Transaction;
 
@@ -133,8 +133,8 @@ pub(crate) fn move_to_dead_letter_queues(store: &Arc<Shared>, doomed: Vec<Doomed
     let moved = (|| {
         let db = store.writable_db()?;
         for (d, (origin, dlq)) in doomed.iter().zip(&targets) {
-            let v = db.db().get_pinned_cf(db.cf(CF_ENTRIES), keys::entry_key(d.queue, d.seq)).context(|| format!("reading entry {} of queue '{origin}'", d.seq))?;
-            let entry = keys::decode_entry(&v.ok_or_else(|| Error::Corrupt(format!("queue '{origin}' entry {} is missing", d.seq)))?)?;
+            let read = crate::transaction::read_claimed(store, &db, d.queue, &[d.seq])?;
+            let entry = read.into_iter().flatten().next().ok_or_else(|| Error::Corrupt(format!("queue '{origin}' entry {} is missing", d.seq)))?;
             tx.buf.enqueued.push(dlq, entry);
             let record = DeadLetterRecord { origin_queue: origin.clone(), origin_sequence: d.seq, deliveries: d.deliveries, reason: reason.to_string(), dead_at_millis: now };
             tx.buf.dead_letter_records.entry(dlq.clone()).or_default().push(record.encode());
@@ -262,7 +262,7 @@ impl Transaction {
         };
         self.buf.claims.extend(seqs.iter().map(|&seq| Claim::new(qid, seq)));
         let read = (|| {
-            let entries = crate::transaction::read_entries(&db, qid, &seqs)?;
+            let entries = crate::transaction::read_claimed(&self.store, &db, qid, &seqs)?;
             let record_keys: Vec<[u8; 14]> = seqs.iter().map(|&s| keys::meta_dead_letter_key(qid, s)).collect();
             let records = db.db().batched_multi_get_cf(db.cf(CF_META), record_keys.iter(), true);
             seqs.iter()

@@ -12,8 +12,9 @@ use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, DB};
 use uuid::Uuid;
 
 use crate::error::{Error, Result, RocksContext};
-use crate::keys::{self, CF_ENTRIES, CF_META, CF_OBJECTS};
-use crate::store::{queue_upper_bound, Store};
+use crate::entry_records::PresentEntries;
+use crate::keys::{self, CF_META, CF_OBJECTS};
+use crate::store::Store;
 
 /// What `Store::visit_map` calls for each pair: key, value; returns false to stop.
 pub type PairVisitor<'a> = dyn FnMut(&[u8], &[u8]) -> Result<bool> + 'a;
@@ -89,19 +90,19 @@ impl Store {
             Some(v) => keys::decode_u32(&v, "queue id")?,
             None => return Err(Error::InvalidArgument(format!("store at {} has no queue named '{queue}'", self.path().display()))),
         };
-        let mut entry_options = read_options();
-        entry_options.set_iterate_lower_bound(keys::entry_key(id, 0).to_vec());
-        entry_options.set_iterate_upper_bound(queue_upper_bound(id));
-        entry_options.set_readahead_size(2 << 20);
-        let mut it = db.db().raw_iterator_cf_opt(db.cf(CF_ENTRIES), entry_options);
-        it.seek_to_first();
+        let entry_options = || {
+            let mut ro = read_options();
+            ro.set_readahead_size(2 << 20);
+            ro
+        };
+        let mut entries = PresentEntries::new(db.db(), entry_options, id, queue)?;
         let mut object_options = read_options();
         object_options.set_readahead_size(2 << 20);
         let mut objects = ObjectCursor { it: db.db().raw_iterator_cf_opt(db.cf(CF_OBJECTS), object_options) };
         let mut position = 0u64;
         // Entry keys sort by queue then sequence, and every entry below the head (handed back
-        // by a rollback) is taken before the head: key order is FIFO order.
-        while let Some(value) = it.value() {
+        // by a rollback) is taken before the head: sequence order is FIFO order.
+        while let Some((_, value)) = entries.next()? {
             let entry = keys::decode_entry(value)?;
             let object_id = entry.id;
             let keep_going = match &entry.inline {
@@ -118,9 +119,7 @@ impl Store {
             if !keep_going {
                 return Ok(position);
             }
-            it.next();
         }
-        it.status().context(|| format!("reading the entries of queue '{queue}'"))?;
         Ok(position)
     }
 }

@@ -6,6 +6,12 @@
 //! payload bytes its object held as stored when the entry was committed (u32 LE). An entry whose
 //! payload is inline (`StoreOptions::inline_payload_bytes`) has flag `INLINE` (codec in the high
 //! four bits), then the payload as stored, and no object.
+//! A commit writes a run of its entries to one queue as one record, a block: key = queue id +
+//! first sequence + number of entries (u32 BE, 2 to `MAX_BLOCK_ENTRIES`), 16 bytes, so that a
+//! key alone says which sequences its record holds and blocks sort among single entries by their
+//! first sequence; value = each entry's value as above, preceded by its length (u32 LE). A block
+//! stays until every entry in it is consumed: which of its entries are present is what the
+//! queue's head layout (`h/` below) says, as for single entries (`entry_records.rs`).
 //! Column family `objects`: key = 16-byte UUID; value = flag byte + payload.
 //! Column family `refs`: key = UUID of a queue-owned object referenced by more than one entry;
 //! value = u64 LE count of live owned entries. Absent means exactly one.
@@ -50,18 +56,74 @@ pub const MAX_QUEUE_NAME_BYTES: usize = 1024;
 /// Leading bytes of an entry key that name its queue.
 pub const ENTRY_KEY_QUEUE_BYTES: usize = 4;
 
-/// Exclusive upper bound of the entry keys of queue `queue` up to and including `last`.
-pub fn entry_key_after(queue: QueueId, last: u64) -> Vec<u8> {
-    let mut k = entry_key(queue, last).to_vec();
-    k.push(0);
-    k
-}
-
 pub fn entry_key(queue: QueueId, seq: u64) -> [u8; 12] {
     let mut k = [0u8; 12];
     k[..ENTRY_KEY_QUEUE_BYTES].copy_from_slice(&queue.to_be_bytes());
     k[ENTRY_KEY_QUEUE_BYTES..].copy_from_slice(&seq.to_be_bytes());
     k
+}
+
+/// Most entries one block holds, and most value bytes it holds (an entry larger than that is a
+/// record of its own). Bounded so that a point read of one entry
+/// reads little besides it, and so that recovery finds the record holding a queue's head among
+/// the keys at most `MAX_BLOCK_ENTRIES - 1` below it.
+pub const MAX_BLOCK_ENTRIES: u32 = 1024;
+pub const MAX_BLOCK_BYTES: usize = 128 << 10;
+
+/// Bytes of a block key, and what a block value spends per entry besides the entry's value.
+pub const BLOCK_KEY_BYTES: usize = 16;
+pub const BLOCK_ENTRY_LENGTH_BYTES: usize = 4;
+
+/// Key of the block of `n` entries of queue `queue` from sequence `first` on.
+pub fn block_key(queue: QueueId, first: u64, n: u32) -> [u8; BLOCK_KEY_BYTES] {
+    let mut k = [0u8; BLOCK_KEY_BYTES];
+    k[..12].copy_from_slice(&entry_key(queue, first));
+    k[12..].copy_from_slice(&n.to_be_bytes());
+    k
+}
+
+/// The first sequence and number of entries of the record under entry key `key`: one for a
+/// single entry's 12-byte key, the count a block key carries.
+pub fn record_span(key: &[u8]) -> Result<(u64, u32)> {
+    let first = decode_entry_seq(key)?;
+    match key.len() {
+        12 => Ok((first, 1)),
+        BLOCK_KEY_BYTES => {
+            let n = u32::from_be_bytes(key[12..].try_into().expect("4 bytes"));
+            if !(2..=MAX_BLOCK_ENTRIES).contains(&n) || first.checked_add(u64::from(n)).is_none() {
+                return Err(Error::Corrupt(format!("block key of {n} entries from sequence {first}")));
+            }
+            Ok((first, n))
+        }
+        n => Err(Error::Corrupt(format!("entry key of {n} bytes"))),
+    }
+}
+
+/// Bytes of the block value of `entries`.
+pub fn block_value_len<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> usize {
+    entries.into_iter().map(|e| BLOCK_ENTRY_LENGTH_BYTES + encoded_entry_len(e)).sum()
+}
+
+/// The block value of `entries` into `out` of `block_value_len(entries)` bytes.
+pub fn encode_block_into<'a>(entries: impl IntoIterator<Item = &'a Entry>, out: &mut [u8]) {
+    let mut at = 0;
+    for e in entries {
+        let len = encoded_entry_len(e);
+        out[at..at + BLOCK_ENTRY_LENGTH_BYTES].copy_from_slice(&(len as u32).to_le_bytes());
+        at += BLOCK_ENTRY_LENGTH_BYTES;
+        encode_entry_into(e, &mut out[at..at + len]);
+        at += len;
+    }
+}
+
+/// Where the entry value at byte `at` of a block value lies, and where the next one starts.
+pub fn block_entry_at(block: &[u8], at: usize) -> Result<(std::ops::Range<usize>, usize)> {
+    let corrupt = || Error::Corrupt(format!("block value of {} bytes: no entry at byte {at}", block.len()));
+    let len_bytes = block.get(at..at + BLOCK_ENTRY_LENGTH_BYTES).ok_or_else(corrupt)?;
+    let len = u32::from_le_bytes(len_bytes.try_into().expect("4 bytes")) as usize;
+    let start = at + BLOCK_ENTRY_LENGTH_BYTES;
+    let end = start.checked_add(len).filter(|&end| end <= block.len()).ok_or_else(corrupt)?;
+    Ok((start..end, end))
 }
 
 pub fn decode_entry_seq(key: &[u8]) -> Result<u64> {
@@ -379,6 +441,47 @@ mod tests {
         bad[16] = INLINE | 0x70;
         assert!(decode_entry(&bad).is_err());
         assert!(inline_payload(&bad).is_err());
+    }
+
+    #[test]
+    fn block_keys_sort_by_first_sequence_among_single_entries_and_say_what_they_hold() {
+        let mut keys: Vec<Vec<u8>> = vec![entry_key(1, 5).to_vec(), block_key(1, 3, 2).to_vec(), entry_key(1, 2).to_vec(), block_key(1, 5, 9).to_vec(), block_key(0, 9, 2).to_vec()];
+        keys.sort();
+        let spans: Vec<(u64, u32)> = keys.iter().map(|k| record_span(k).unwrap()).collect();
+        assert_eq!(spans, vec![(9, 2), (2, 1), (3, 2), (5, 1), (5, 9)]);
+        // Every block key of a queue sorts below the next queue's keys.
+        assert!(block_key(1, u64::MAX - 1, 1024)[..] < entry_key(2, 0)[..]);
+        for bad in [block_key(1, 0, 0), block_key(1, 0, 1), block_key(1, 0, MAX_BLOCK_ENTRIES + 1), block_key(1, u64::MAX, 2)] {
+            assert!(record_span(&bad).is_err(), "{bad:?}");
+        }
+        assert!(record_span(&[0u8; 13]).is_err());
+        assert_eq!(record_span(&block_key(7, 40, MAX_BLOCK_ENTRIES)).unwrap(), (40, MAX_BLOCK_ENTRIES));
+    }
+
+    #[test]
+    fn block_values_hold_each_entry_as_a_single_record_would_and_reject_cut_ones() {
+        let id = Uuid::now_v7();
+        let entries = vec![
+            Entry::inline(id, Compression::None, b"first".to_vec()),
+            Entry { id, own: Ownership::Reference, bytes: Some(9), inline: None },
+            Entry { id, own: Ownership::Owned, bytes: None, inline: None },
+            Entry::inline(id, Compression::None, Vec::new()),
+        ];
+        let mut v = vec![0u8; block_value_len(&entries)];
+        encode_block_into(&entries, &mut v);
+        let mut at = 0;
+        let mut back = Vec::new();
+        while at < v.len() {
+            let (range, next) = block_entry_at(&v, at).unwrap();
+            back.push(decode_entry(&v[range]).unwrap());
+            at = next;
+        }
+        assert_eq!(back, entries);
+        let (first, _) = block_entry_at(&v, 0).unwrap();
+        assert_eq!(&v[first], &encode_entry(&entries[0])[..]);
+        assert!(block_entry_at(&v[..10], 0).is_err(), "a length past the end");
+        assert!(block_entry_at(&v, v.len()).is_err());
+        assert!(block_entry_at(&v, v.len() - 2).is_err());
     }
 
     #[test]

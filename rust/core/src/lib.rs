@@ -9,6 +9,7 @@ mod commit;
 mod commit_rhythm;
 mod deliveries;
 mod entry_cache;
+mod entry_records;
 pub mod dead_letter;
 pub(crate) mod error;
 mod group_commit;

@@ -4,7 +4,7 @@
 //! Keeping head and tail here means a consumer never iterates over the tombstones that consumed
 //! entries leave behind (the classic RocksDB-queue trap); entries are fetched by point lookups.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::time::Instant;
 
 use crate::entry_cache::EntryCache;
@@ -52,6 +52,11 @@ pub(crate) struct QueueState {
     bytes: Option<u64>,
     /// Bytes of the entries reserved by commits not yet published.
     reserved_bytes: u64,
+    /// The blocks (`entry_records.rs`) known to hold entries of this queue that are not all
+    /// consumed: first sequence -> entries. Those written since the open are noted when their
+    /// commit is prepared, the others when an entry is read from them, which every claimed
+    /// entry is before its consumption. The commit that consumes the last entry of one deletes it.
+    blocks: BTreeMap<u64, u32>,
 }
 
 impl QueueState {
@@ -86,6 +91,7 @@ impl QueueState {
             capacity_bytes: 0,
             bytes: None,
             reserved_bytes: 0,
+            blocks: BTreeMap::new(),
         }
     }
 
@@ -395,6 +401,39 @@ impl QueueState {
         HeadLayout { head: self.head, below_head: runs }
     }
 
+    /// The block of `n` entries from sequence `first` on holds entries of this queue.
+    pub fn note_block(&mut self, first: u64, n: u32) {
+        self.blocks.insert(first, n);
+    }
+
+    /// The record deletes a commit consuming `seqs` (called once it has marked them consumed)
+    /// writes: every block holding one of them that holds no present entry any more (forgotten
+    /// here), and the single-entry record of each of them no known block holds.
+    pub fn records_consumed(&mut self, seqs: &BTreeSet<u64>) -> Vec<ConsumedRecord> {
+        let mut out = Vec::new();
+        let mut block: Option<(u64, u64)> = None;
+        for &seq in seqs {
+            if block.is_some_and(|(first, end)| (first..end).contains(&seq)) {
+                continue;
+            }
+            block = self.blocks.range(..=seq).next_back().map(|(&first, &n)| (first, first + u64::from(n))).filter(|&(_, end)| seq < end);
+            match block {
+                Some((first, end)) if !self.holds_any(first, end) => {
+                    self.blocks.remove(&first);
+                    out.push(ConsumedRecord::Block { first, n: (end - first) as u32 });
+                }
+                Some(_) => {}
+                None => out.push(ConsumedRecord::Single(seq)),
+            }
+        }
+        out
+    }
+
+    /// Whether any of the entries `first..end` (published ones) is present.
+    fn holds_any(&self, first: u64, end: u64) -> bool {
+        self.head < end || self.returned.range(first..end).next().is_some() || self.in_flight.range(first..end).next().is_some()
+    }
+
     /// One past the last published entry.
     pub fn tail(&self) -> u64 {
         self.tail
@@ -404,6 +443,13 @@ impl QueueState {
     pub fn lowest_present(&self) -> Option<u64> {
         [self.returned.first().copied(), self.in_flight.first().copied(), (self.head < self.tail).then_some(self.head)].into_iter().flatten().min()
     }
+}
+
+/// A record of a queue's entries that a commit deletes: every entry in it is consumed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ConsumedRecord {
+    Single(u64),
+    Block { first: u64, n: u32 },
 }
 
 /// Persisted per queue: the head and the runs of entries still on disk below it.
@@ -606,5 +652,36 @@ mod tests {
         let everything: BTreeSet<u64> = a.iter().chain(&b).copied().collect();
         assert_eq!(q.layout_after(&everything).below_head, vec![]);
         assert_eq!(HeadLayout::decode(&[1, 2, 3]), None);
+    }
+
+    fn consume(q: &mut QueueState, seqs: &[u64]) -> Vec<ConsumedRecord> {
+        for &s in seqs {
+            q.consumed(s);
+        }
+        q.records_consumed(&seqs.iter().copied().collect())
+    }
+
+    /// A block goes with the commit that consumes its last present entry, whoever consumed the
+    /// others, and whatever order they were consumed in; entries outside known blocks are
+    /// single records.
+    #[test]
+    fn a_block_is_deleted_by_the_commit_that_consumes_its_last_present_entry() {
+        let mut q = QueueState::new(1, 0, 12);
+        q.note_block(0, 4); // 0..4
+        q.note_block(4, 4); // 4..8; 8..12 are single records
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        q.claim(2, &mut a); // 0, 1
+        q.claim(5, &mut b); // 2..7
+        assert_eq!(consume(&mut q, &[2, 3, 4, 5, 6]), vec![], "0 and 1 are held, 7 is at the head");
+        let mut c = Vec::new();
+        q.claim(2, &mut c); // 7, 8
+        q.give_back(1);
+        assert_eq!(consume(&mut q, &[0]), vec![], "1 was handed back");
+        assert_eq!(consume(&mut q, &[7, 8]), vec![ConsumedRecord::Block { first: 4, n: 4 }, ConsumedRecord::Single(8)]);
+        let mut d = Vec::new();
+        q.claim(1, &mut d);
+        assert_eq!(d, vec![1]);
+        assert_eq!(consume(&mut q, &[1]), vec![ConsumedRecord::Block { first: 0, n: 4 }]);
+        assert!(q.blocks.is_empty(), "both forgotten once deleted");
     }
 }

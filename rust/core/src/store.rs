@@ -304,8 +304,9 @@ impl Store {
         let records = crate::dead_letter::records_of(&self.shared, qid, max)?;
         let db = self.shared.db()?;
         let seqs: Vec<u64> = records.keys().copied().collect();
-        let entries = crate::transaction::read_entries(&db, qid, &seqs)?;
-        // A dead letter consumed since its record was read is left out.
+        // A dead letter consumed since its record was read is left out (a dead letter is a
+        // single-entry record, deleted with its consumption).
+        let entries = crate::entry_records::read_entries(&db, qid, &seqs)?.entries;
         let (present, entries): (Vec<(u64, DeadLetterRecord)>, Vec<keys::Entry>) =
             records.into_iter().zip(entries).filter_map(|((seq, r), e)| e.map(|e| ((seq, r), e))).unzip();
         let payloads = crate::buffered::Buffered::default().entry_payloads(&db, &entries)?;
@@ -601,13 +602,18 @@ fn recover_queues(db: &DB, default_max_deliveries: u32, queue_cache_bytes: usize
             Some(v) => HeadLayout::decode(&v).ok_or_else(|| Error::Corrupt(format!("head layout of queue '{name}'")))?,
             None => HeadLayout::default(),
         };
+        // The last record from the lowest first sequence a block holding the head can have: its
+        // end is the tail, unless it ends below the head (an entry handed back, its block).
         let mut ro = ReadOptions::default();
-        ro.set_iterate_lower_bound(keys::entry_key(id, layout.head).to_vec());
+        ro.set_iterate_lower_bound(keys::entry_key(id, layout.head.saturating_sub(u64::from(keys::MAX_BLOCK_ENTRIES) - 1)).to_vec());
         ro.set_iterate_upper_bound(queue_upper_bound(id));
         let mut it = db.raw_iterator_cf_opt(entries, ro);
         it.seek_to_last();
         let tail = match it.key() {
-            Some(k) => keys::decode_entry_seq(k)? + 1,
+            Some(k) => {
+                let (first, n) = keys::record_span(k)?;
+                (first + u64::from(n)).max(layout.head)
+            }
             None => layout.head,
         };
         it.status().context(|| format!("recovering queue '{name}'"))?;
@@ -700,14 +706,18 @@ pub(crate) fn for_each_per_entry_record(
 fn count_queue_bytes(db: &crate::shared::DbRef<'_>, queues: &mut Queues) -> Result<()> {
     for q in queues.states.values_mut().filter(|q| q.needs_byte_count()) {
         let present = q.present_entries();
-        let entries: Vec<keys::Entry> = crate::transaction::read_entries(db, q.id, &present)?.into_iter().flatten().collect();
+        let read = crate::entry_records::read_entries(db, q.id, &present)?;
+        for (first, n) in read.blocks {
+            q.note_block(first, n);
+        }
+        let entries: Vec<keys::Entry> = read.entries.into_iter().flatten().collect();
         let bytes = crate::buffered::counted_bytes(db, &entries)?.into_iter().sum();
         q.start_counting_bytes(bytes);
     }
     Ok(())
 }
 
-/// Exclusive upper bound of one queue's entry keys (longer than any of its 12-byte keys).
+/// Exclusive upper bound of one queue's entry keys (longer than any of its 12- and 16-byte keys).
 pub(crate) fn queue_upper_bound(id: QueueId) -> Vec<u8> {
     let mut k = keys::entry_key(id, u64::MAX).to_vec();
     k.push(0xFF);

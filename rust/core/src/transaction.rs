@@ -27,7 +27,8 @@ use crate::commit;
 use crate::dead_letter::{self, Doomed};
 use crate::compress::{Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
-use crate::keys::{self, Entry, Ownership, QueueId, CF_ENTRIES};
+use crate::entry_records;
+use crate::keys::{self, Entry, Ownership, QueueId};
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
 use crate::queue::QueueState;
 use crate::shared::{DbRef, Shared};
@@ -248,7 +249,7 @@ impl Transaction {
         }
         let first = self.buf.claims.len();
         self.buf.claims.extend(seqs.iter().map(|&seq| Claim::new(qid, seq)));
-        let entries = with_unkept_read(db, qid, &seqs, kept)?
+        let entries = with_unkept_read(&self.store, db, qid, &seqs, kept)?
             .into_iter()
             .zip(&seqs)
             .map(|(entry, seq)| entry.ok_or_else(|| Error::Corrupt(format!("queue '{queue}' entry {seq} is missing"))))
@@ -414,11 +415,12 @@ impl Transaction {
         };
         let mut out = Vec::with_capacity(seqs.len());
         if let Some(qid) = queue_id.filter(|_| !seqs.is_empty()) {
-            // An entry may be consumed by another commit between the peek and this read: skip it.
+            // An entry may be consumed by another commit between the peek and this read: it is
+            // left out once its record is deleted, shown as it was at the peek until then.
             let (present, entries): (Vec<(u64, u32)>, Vec<Entry>) = seqs
                 .iter()
                 .zip(failed)
-                .zip(read_entries(&db, qid, &seqs)?)
+                .zip(entry_records::read_entries(&db, qid, &seqs)?.entries)
                 .filter_map(|((&seq, failed), entry)| entry.map(|e| ((seq, failed), e)))
                 .unzip();
             let payloads = self.buf.entry_payloads(&db, &entries)?;
@@ -700,73 +702,35 @@ struct Claimed {
     tracked: bool,
 }
 
-/// `kept`, the entries `seqs` of queue `qid` the entry cache had, with the others read.
-fn with_unkept_read(db: &DbRef<'_>, qid: QueueId, seqs: &[u64], mut kept: Vec<Option<Entry>>) -> Result<Vec<Option<Entry>>> {
+/// `kept`, the entries `seqs` of queue `qid` the entry cache had, with the others read
+/// (`read_claimed`).
+fn with_unkept_read(store: &Shared, db: &DbRef<'_>, qid: QueueId, seqs: &[u64], mut kept: Vec<Option<Entry>>) -> Result<Vec<Option<Entry>>> {
     let unkept: Vec<u64> = seqs.iter().zip(&kept).filter(|(_, e)| e.is_none()).map(|(&seq, _)| seq).collect();
-    if unkept.len() == seqs.len() {
-        return read_entries(db, qid, seqs);
+    if unkept.is_empty() {
+        return Ok(kept);
     }
-    let mut read = read_entries(db, qid, &unkept)?.into_iter();
+    let mut read = read_claimed(store, db, qid, &unkept)?.into_iter();
     for slot in kept.iter_mut().filter(|e| e.is_none()) {
         *slot = read.next().expect("one read per entry not kept");
     }
     Ok(kept)
 }
 
-/// The entries at `seqs` of queue `qid` (`None` where there is none). Each run of consecutive
-/// sequence numbers (what a poll usually claims) is read with one iterator over its key range
-/// (a seek, then one step per entry); the scattered rest with one batched lookup.
-pub(crate) fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option<Entry>>> {
-    let mut out = Vec::with_capacity(seqs.len());
-    let mut scattered = Vec::new();
-    let mut start = 0;
-    while start < seqs.len() {
-        let mut end = start + 1;
-        while end < seqs.len() && seqs[end] == seqs[end - 1] + 1 {
-            end += 1;
-        }
-        if end - start >= MIN_ENTRIES_FOR_A_SCAN {
-            out.extend(scan_entries(db, qid, seqs[start], seqs[end - 1])?);
-        } else {
-            scattered.extend(out.len()..out.len() + (end - start));
-            out.resize(out.len() + (end - start), None);
-        }
-        start = end;
-    }
-    if !scattered.is_empty() {
-        let keys: Vec<[u8; 12]> = scattered.iter().map(|&i| keys::entry_key(qid, seqs[i])).collect();
-        for (&i, found) in scattered.iter().zip(db.db().batched_multi_get_cf(db.cf(CF_ENTRIES), keys.iter(), true)) {
-            out[i] = found.context(reading_entries)?.map(|v| keys::decode_entry(&v)).transpose()?;
+/// The entries at `seqs` of queue `qid` (`None` where there is none), claimed to be consumed:
+/// the queue's state learns the blocks they were read from, for the commit that consumes the
+/// last entry of one to delete it.
+pub(crate) fn read_claimed(store: &Shared, db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option<Entry>>> {
+    let read = entry_records::read_entries(db, qid, seqs)?;
+    if !read.blocks.is_empty() {
+        let mut queues = store.queues();
+        if let Some(q) = queues.states.get_mut(&qid) {
+            for (first, n) in read.blocks {
+                q.note_block(first, n);
+            }
         }
     }
-    Ok(out)
+    Ok(read.entries)
 }
-
-/// The entries `first..=last` of queue `qid`, read with one bounded iterator.
-fn scan_entries(db: &DbRef<'_>, qid: QueueId, first: u64, last: u64) -> Result<Vec<Option<Entry>>> {
-    let mut out = vec![None; (last - first + 1) as usize];
-    let mut ro = rocksdb::ReadOptions::default();
-    ro.set_iterate_upper_bound(keys::entry_key_after(qid, last));
-    let mut it = db.db().raw_iterator_cf_opt(db.cf(CF_ENTRIES), ro);
-    it.seek(keys::entry_key(qid, first));
-    while let (Some(k), Some(v)) = (it.key(), it.value()) {
-        let seq = keys::decode_entry_seq(k)?;
-        // The bounds keep every key of the range between `first` and `last`.
-        let slot = seq.checked_sub(first).and_then(|i| out.get_mut(i as usize)).ok_or_else(|| Error::Corrupt(format!("entry key {seq} outside {first}..={last}")))?;
-        *slot = Some(keys::decode_entry(v)?);
-        it.next();
-    }
-    it.status().context(reading_entries)?;
-    Ok(out)
-}
-
-fn reading_entries() -> String {
-    "reading queue entries".to_string()
-}
-
-/// Fewer consecutive entries than this are read by point lookups: an iterator's setup (a merge
-/// over every memtable and table file) is not worth it for a handful.
-const MIN_ENTRIES_FOR_A_SCAN: usize = 4;
 
 /// How many of the payloads (of these lengths, in order) fit in `budget` bytes; the first always
 /// counts as fitting when nothing was returned before it (`already` messages), so a poll of one

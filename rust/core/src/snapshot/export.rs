@@ -16,7 +16,8 @@ use super::staging::TempFile;
 use super::{Content, Counts, ExportOptions, Header, Progress, Summary, Throttle};
 use crate::compress::{self, Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
-use crate::keys::{self, Ownership, CF_ENTRIES, CF_OBJECTS, CF_REFS};
+use crate::entry_records::PresentEntries;
+use crate::keys::{self, Ownership, CF_OBJECTS, CF_REFS};
 use crate::shared::DbRef;
 use crate::store::Store;
 
@@ -324,7 +325,7 @@ struct StoreReader<'a> {
 
 enum Phase<'a> {
     Queues,
-    Entries { index: usize, position: u64, it: RawIter<'a> },
+    Entries { index: usize, position: u64, entries: PresentEntries<'a> },
     Objects { it: RawIter<'a>, refs: RawIter<'a> },
     Maps { emitted: usize },
     MapEntries { index: usize, it: Option<RawIter<'a>> },
@@ -352,14 +353,10 @@ impl<'a> StoreReader<'a> {
         Some(it)
     }
 
-    fn entries_of(&self, index: usize) -> RawIter<'a> {
-        let id = self.queues[index].1;
-        let mut ro = read_options(self.snapshot);
-        ro.set_iterate_lower_bound(keys::entry_key(id, 0).to_vec());
-        ro.set_iterate_upper_bound(crate::store::queue_upper_bound(id));
-        let mut it = self.db.db().raw_iterator_cf_opt(self.db.cf(CF_ENTRIES), ro);
-        it.seek_to_first();
-        it
+    fn entries_of(&self, index: usize) -> Result<PresentEntries<'a>> {
+        let (name, id) = &self.queues[index];
+        let snapshot = self.snapshot;
+        PresentEntries::new(self.db.db(), || read_options(snapshot), *id, name)
     }
 
     pub fn next_item(&mut self, arena: &mut Vec<u8>) -> Result<Option<Item>> {
@@ -370,18 +367,16 @@ impl<'a> StoreReader<'a> {
                     if let Some(item) = self.take_definition(arena) {
                         return Ok(Some(item));
                     }
-                    self.phase = self.entries_phase(0);
+                    self.phase = self.entries_phase(0)?;
                 }
-                Phase::Entries { index, position, it } => {
-                    if let (Some(_), Some(v)) = (it.key(), it.value()) {
+                Phase::Entries { index, position, entries } => {
+                    if let Some((_, v)) = entries.next()? {
                         let item = Item::Entry { queue: *index as u32, position: *position, value: stash(arena, v) };
                         *position += 1;
-                        it.next();
                         return Ok(Some(item));
                     }
-                    it.status().context(|| "reading queue entries for a snapshot".into())?;
                     let next = *index + 1;
-                    self.phase = self.entries_phase(next);
+                    self.phase = self.entries_phase(next)?;
                 }
                 Phase::Objects { it, refs } => {
                     let (Some(k), Some(v)) = (it.key(), it.value()) else {
@@ -442,15 +437,15 @@ impl<'a> StoreReader<'a> {
         Some(Item::Queue { index: emitted as u32, name: stash(arena, name.as_bytes()) })
     }
 
-    fn entries_phase(&self, index: usize) -> Phase<'a> {
+    fn entries_phase(&self, index: usize) -> Result<Phase<'a>> {
         if index < self.queues.len() {
-            return Phase::Entries { index, position: 0, it: self.entries_of(index) };
+            return Ok(Phase::Entries { index, position: 0, entries: self.entries_of(index)? });
         }
         let mut it = self.db.db().raw_iterator_cf_opt(self.db.cf(CF_OBJECTS), read_options(self.snapshot));
         it.seek_to_first();
         let mut refs = self.db.db().raw_iterator_cf_opt(self.db.cf(CF_REFS), read_options(self.snapshot));
         refs.seek_to_first();
-        Phase::Objects { it, refs }
+        Ok(Phase::Objects { it, refs })
     }
 }
 
