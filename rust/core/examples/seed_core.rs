@@ -1,10 +1,11 @@
 //! Seed experiment 1 inside Rust, without JNI: where a transaction's time goes (buffering the
 //! items vs. the synced commit), beside one naive RocksDB WriteBatch with two puts per item.
 //!
-//! `cargo run --release -p rockcask-core --example seed_core -- [N] [reps] [enqueue|put|inline] [queue_cache]`
+//! `cargo run --release -p rockcask-core --example seed_core -- [N] [reps] [enqueue|put|inline] [queue_cache] [noraw]`
 //! (`put`: `put(id, bytes)` + `enqueue_id(queue, id)` with random ids, the object under its own id;
 //! `inline`: `enqueue` with each payload kept in its entry, `StoreOptions::inline_payload_bytes`;
-//! `queue_cache`: `StoreOptions::queue_cache_bytes`, its default when left out)
+//! `queue_cache`: `StoreOptions::queue_cache_bytes`, its default when left out; `noraw`: without
+//! the naive batch, so that a profile shows RockCask's transaction alone)
 
 use std::time::Instant;
 
@@ -18,6 +19,7 @@ fn main() {
     let put_mode = args.get(3).is_some_and(|m| m == "put");
     let inline_payload_bytes = if args.get(3).is_some_and(|m| m == "inline") { 1024 } else { 0 };
     let queue_cache_bytes: usize = args.get(4).map_or(StoreOptions::default().queue_cache_bytes, |s| s.parse().expect("queue_cache"));
+    let raw = args.get(5).is_none_or(|m| m != "noraw");
     let root = tempfile::tempdir().expect("temp dir");
     println!("{:>9} {:>12} {:>12} {:>12} {:>14} {:>14}", "N", "buffer ms", "commit ms", "items/s", "raw batch ms", "raw items/s");
     for rep in 0..reps {
@@ -38,6 +40,11 @@ fn main() {
         tx.commit().expect("commit");
         let t2 = Instant::now();
         store.close().expect("close");
+        let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+        if !raw {
+            println!("{:>9} {:>12.2} {:>12.2} {:>12.0}", n, ms(t0, t1), ms(t1, t2), n as f64 / (t2 - t0).as_secs_f64());
+            continue;
+        }
 
         let mut opts = Options::default();
         opts.create_if_missing(true);
@@ -55,7 +62,6 @@ fn main() {
         wo.set_sync(true);
         db.write_opt(batch, &wo).expect("write");
         let t4 = Instant::now();
-        let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
         println!(
             "{:>9} {:>12.2} {:>12.2} {:>12.0} {:>14.2} {:>14.0}",
             n,
