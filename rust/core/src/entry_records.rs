@@ -87,7 +87,8 @@ fn bounded(qid: QueueId, low: u64, high: u64) -> ReadOptions {
     ro
 }
 
-/// Fills `out` with the entries from sequence `first` on, one per slot.
+/// Fills `out` with the entries from sequence `first` on, one per slot. A failed read is an
+/// error here, before the next seek resets the iterator's status.
 fn read_run(it: &mut DBRawIteratorWithThreadMode<'_, DB>, qid: QueueId, first: u64, out: &mut [Option<Entry>], blocks: &mut Vec<(u64, u32)>) -> Result<()> {
     let last = first + (out.len() as u64 - 1);
     seek_record_holding(it, qid, first)?;
@@ -109,7 +110,7 @@ fn read_run(it: &mut DBRawIteratorWithThreadMode<'_, DB>, qid: QueueId, first: u
         }
         it.next();
     }
-    Ok(())
+    it.status().context(reading_entries)
 }
 
 /// Puts `it` on the record holding sequence `seq` of queue `qid`, or, when none does, on the
@@ -123,7 +124,11 @@ fn seek_record_holding(it: &mut DBRawIteratorWithThreadMode<'_, DB>, qid: QueueI
                 it.next();
             }
         }
-        None => it.seek(keys::entry_key(qid, seq)),
+        None => {
+            // Nothing below, or a failed read: told apart before the seek resets the status.
+            it.status().context(reading_entries)?;
+            it.seek(keys::entry_key(qid, seq));
+        }
     }
     Ok(())
 }
@@ -204,7 +209,7 @@ impl<'a> PresentEntries<'a> {
         ro.set_iterate_lower_bound(keys::entry_key(qid, presence.lowest().saturating_sub(u64::from(MAX_BLOCK_ENTRIES) - 1)).to_vec());
         ro.set_iterate_upper_bound(crate::store::queue_upper_bound(qid));
         let mut it = db.raw_iterator_cf_opt(db.cf_handle(CF_ENTRIES).expect("opened with all column families"), ro);
-        it.seek_to_first();
+        seek_record_holding(&mut it, qid, presence.lowest())?;
         Ok(PresentEntries { it, presence, record: None })
     }
 

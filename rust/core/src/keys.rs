@@ -64,9 +64,11 @@ pub fn entry_key(queue: QueueId, seq: u64) -> [u8; 12] {
 }
 
 /// Most entries one block holds, and most value bytes it holds (an entry larger than that is a
-/// record of its own). Bounded so that a point read of one entry
-/// reads little besides it, and so that recovery finds the record holding a queue's head among
-/// the keys at most `MAX_BLOCK_ENTRIES - 1` below it.
+/// record of its own). Bounded so that a point read of one entry reads little besides it, and so
+/// that recovery finds the record holding a queue's head among the keys at most
+/// `MAX_BLOCK_ENTRIES - 1` below it. The entry count is part of the layout: stores hold blocks
+/// of up to this many, and a build that lowered it would refuse them (`record_span`) and search
+/// too little below a head.
 pub const MAX_BLOCK_ENTRIES: u32 = 1024;
 pub const MAX_BLOCK_BYTES: usize = 128 << 10;
 

@@ -228,6 +228,11 @@ impl QueueState {
         self.returned.contains(&seq) || (self.head..self.tail).contains(&seq)
     }
 
+    /// Whether entry `seq` is present: claimable, or claimed by a transaction not yet committed.
+    pub fn is_present(&self, seq: u64) -> bool {
+        self.is_claimable(seq) || self.in_flight.contains(&seq)
+    }
+
     /// Claims entry `seq` wherever it is, if it is claimable (not claimed, present); entries
     /// between the head and it become handed-back ones, so they keep their turn.
     pub fn claim_exact(&mut self, seq: u64) -> bool {

@@ -579,8 +579,10 @@ pub(crate) fn cf_options(name: &str, options: &StoreOptions, cache: Option<&Cach
     o
 }
 
-/// Rebuild every queue's state from its persisted head layout plus one bounded seek for the
-/// tail. Consumed entries all lie below the persisted head, so their tombstones are never walked.
+/// Rebuild every queue's state from its persisted head layout plus a bounded seek for the
+/// tail. Consumed entries all lie below the persisted head, so their tombstones are walked only
+/// by the look for a block holding the head of a queue with no record above it, at most
+/// `MAX_BLOCK_ENTRIES - 1` of them.
 /// Then the queues' settings, their entries' delivery counts and their dead letters.
 /// Also returns the delivery records that count nothing any more (to be deleted by a writer).
 fn recover_queues(db: &DB, default_max_deliveries: u32, queue_cache_bytes: usize) -> Result<(Queues, Vec<(QueueId, u64)>)> {
@@ -602,21 +604,7 @@ fn recover_queues(db: &DB, default_max_deliveries: u32, queue_cache_bytes: usize
             Some(v) => HeadLayout::decode(&v).ok_or_else(|| Error::Corrupt(format!("head layout of queue '{name}'")))?,
             None => HeadLayout::default(),
         };
-        // The last record from the lowest first sequence a block holding the head can have: its
-        // end is the tail, unless it ends below the head (an entry handed back, its block).
-        let mut ro = ReadOptions::default();
-        ro.set_iterate_lower_bound(keys::entry_key(id, layout.head.saturating_sub(u64::from(keys::MAX_BLOCK_ENTRIES) - 1)).to_vec());
-        ro.set_iterate_upper_bound(queue_upper_bound(id));
-        let mut it = db.raw_iterator_cf_opt(entries, ro);
-        it.seek_to_last();
-        let tail = match it.key() {
-            Some(k) => {
-                let (first, n) = keys::record_span(k)?;
-                (first + u64::from(n)).max(layout.head)
-            }
-            None => layout.head,
-        };
-        it.status().context(|| format!("recovering queue '{name}'"))?;
+        let tail = recover_tail(db, entries, id, layout.head, &name)?;
         queues.next_id = queues.next_id.max(id + 1);
         queues.insert(name, QueueState::recovered(id, layout.head, tail, layout.below_head_set()));
     }
@@ -641,6 +629,28 @@ fn recover_queues(db: &DB, default_max_deliveries: u32, queue_cache_bytes: usize
     // Records that count no present entry (all consumed or counted again since): stale.
     let stale = records.into_iter().filter(|(queue, record)| queues.states.get(queue).is_none_or(|q| q.record_counts_nothing(*record))).collect();
     Ok((queues, stale))
+}
+
+/// One past the last entry of queue `id` whose head is `head`: the end of its last record from
+/// the head on; when it has none, the end of the block holding the head, if one does (its
+/// consumed entries lie below the head), else the head. The second look goes at most
+/// `MAX_BLOCK_ENTRIES - 1` keys below the head, the lowest first sequence such a block can have.
+fn recover_tail(db: &DB, entries: &rocksdb::ColumnFamily, id: QueueId, head: u64, name: &str) -> Result<u64> {
+    let last_record_end = |lowest: u64| -> Result<Option<u64>> {
+        let mut ro = ReadOptions::default();
+        ro.set_iterate_lower_bound(keys::entry_key(id, lowest).to_vec());
+        ro.set_iterate_upper_bound(queue_upper_bound(id));
+        let mut it = db.raw_iterator_cf_opt(entries, ro);
+        it.seek_to_last();
+        let end = it.key().map(keys::record_span).transpose()?.map(|(first, n)| first + u64::from(n));
+        it.status().context(|| format!("recovering queue '{name}'"))?;
+        Ok(end)
+    };
+    if let Some(end) = last_record_end(head)? {
+        return Ok(end.max(head));
+    }
+    let lowest = head.saturating_sub(u64::from(keys::MAX_BLOCK_ENTRIES) - 1);
+    Ok(if lowest < head { last_record_end(lowest)?.map_or(head, |end| end.max(head)) } else { head })
 }
 
 /// The maps' names and ids, from their `m/` records.

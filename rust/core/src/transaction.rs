@@ -416,12 +416,19 @@ impl Transaction {
         let mut out = Vec::with_capacity(seqs.len());
         if let Some(qid) = queue_id.filter(|_| !seqs.is_empty()) {
             // An entry may be consumed by another commit between the peek and this read: it is
-            // left out once its record is deleted, shown as it was at the peek until then.
+            // left out (its block may still hold it, so that is asked of the queue after the read).
+            let read = entry_records::read_entries(&db, qid, &seqs)?.entries;
+            let still: Vec<bool> = {
+                let queues = self.store.queues();
+                let q = queues.states.get(&qid);
+                seqs.iter().map(|&seq| q.is_some_and(|q| q.is_present(seq))).collect()
+            };
             let (present, entries): (Vec<(u64, u32)>, Vec<Entry>) = seqs
                 .iter()
                 .zip(failed)
-                .zip(entry_records::read_entries(&db, qid, &seqs)?.entries)
-                .filter_map(|((&seq, failed), entry)| entry.map(|e| ((seq, failed), e)))
+                .zip(read)
+                .zip(still)
+                .filter_map(|(((&seq, failed), entry), still)| entry.filter(|_| still).map(|e| ((seq, failed), e)))
                 .unzip();
             let payloads = self.buf.entry_payloads(&db, &entries)?;
             out.extend(
