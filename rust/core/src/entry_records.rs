@@ -79,7 +79,7 @@ pub(crate) fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result
 /// queue `qid`: from the lowest first sequence a block holding `low` may have, to `high`.
 fn bounded(qid: QueueId, low: u64, high: u64) -> ReadOptions {
     let mut ro = ReadOptions::default();
-    ro.set_iterate_lower_bound(keys::entry_key(qid, low.saturating_sub(u64::from(MAX_BLOCK_ENTRIES) - 1)).to_vec());
+    ro.set_iterate_lower_bound(keys::entry_key(qid, keys::lowest_block_start(low)).to_vec());
     ro.set_iterate_upper_bound(match high.checked_add(1) {
         Some(next) => keys::entry_key(qid, next).to_vec(),
         None => crate::store::queue_upper_bound(qid),
@@ -93,15 +93,14 @@ fn read_run(it: &mut DBRawIteratorWithThreadMode<'_, DB>, qid: QueueId, first: u
     let last = first + (out.len() as u64 - 1);
     seek_record_holding(it, qid, first)?;
     while let (Some(k), Some(v)) = (it.key(), it.value()) {
-        let (start, n) = keys::record_span(k)?;
-        if start > last {
+        let mut record = RecordEntries::of(k)?;
+        if record.next_seq > last {
             break;
         }
-        if k.len() == keys::BLOCK_KEY_BYTES {
-            blocks.push((start, n));
+        if record.block {
+            blocks.push((record.next_seq, (record.end - record.next_seq) as u32));
         }
-        let mut records = RecordEntries::new(k.len() == keys::BLOCK_KEY_BYTES, start, n);
-        while let Some((seq, range)) = records.next(v)? {
+        while let Some((seq, range)) = record.next(v)? {
             if let Some(slot) = seq.checked_sub(first).and_then(|i| out.get_mut(i as usize)) {
                 *slot = Some(keys::decode_entry(&v[range])?);
             } else if seq > last {
@@ -136,26 +135,34 @@ fn seek_record_holding(it: &mut DBRawIteratorWithThreadMode<'_, DB>, qid: QueueI
 /// The entries of one record, in order: `(sequence, where its value lies in the record's value)`.
 struct RecordEntries {
     block: bool,
-    next: u64,
+    /// The sequence of the next entry given, and one past the record's last.
+    next_seq: u64,
     end: u64,
+    /// Where the next entry's length lies in a block's value.
     at: usize,
 }
 
 impl RecordEntries {
+    /// The entries of the record under entry key `key`.
+    fn of(key: &[u8]) -> Result<RecordEntries> {
+        let (first, n) = keys::record_span(key)?;
+        Ok(RecordEntries::new(key.len() == keys::BLOCK_KEY_BYTES, first, n))
+    }
+
     fn new(block: bool, first: u64, n: u32) -> RecordEntries {
-        RecordEntries { block, next: first, end: first + u64::from(n), at: 0 }
+        RecordEntries { block, next_seq: first, end: first + u64::from(n), at: 0 }
     }
 
     /// The next entry of the record whose value is `value`.
     fn next(&mut self, value: &[u8]) -> Result<Option<(u64, Range<usize>)>> {
-        if self.next == self.end {
+        if self.next_seq == self.end {
             if self.block && self.at != value.len() {
                 return Err(Error::Corrupt(format!("block ending at sequence {}: {} bytes past its entries", self.end, value.len() - self.at)));
             }
             return Ok(None);
         }
-        let seq = self.next;
-        self.next += 1;
+        let seq = self.next_seq;
+        self.next_seq += 1;
         if !self.block {
             self.at = value.len();
             return Ok(Some((seq, 0..value.len())));
@@ -206,7 +213,7 @@ impl<'a> PresentEntries<'a> {
         };
         let presence = Presence { head: layout.head, below_head: layout.below_head_set() };
         let mut ro = read_options();
-        ro.set_iterate_lower_bound(keys::entry_key(qid, presence.lowest().saturating_sub(u64::from(MAX_BLOCK_ENTRIES) - 1)).to_vec());
+        ro.set_iterate_lower_bound(keys::entry_key(qid, keys::lowest_block_start(presence.lowest())).to_vec());
         ro.set_iterate_upper_bound(crate::store::queue_upper_bound(qid));
         let mut it = db.raw_iterator_cf_opt(db.cf_handle(CF_ENTRIES).expect("opened with all column families"), ro);
         seek_record_holding(&mut it, qid, presence.lowest())?;
@@ -231,8 +238,7 @@ impl<'a> PresentEntries<'a> {
                 self.it.status().context(reading_entries)?;
                 return Ok(None);
             };
-            let (first, n) = keys::record_span(k)?;
-            self.record = Some(RecordEntries::new(k.len() == keys::BLOCK_KEY_BYTES, first, n));
+            self.record = Some(RecordEntries::of(k)?);
         }
     }
 }

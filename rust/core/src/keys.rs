@@ -101,6 +101,12 @@ pub fn record_span(key: &[u8]) -> Result<(u64, u32)> {
     }
 }
 
+/// The lowest first sequence a block holding sequence `seq` can have: where a search for the
+/// record holding `seq` starts.
+pub fn lowest_block_start(seq: u64) -> u64 {
+    seq.saturating_sub(u64::from(MAX_BLOCK_ENTRIES) - 1)
+}
+
 /// Bytes of the block value of `entries`.
 pub fn block_value_len<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> usize {
     entries.into_iter().map(|e| BLOCK_ENTRY_LENGTH_BYTES + encoded_entry_len(e)).sum()

@@ -411,6 +411,11 @@ impl QueueState {
         self.blocks.insert(first, n);
     }
 
+    /// `note_block` of each `(first, n)` (the blocks a read found).
+    pub fn note_blocks(&mut self, blocks: impl IntoIterator<Item = (u64, u32)>) {
+        self.blocks.extend(blocks);
+    }
+
     /// The record deletes a commit consuming `seqs` (called once it has marked them consumed)
     /// writes: every block holding one of them that holds no present entry any more (forgotten
     /// here), and the single-entry record of each of them no known block holds.

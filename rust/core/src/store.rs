@@ -649,7 +649,7 @@ fn recover_tail(db: &DB, entries: &rocksdb::ColumnFamily, id: QueueId, head: u64
     if let Some(end) = last_record_end(head)? {
         return Ok(end.max(head));
     }
-    let lowest = head.saturating_sub(u64::from(keys::MAX_BLOCK_ENTRIES) - 1);
+    let lowest = keys::lowest_block_start(head);
     Ok(if lowest < head { last_record_end(lowest)?.map_or(head, |end| end.max(head)) } else { head })
 }
 
@@ -717,9 +717,7 @@ fn count_queue_bytes(db: &crate::shared::DbRef<'_>, queues: &mut Queues) -> Resu
     for q in queues.states.values_mut().filter(|q| q.needs_byte_count()) {
         let present = q.present_entries();
         let read = crate::entry_records::read_entries(db, q.id, &present)?;
-        for (first, n) in read.blocks {
-            q.note_block(first, n);
-        }
+        q.note_blocks(read.blocks);
         let entries: Vec<keys::Entry> = read.entries.into_iter().flatten().collect();
         let bytes = crate::buffered::counted_bytes(db, &entries)?.into_iter().sum();
         q.start_counting_bytes(bytes);

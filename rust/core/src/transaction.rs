@@ -731,9 +731,7 @@ pub(crate) fn read_claimed(store: &Shared, db: &DbRef<'_>, qid: QueueId, seqs: &
     if !read.blocks.is_empty() {
         let mut queues = store.queues();
         if let Some(q) = queues.states.get_mut(&qid) {
-            for (first, n) in read.blocks {
-                q.note_block(first, n);
-            }
+            q.note_blocks(read.blocks);
         }
     }
     Ok(read.entries)
