@@ -22,14 +22,20 @@ import org.rockcask.bench.Dirs;
  * <p>Arguments, all optional: {@code quick} (1/100 of the items and transactions: a smoke run),
  * {@code scale=X} (default 1: the full sizes), {@code workloads=queue,seed1,reads} and
  * {@code peers=NAME,...} (names as the tables print them, case, spaces and punctuation ignored:
- * {@code peers=rockcask,rockcaskputid,lmdb}). The children's classpath is the system property
- * {@code rockcask.bench.classpath} (else this JVM's).
+ * {@code peers=rockcask,rockcaskputid,lmdb}) and {@code rounds=N} (default 1: each pair runs N
+ * times, the peers' order reversed every other round, and each cell is the median of its rounds,
+ * so that no peer owes its figure to its place in the run). The children's classpath is the
+ * system property {@code rockcask.bench.classpath} (else this JVM's).
  */
 public final class PeerBenchmark {
+    /** More rounds than this would run for hours: a typo, not a plan. */
+    private static final int MAX_ROUNDS = 99;
+
     private PeerBenchmark() {}
 
     public static void main(String[] args) throws Exception {
         double scale = 1;
+        int rounds = 1;
         List<PeerWorkload> workloads = new ArrayList<>(Arrays.asList(PeerWorkload.values()));
         List<String> peers = new ArrayList<>(Peers.all().keySet());
         for (String arg : args) {
@@ -42,10 +48,15 @@ public final class PeerBenchmark {
                 for (String w : arg.substring("workloads=".length()).split(",")) {
                     workloads.add(PeerWorkload.byKey(w));
                 }
+            } else if (arg.startsWith("rounds=")) {
+                rounds = Integer.parseInt(arg.substring("rounds=".length()));
+                if (rounds < 1 || rounds > MAX_ROUNDS) {
+                    throw new IllegalArgumentException("rounds=" + rounds + ": between 1 and " + MAX_ROUNDS);
+                }
             } else if (arg.startsWith("peers=")) {
                 peers = choosePeers(arg.substring("peers=".length()).split(","));
             } else {
-                throw new IllegalArgumentException("unknown argument " + arg + " (quick, scale=X, workloads=queue,seed1,reads, peers=NAME,...)");
+                throw new IllegalArgumentException("unknown argument " + arg + " (quick, scale=X, workloads=queue,seed1,reads, peers=NAME,..., rounds=N)");
             }
         }
 
@@ -56,26 +67,37 @@ public final class PeerBenchmark {
         System.out.println("before: " + diskBefore);
 
         long start = System.nanoTime();
-        int pairs = workloads.size() * peers.size();
+        int pairs = workloads.size() * peers.size() * rounds;
         int done = 0;
         Map<PeerWorkload, Map<String, PeerResult>> results = new LinkedHashMap<>();
         for (PeerWorkload workload : workloads) {
-            Map<String, PeerResult> byPeer = new LinkedHashMap<>();
-            for (String peer : peers) {
-                done++;
-                System.out.println(String.format("[%d/%d] %s / %s (elapsed %.0f s)", done, pairs, workload.key, peer, (System.nanoTime() - start) / 1e9));
-                long t0 = System.nanoTime();
-                PeerResult r = run(root, workload, peer, scale);
-                System.out.println(String.format("        %.1f s: %s", (System.nanoTime() - t0) / 1e9, r.error != null ? r.error : summary(r.rows)));
-                byPeer.put(peer, r);
+            Map<String, List<PeerResult>> byPeer = new LinkedHashMap<>();
+            peers.forEach(peer -> byPeer.put(peer, new ArrayList<>()));
+            for (int round = 0; round < rounds; round++) {
+                List<String> order = new ArrayList<>(peers);
+                if (round % 2 == 1) {
+                    Collections.reverse(order);
+                }
+                for (String peer : order) {
+                    done++;
+                    System.out.println(String.format("[%d/%d] %s / %s%s (elapsed %.0f s)", done, pairs, workload.key, peer,
+                            rounds > 1 ? ", round " + (round + 1) : "", (System.nanoTime() - start) / 1e9));
+                    long t0 = System.nanoTime();
+                    PeerResult r = run(root, workload, peer, scale);
+                    System.out.println(String.format("        %.1f s: %s", (System.nanoTime() - t0) / 1e9, r.error != null ? r.error : summary(r.rows)));
+                    byPeer.get(peer).add(r);
+                }
             }
-            results.put(workload, byPeer);
+            Map<String, PeerResult> medians = new LinkedHashMap<>();
+            byPeer.forEach((peer, runs) -> medians.put(peer, PeerResult.median(runs)));
+            results.put(workload, medians);
         }
         String diskAfter = DiskLimits.measure(root).toString();
 
         System.out.println();
-        System.out.println(String.format("Peer benchmark, scale %s, %.0f s; each cell: rate (ratio to %s; above 1.00x the peer is faster)", scale,
-                (System.nanoTime() - start) / 1e9, PeerTable.BASELINE));
+        System.out.println(String.format("Peer benchmark, scale %s, %.0f s; each cell: %s (ratio to %s; above 1.00x the peer is faster)", scale,
+                (System.nanoTime() - start) / 1e9, rounds > 1 ? "median rate of " + rounds + " rounds, the order reversed every other round" : "rate",
+                PeerTable.BASELINE));
         System.out.println("before: " + diskBefore);
         System.out.println("after:  " + diskAfter);
         results.forEach((workload, byPeer) -> {

@@ -1,7 +1,10 @@
 package org.rockcask.bench.peers;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import org.rockcask.bench.Median;
 
 /**
  * What one (workload, peer) child reports, as one line on its standard output: its rows (label
@@ -35,6 +38,23 @@ final class PeerResult {
             root = root.getCause();
         }
         return failed(root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage()));
+    }
+
+    /**
+     * One result for the same pair run several times: each row's median over the runs, or the
+     * first run's error if any failed (a peer that fails once is not reported as working).
+     */
+    static PeerResult median(List<PeerResult> runs) {
+        for (PeerResult r : runs) {
+            if (r.error != null) {
+                return runs.size() == 1 ? r : failed("in " + runs.size() + " rounds: " + r.error);
+            }
+        }
+        Map<String, List<Double>> byLabel = new LinkedHashMap<>();
+        runs.forEach(r -> r.rows.forEach((label, rate) -> byLabel.computeIfAbsent(label, l -> new ArrayList<>()).add(rate)));
+        Map<String, Double> rows = new LinkedHashMap<>();
+        byLabel.forEach((label, rates) -> rows.put(label, Median.of(rates)));
+        return of(rows);
     }
 
     String line() {
