@@ -67,7 +67,7 @@ public final class PeerBenchmark {
         System.out.println("before: " + diskBefore);
 
         long start = System.nanoTime();
-        int pairs = workloads.size() * peers.size() * rounds;
+        int planned = workloads.size() * peers.size() * rounds;
         int done = 0;
         Map<PeerWorkload, Map<String, PeerResult>> results = new LinkedHashMap<>();
         for (PeerWorkload workload : workloads) {
@@ -80,7 +80,7 @@ public final class PeerBenchmark {
                 }
                 for (String peer : order) {
                     done++;
-                    System.out.println(String.format("[%d/%d] %s / %s%s (elapsed %.0f s)", done, pairs, workload.key, peer,
+                    System.out.println(String.format("[%d/%d] %s / %s%s (elapsed %.0f s)", done, planned, workload.key, peer,
                             rounds > 1 ? ", round " + (round + 1) : "", (System.nanoTime() - start) / 1e9));
                     long t0 = System.nanoTime();
                     PeerResult r = run(root, workload, peer, scale);
