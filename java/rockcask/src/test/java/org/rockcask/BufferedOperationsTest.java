@@ -9,6 +9,7 @@ import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -126,6 +127,44 @@ public class BufferedOperationsTest {
         assertEquals("the claimed item went back", 1, store.queueSize("q"));
         try (Transaction tx = store.begin()) {
             assertEquals(1, ByteBuffer.wrap(tx.poll("q").payload()).getInt());
+        }
+    }
+
+    @Test
+    public void itemsEnqueuedOverManyChunksAreAllPolledInOrderByTheSameTransaction() {
+        int n = 30_000; // 36-byte payloads: about 7 chunks of the 256 KiB buffer
+        try (Transaction tx = store.begin()) {
+            for (int i = 0; i < n; i++) {
+                tx.enqueue("q", item(i, 36));
+            }
+            List<Message> own = tx.poll("q", n);
+            assertEquals(n, own.size());
+            for (int i = 0; i < n; i++) {
+                assertEquals(i, ByteBuffer.wrap(own.get(i).payload()).getInt());
+            }
+            tx.commit();
+        }
+        assertEquals("polled by the transaction that enqueued them", 0, store.queueSize("q"));
+    }
+
+    @Test
+    public void closingTheStoreUnderATransactionOfManyChunksCommitsNothingAndLeavesItUsable() throws IOException {
+        Path dir = tmp.newFolder().toPath().resolve("closed-under");
+        Store s = Store.open(dir, StoreOptions.defaults());
+        Transaction tx = s.begin();
+        for (int i = 0; i < 100_000; i++) {
+            tx.enqueue("q", item(i, 36));
+        }
+        s.close();
+        assertThrows(IllegalStateException.class, tx::commit);
+        tx.close();
+        try (Store again = Store.open(dir, StoreOptions.defaults())) {
+            assertEquals(0, again.queueSize("q"));
+            try (Transaction t = again.begin()) {
+                t.enqueue("q", item(7, 4));
+                t.commit();
+            }
+            assertEquals(1, again.queueSize("q"));
         }
     }
 
