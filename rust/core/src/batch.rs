@@ -64,6 +64,21 @@ impl BatchRep {
         BatchRep { rep, count: 0 }
     }
 
+    /// An empty batch in `spare`'s memory when it has room for `bytes` more (else in new memory).
+    pub fn reusing(mut spare: Vec<u8>, bytes: usize) -> BatchRep {
+        if spare.capacity() < HEADER + bytes {
+            return BatchRep::with_capacity(bytes);
+        }
+        spare.clear();
+        spare.resize(HEADER, 0);
+        BatchRep { rep: spare, count: 0 }
+    }
+
+    /// The batch's memory, for `reusing`.
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.rep
+    }
+
     fn record(&mut self, kind: u8, cf: u32, key: &[u8]) {
         self.rep.push(kind);
         put_varint32(&mut self.rep, cf);
@@ -127,14 +142,15 @@ impl BatchRep {
 
     /// Append every record of `other`; into an empty batch, `other` is moved rather than copied
     /// (a commit of 10^5 entries is a 5 MB batch, and copying it into fresh memory costs page
-    /// faults as well as the copy).
-    pub fn append(&mut self, other: BatchRep) {
+    /// faults as well as the copy). Returns `other`'s memory when it was copied (for `reusing`).
+    pub fn append(&mut self, other: BatchRep) -> Option<Vec<u8>> {
         if self.count == 0 && self.rep.len() == HEADER {
             *self = other;
-            return;
+            return None;
         }
         self.rep.extend_from_slice(&other.rep[HEADER..]);
         self.count += other.count;
+        Some(other.rep)
     }
 
     pub fn to_write_batch(&mut self) -> WriteBatch {

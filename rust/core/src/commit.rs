@@ -24,14 +24,16 @@ impl Buffered {
         self.check_map_reads(store, &serial)?;
         self.check_relied_objects(db, &serial)?;
         let outcomes = self.decide_references(db, &serial)?;
-        let mut tail = BatchRep::with_capacity(self.tail_bytes());
+        let mut tail = BatchRep::reusing(std::mem::take(&mut serial.spare_batch), self.tail_bytes());
         let map_outcomes = self.write_maps(store, db, &serial, &mut tail)?;
         let appends = self.reserve_and_record(store, &mut tail, &outcomes);
         // Read from the batch before it is taken below.
         let objects_written = self.cacheable_objects_written(store);
         let pending_marks = self.pending_marks(&serial, &outcomes);
         let mut batch = if self.objects_in_key_order { std::mem::take(&mut self.batch) } else { self.objects_sorted_by_id(store.cf_ids()) };
-        batch.append(tail);
+        if let Some(copied) = batch.append(tail) {
+            serial.keep_spare_batch(copied);
+        }
         // Before it is queued: from then on the group writing it may write it at any moment.
         let map_marks = store.map_cache().begin_writes(crate::map_commit::cached_keys_written(store, &map_outcomes));
         let object_marks = store.object_cache().begin_writes(objects_written.iter().map(Uuid::as_bytes));
@@ -460,9 +462,10 @@ pub(crate) fn wait_written(store: &Shared, db: &DbRef<'_>, ticket: u64) -> Resul
 fn write_group(store: &Shared, db: &DbRef<'_>, group: &mut [(u64, Prepared)]) -> Result<()> {
     let last = group.last().map_or(0, |g| g.0);
     let mut all = BatchRep::default();
+    let mut copied = Vec::new();
     for (_, prepared) in group.iter_mut() {
         // Not needed once written, nor if the write fails (the commits fail with it).
-        all.append(std::mem::take(&mut prepared.batch));
+        copied.extend(all.append(std::mem::take(&mut prepared.batch)));
     }
     #[cfg(test)]
     if store.group_commit().fail_next_write.swap(false, std::sync::atomic::Ordering::SeqCst) {
@@ -488,6 +491,9 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &mut [(u64, Prepared)]) ->
     }
     // What these commits did to objects is on disk now; keep only later commits' marks.
     let mut serial = store.commit_lock();
+    for buffer in copied.into_iter().chain([all.into_buffer()]) {
+        serial.keep_spare_batch(buffer);
+    }
     serial.pending_objects.retain(|_, (_, ticket)| *ticket > last);
     serial.maps.pending.retain(|_, (_, ticket)| *ticket > last);
     Ok(())
@@ -642,5 +648,35 @@ mod tests {
         first.restore_claims();
         second.restore_claims();
         assert_eq!(numbers(&store.begin().unwrap().peek("q", 10).unwrap()), vec![0, 1, 2, 3]);
+    }
+
+    /// A written batch's memory goes to the next commit, unless it is beyond
+    /// `MAX_SPARE_BATCH_BYTES`; what the commits write is unchanged by it.
+    #[test]
+    fn a_written_batchs_memory_is_kept_for_the_next_commit_up_to_its_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path());
+        let spare = || store.shared.commit_lock().spare_batch.capacity();
+        assert_eq!(spare(), 0);
+        let mut tx = store.begin().unwrap();
+        for i in 0..10_000u32 {
+            tx.enqueue("q", &i.to_be_bytes()).unwrap();
+        }
+        tx.commit().unwrap();
+        let kept = spare();
+        assert!(kept > 10_000 * 20, "kept {kept} bytes");
+        let mut small = store.begin().unwrap();
+        small.enqueue("q", b"small").unwrap();
+        small.commit().unwrap();
+        assert_eq!(spare(), kept, "a small commit used it and gave it back");
+        let mut big = store.begin().unwrap();
+        big.put(uuid::Uuid::now_v7(), &vec![7u8; crate::group_commit::MAX_SPARE_BATCH_BYTES]).unwrap();
+        big.commit().unwrap();
+        assert_eq!(spare(), kept, "a batch beyond the limit is not kept");
+        let mut tx = store.begin().unwrap();
+        let polled = tx.poll("q", 20_000).unwrap();
+        assert_eq!(polled.len(), 10_001);
+        assert_eq!(polled[9_999].payload.as_deref(), Some(&9_999u32.to_be_bytes()[..]));
+        assert_eq!(polled[10_000].payload.as_deref(), Some(&b"small"[..]));
     }
 }

@@ -47,6 +47,23 @@ pub(crate) struct CommitState {
     /// whether the objects it consumes are still queue-owned (`Buffered::decide_references`).
     pub last_delete: Option<u64>,
     pub maps: crate::maps::MapCommitState,
+    /// The memory of the last written batch (`BatchRep::reusing`), for the next commit's
+    /// entries: a large commit in fresh memory pays a page fault per 4 KiB on top of the copy.
+    pub spare_batch: Vec<u8>,
+}
+
+/// A written batch's memory is kept for the next commit up to this size (a commit of 10^5
+/// small entries is about 6 MB).
+pub(crate) const MAX_SPARE_BATCH_BYTES: usize = 16 << 20;
+
+impl CommitState {
+    /// Keeps `buffer` for the next commit, unless it is larger than `MAX_SPARE_BATCH_BYTES` or
+    /// smaller than the one kept.
+    pub fn keep_spare_batch(&mut self, buffer: Vec<u8>) {
+        if buffer.capacity() <= MAX_SPARE_BATCH_BYTES && buffer.capacity() > self.spare_batch.capacity() {
+            self.spare_batch = buffer;
+        }
+    }
 }
 
 /// A prepared commit waiting to be written.
