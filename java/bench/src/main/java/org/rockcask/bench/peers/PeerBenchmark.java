@@ -94,10 +94,11 @@ public final class PeerBenchmark {
         }
         String diskAfter = DiskLimits.measure(root).toString();
 
+        String baseline = results.isEmpty() ? null : PeerTable.baseline(results.values().iterator().next().keySet());
         System.out.println();
         System.out.println(String.format("Peer benchmark, scale %s, %.0f s; each cell: %s (ratio to %s; above 1.00x the peer is faster)", scale,
                 (System.nanoTime() - start) / 1e9, rounds > 1 ? "median rate of " + rounds + " rounds, the order reversed every other round" : "rate",
-                PeerTable.BASELINE));
+                baseline == null ? "no RockCask column: none ran" : baseline));
         System.out.println("before: " + diskBefore);
         System.out.println("after:  " + diskAfter);
         results.forEach((workload, byPeer) -> {

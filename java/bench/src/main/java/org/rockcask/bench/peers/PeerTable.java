@@ -8,7 +8,8 @@ import java.util.Set;
 
 /**
  * One workload's table: a row per size or variant, a column per peer, each cell the rate and its
- * ratio to RockCask's (above 1.00x: the peer is faster). A failed peer's cell holds its error,
+ * ratio to the baseline's (above 1.00x: the peer is faster): RockCask, or when it did not run the
+ * first RockCask variant that did ({@link #baseline}). A failed peer's cell holds its error,
  * shortened; the whole error follows the table.
  */
 final class PeerTable {
@@ -17,11 +18,26 @@ final class PeerTable {
 
     private PeerTable() {}
 
+    /** The column the others are compared with, among {@code peers}; null when no RockCask ran. */
+    static String baseline(Iterable<String> peers) {
+        String first = null;
+        for (String peer : peers) {
+            if (peer.equals(BASELINE)) {
+                return peer;
+            }
+            if (first == null && peer.startsWith(BASELINE)) {
+                first = peer;
+            }
+        }
+        return first;
+    }
+
     /** {@code results}: peer name -> result, in column order. */
     static String format(PeerWorkload workload, Map<String, PeerResult> results) {
         Set<String> labels = new LinkedHashSet<>();
         results.values().forEach(r -> labels.addAll(r.rows.keySet()));
-        PeerResult baseline = results.get(BASELINE);
+        String baselineName = baseline(results.keySet());
+        PeerResult baseline = baselineName == null ? null : results.get(baselineName);
 
         List<String[]> lines = new ArrayList<>();
         List<String> header = new ArrayList<>();
@@ -31,13 +47,13 @@ final class PeerTable {
         for (String label : labels) {
             List<String> cells = new ArrayList<>();
             cells.add(label);
-            results.forEach((peer, r) -> cells.add(cell(peer, r, baseline, label)));
+            results.forEach((peer, r) -> cells.add(cell(peer.equals(baselineName), r, baseline, label)));
             lines.add(cells.toArray(new String[0]));
         }
         if (labels.isEmpty()) {
             List<String> cells = new ArrayList<>();
             cells.add("-");
-            results.forEach((peer, r) -> cells.add(cell(peer, r, baseline, "-")));
+            results.forEach((peer, r) -> cells.add(cell(peer.equals(baselineName), r, baseline, "-")));
             lines.add(cells.toArray(new String[0]));
         }
 
@@ -62,7 +78,7 @@ final class PeerTable {
         return b.toString();
     }
 
-    private static String cell(String peer, PeerResult r, PeerResult baseline, String label) {
+    private static String cell(boolean isBaseline, PeerResult r, PeerResult baseline, String label) {
         if (r.error != null) {
             return r.error.length() > ERROR_CELL_CHARS ? r.error.substring(0, ERROR_CELL_CHARS - 3) + "..." : r.error;
         }
@@ -72,7 +88,7 @@ final class PeerTable {
         }
         String value = String.format("%,.0f", rate);
         Double base = baseline == null ? null : baseline.rows.get(label);
-        if (peer.equals(BASELINE) || base == null) {
+        if (isBaseline || base == null) {
             return value;
         }
         return String.format("%s (%.2fx)", value, rate / base);
