@@ -489,13 +489,21 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &mut [(u64, Prepared)]) ->
         }
         store.notify_arrivals();
     }
+    // The largest buffer may be kept for the next commit; the others are freed here, before
+    // the commit lock is taken, so that their `munmap` does not hold up commits being prepared.
+    let largest = copied
+        .into_iter()
+        .chain([all.into_buffer()])
+        .filter(|b| b.capacity() <= crate::group_commit::MAX_SPARE_BATCH_BYTES)
+        .max_by_key(Vec::capacity)
+        .unwrap_or_default();
     // What these commits did to objects is on disk now; keep only later commits' marks.
     let mut serial = store.commit_lock();
-    for buffer in copied.into_iter().chain([all.into_buffer()]) {
-        serial.keep_spare_batch(buffer);
-    }
+    let not_kept = serial.keep_spare_batch(largest);
     serial.pending_objects.retain(|_, (_, ticket)| *ticket > last);
     serial.maps.pending.retain(|_, (_, ticket)| *ticket > last);
+    drop(serial);
+    drop(not_kept);
     Ok(())
 }
 

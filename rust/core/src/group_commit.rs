@@ -58,11 +58,13 @@ pub(crate) const MAX_SPARE_BATCH_BYTES: usize = 16 << 20;
 
 impl CommitState {
     /// Keeps `buffer` for the next commit, unless it is larger than `MAX_SPARE_BATCH_BYTES` or
-    /// smaller than the one kept.
-    pub fn keep_spare_batch(&mut self, buffer: Vec<u8>) {
+    /// smaller than the one kept; returns the buffer not kept, for the caller to free once it
+    /// has released the commit lock (freeing megabytes is an `munmap`).
+    pub fn keep_spare_batch(&mut self, buffer: Vec<u8>) -> Vec<u8> {
         if buffer.capacity() <= MAX_SPARE_BATCH_BYTES && buffer.capacity() > self.spare_batch.capacity() {
-            self.spare_batch = buffer;
+            return std::mem::replace(&mut self.spare_batch, buffer);
         }
+        buffer
     }
 }
 
