@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: Rust unit and store tests, the JUnit suites (under -Xcheck:jni), Flink's own
+# Runs every test: formatting and lints (cargo fmt --check, cargo clippy with warnings denied),
+# Rust unit and store tests, the JUnit suites (under -Xcheck:jni), Flink's own
 # connector test suites (JUnit 5, through the console launcher), then publishes to mavenLocal,
 # checks what landed there (POMs, sources and javadoc jars, module names) and runs the example
 # consumer projects (native API, Tokyo Cabinet drop-in, Flink job, and the native API from Maven
@@ -27,6 +28,8 @@ step() {
     fi
 }
 
+step fmt cargo fmt --all --check
+step clippy cargo clippy --release --locked --workspace --all-targets -- -D warnings
 step rust cargo test --release --locked --workspace
 step java $gradle test publishToMavenLocal
 step published-jars $gradle checkMavenLocal
@@ -44,6 +47,10 @@ while read -r p f; do
 done < <(
     sed -n 's/^test result: [a-zA-Z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1 \2/p' "$logs/rust.log"
     sed -n 's/^[a-z-]*: \([0-9]*\) passed, \([0-9]*\) failed, [0-9]* skipped$/\1 \2/p' "$logs/java.log" "$logs/flink-suites.log"
+    # Formatting and lints count as one check each.
+    for check in fmt clippy; do
+        if printf '%s\n' "${failed_steps[@]:-}" | grep -qx "$check"; then echo "0 1"; else echo "1 0"; fi
+    done
     for example in published-jars example dropin-example flink-example maven-example; do
         if grep -q '^CHECK OK' "$logs/$example.log"; then echo "1 0"; else echo "0 1"; fi
     done

@@ -49,3 +49,13 @@ if [ "$rust_minor" -lt 89 ]; then
     echo "setup: $(rustc --version) is too old; RockCask needs >= 1.89 (rustup update)" >&2
     exit 1
 fi
+# `make test` checks formatting and lints (cargo fmt --check, cargo clippy): both come with
+# rustup's default profile; a minimal profile lacks them.
+if command -v rustup >/dev/null; then
+    for component in rustfmt clippy; do
+        if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then
+            echo "setup: adding the Rust component $component"
+            rustup component add "$component"
+        fi
+    done
+fi
