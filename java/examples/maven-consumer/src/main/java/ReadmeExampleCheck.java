@@ -12,8 +12,9 @@ import org.rockcask.Transaction;
 
 /**
  * Runs README.md's example (ReadmeExample, its code as written there) on a new store, then opens
- * the store again and checks that it holds what the example wrote: prints CHECK OK, or what
- * differs and exits with status 1.
+ * the store again and checks that it holds what the example wrote, and that RockCask ran as the
+ * module the jar declares (named org.rockcask, not an automatic module, its internals not
+ * exported to everyone): prints CHECK OK, or what differs and exits with status 1.
  */
 public class ReadmeExampleCheck {
     public static void main(String[] args) throws Exception {
@@ -26,6 +27,12 @@ public class ReadmeExampleCheck {
         ReadmeExample.main(new String[] {storeDir.toString()});
 
         List<String> problems = new ArrayList<>();
+        Module rockcask = Store.class.getModule();
+        expect(problems, "RockCask's module", "org.rockcask", rockcask.getName());
+        if (rockcask.isNamed()) {
+            expect(problems, "RockCask's module is automatic", false, rockcask.getDescriptor().isAutomatic());
+            expect(problems, "org.rockcask.internal is exported to everyone", false, rockcask.isExported("org.rockcask.internal"));
+        }
         try (Store store = Store.open(storeDir, StoreOptions.defaults()); Transaction tx = store.begin()) {
             expect(problems, "queues", Arrays.asList("count.in", "index.in", "parse.out"), store.queues());
             expect(problems, "parse.out payloads", new ArrayList<String>(), payloads(tx.peek("parse.out", 10)));

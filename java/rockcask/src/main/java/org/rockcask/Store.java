@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
-import org.rockcask.internal.MetricsBeans;
 import org.rockcask.internal.MetricsNative;
 import org.rockcask.internal.NativeResource;
 import org.rockcask.internal.SnapshotNative;

@@ -5,10 +5,13 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import org.rockcask.internal.MetricsNative;
-import org.rockcask.internal.MetricsSource;
 
-/** A store's figures for its JMX beans, holding the store only weakly (see {@link MetricsSource}). */
-final class StoreMetricsSource implements MetricsSource {
+/**
+ * What a store's JMX beans read from it. It holds the store only weakly, so that a store
+ * forgotten without {@code close()} can still be collected (its beans are then unregistered by
+ * the next refresh).
+ */
+final class StoreMetricsSource {
     private final WeakReference<Store> store;
     private final String path;
     private final boolean readOnly;
@@ -27,40 +30,37 @@ final class StoreMetricsSource implements MetricsSource {
         return s;
     }
 
-    @Override
-    public String storePath() {
+    String storePath() {
         return path;
     }
 
-    @Override
-    public boolean readOnly() {
+    boolean readOnly() {
         return readOnly;
     }
 
-    @Override
-    public StoreMetrics store() {
+    /** The store's own figures (no queues); IllegalStateException once the store is closed or gone. */
+    StoreMetrics store() {
         return new StoreMetrics(open().handle().call(MetricsNative::store), Collections.emptyList());
     }
 
-    @Override
-    public Optional<QueueMetrics> queue(String name) {
+    /** One queue's figures; empty when the store lists no such queue. */
+    Optional<QueueMetrics> queue(String name) {
         byte[] utf8 = Wire.queueName(name);
         long[] v = open().handle().call(h -> MetricsNative.queue(h, utf8));
         return v.length == 0 ? Optional.empty() : Optional.of(new QueueMetrics(name, v));
     }
 
-    @Override
-    public long queueSetVersion() {
+    /** Changes whenever a queue appears or is forgotten. */
+    long queueSetVersion() {
         return open().handle().call(MetricsNative::queueSetVersion);
     }
 
-    @Override
-    public List<String> queueNames() {
+    List<String> queueNames() {
         return open().queues();
     }
 
-    @Override
-    public boolean isGone() {
+    /** Closed, or collected without being closed. */
+    boolean isGone() {
         Store s = store.get();
         return s == null || s.isClosed();
     }

@@ -15,6 +15,9 @@ public final class DataFrame<C> {
     private final List<String> names = new ArrayList<>();
     private final List<C> columns = new ArrayList<>();
 
+    /** An empty frame. */
+    public DataFrame() {}
+
     /** Adds a column at the end; returns this frame. */
     public DataFrame<C> add(String name, C column) {
         if (name == null || column == null) {

@@ -1,6 +1,5 @@
-package org.rockcask.internal;
+package org.rockcask;
 
-import org.rockcask.QueueMetrics;
 import org.rockcask.management.QueueMXBean;
 
 /** A queue's {@link QueueMXBean}: each read brings the store's queue beans up to date, then reads the queue. */

@@ -1,4 +1,4 @@
-package org.rockcask.internal;
+package org.rockcask;
 
 import java.lang.management.ManagementFactory;
 import java.util.HashMap;
@@ -18,11 +18,11 @@ import javax.management.ObjectName;
  * which costs one native call when no queue appeared or went. Refreshed whenever one of its
  * beans is read and every second by {@link BeanRefresher}.
  */
-public final class MetricsBeans implements AutoCloseable {
+final class MetricsBeans implements AutoCloseable {
     static final String DOMAIN = "org.rockcask";
 
     private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-    private final MetricsSource source;
+    private final StoreMetricsSource source;
     /** {@code ""}, or {@code ",instance=N"} for a second store open at the same path. */
     private final String instance;
     private final ObjectName storeName;
@@ -31,14 +31,14 @@ public final class MetricsBeans implements AutoCloseable {
     private long version = Long.MIN_VALUE;
     private boolean closed;
 
-    private MetricsBeans(MetricsSource source, String instance, ObjectName storeName) {
+    private MetricsBeans(StoreMetricsSource source, String instance, ObjectName storeName) {
         this.source = source;
         this.instance = instance;
         this.storeName = storeName;
     }
 
     /** Registers the beans of {@code source}'s store; close the result when the store closes. */
-    public static MetricsBeans register(MetricsSource source) {
+    static MetricsBeans register(StoreMetricsSource source) {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         for (int n = 1;; n++) {
             String instance = n == 1 ? "" : ",instance=" + n;
@@ -70,7 +70,7 @@ public final class MetricsBeans implements AutoCloseable {
         }
     }
 
-    MetricsSource source() {
+    StoreMetricsSource source() {
         return source;
     }
 

@@ -1,7 +1,5 @@
-package org.rockcask.internal;
+package org.rockcask;
 
-import org.rockcask.Distribution;
-import org.rockcask.StoreMetrics;
 import org.rockcask.management.StoreMXBean;
 
 /** A store's {@link StoreMXBean}: each read brings the store's queue beans up to date, then reads the store. */

@@ -1,4 +1,4 @@
-package org.rockcask.internal;
+package org.rockcask;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
