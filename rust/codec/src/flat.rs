@@ -258,7 +258,7 @@ mod tests {
         let owned: Vec<ColumnRef<'_>> = d.columns.iter().map(Column::as_ref).collect();
         assert_eq!(format!("{columns:?}"), format!("{owned:?}"));
         assert!(read_borrowed(&bytes[..n - 8]).is_err());
-        assert!(read_borrowed(&buf[1..n + 1]).unwrap().is_none() || (buf.as_ptr() as usize + 1) % 8 == 0);
+        assert!(read_borrowed(&buf[1..n + 1]).unwrap().is_none() || (buf.as_ptr() as usize + 1).is_multiple_of(8));
         assert!(read(&buf[..n - 8]).is_err());
     }
 }
