@@ -1,10 +1,13 @@
-package org.rockcask.internal;
+package org.rockcask;
+
+import org.rockcask.internal.NativeLibrary;
 
 /**
  * The native calls reading a store's figures (declared in {@code rust/jni/src/metrics.rs},
- * registered when this class initializes; slot orders in {@code org.rockcask.Wire}).
+ * registered when this class initializes; slot orders in {@link Wire}). Package-private, as
+ * every native class: a handle is trusted to come from {@link Store}.
  */
-public final class MetricsNative {
+final class MetricsNative {
     static {
         NativeLibrary.register(MetricsNative.class);
     }
@@ -12,17 +15,18 @@ public final class MetricsNative {
     private MetricsNative() {}
 
     /**
-     * Everything, packed (big-endian): the store record's longs, then i32 queue count, then per
-     * queue i32 name length, UTF-8 name and the {@code QUEUE_} slots.
+     * Everything, packed as {@link StoreMetrics#unpack} reads it (big-endian): the store record's
+     * longs, then i32 queue count, then per queue i32 name length, UTF-8 name and the
+     * {@code QUEUE_} slots.
      */
-    public static native byte[] snapshot(long store);
+    static native byte[] snapshot(long store);
 
     /** The store record alone: the {@code METRICS_} slots, then the {@code SUMMARY_} blocks. */
-    public static native long[] store(long store);
+    static native long[] store(long store);
 
     /** The {@code QUEUE_} slots of the queue named {@code name} (UTF-8); empty when there is no such queue. */
-    public static native long[] queue(long store, byte[] name);
+    static native long[] queue(long store, byte[] name);
 
     /** Changes whenever a queue appears or is forgotten. */
-    public static native long queueSetVersion(long store);
+    static native long queueSetVersion(long store);
 }

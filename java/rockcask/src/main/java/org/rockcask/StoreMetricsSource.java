@@ -4,7 +4,6 @@ import java.lang.ref.WeakReference;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import org.rockcask.internal.MetricsNative;
 import org.rockcask.internal.MetricsSource;
 
 /** A store's figures for its JMX beans, holding the store only weakly (see {@link MetricsSource}). */

@@ -1,22 +1,16 @@
-package org.rockcask.internal;
+package org.rockcask;
 
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import static org.rockcask.StaleClasses.childFirst;
+import static org.rockcask.StaleClasses.copyClassFile;
+
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.HashSet;
-import java.util.Set;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -32,12 +26,13 @@ public class NativeRegistrationTest {
 
     @Test
     public void aNativeDeclaredWithOtherParameterTypesFailsAtRegistrationNamingIt() throws Exception {
-        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> load("org.rockcask.internal.StoreNative",
-                "package org.rockcask.internal; public final class StoreNative {"
-                        + " static { NativeLibrary.register(StoreNative.class); }"
-                        + " public static native long open(byte[] path, long[] options); }"));
-        assertTrue(e.getMessage(), e.getMessage().contains("org.rockcask.internal.StoreNative"));
-        assertTrue(e.getMessage(), e.getMessage().contains("open([B[B)J"));
+        // A jar of before StoreOptions crossed as a long[] record, beside today's library.
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> load("org.rockcask.StoreNative",
+                "package org.rockcask; final class StoreNative {"
+                        + " static { org.rockcask.internal.NativeLibrary.register(StoreNative.class); }"
+                        + " static native long open(byte[] path, byte[] options); }"));
+        assertTrue(e.getMessage(), e.getMessage().contains("org.rockcask.StoreNative"));
+        assertTrue(e.getMessage(), e.getMessage().contains("open([B[J[B)J"));
     }
 
     @Test
@@ -46,7 +41,7 @@ public class NativeRegistrationTest {
         StringBuilder natives = new StringBuilder();
         for (Method m : TransactionNative.class.getDeclaredMethods()) {
             if (Modifier.isNative(m.getModifiers())) {
-                natives.append(" public static native ").append(m.getReturnType().getCanonicalName()).append(' ').append(m.getName()).append('(');
+                natives.append(" static native ").append(m.getReturnType().getCanonicalName()).append(' ').append(m.getName()).append('(');
                 Class<?>[] types = m.getParameterTypes();
                 for (int i = 0; i < types.length; i++) {
                     natives.append(i == 0 ? "" : ", ").append(types[i].getCanonicalName()).append(" p").append(i);
@@ -54,20 +49,20 @@ public class NativeRegistrationTest {
                 natives.append(");");
             }
         }
-        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> load("org.rockcask.internal.TransactionNative",
-                "package org.rockcask.internal; public final class TransactionNative {"
-                        + " static { NativeLibrary.register(TransactionNative.class); }" + natives
-                        + " public static native void commitTwice(long tx); }"));
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> load("org.rockcask.TransactionNative",
+                "package org.rockcask; final class TransactionNative {"
+                        + " static { org.rockcask.internal.NativeLibrary.register(TransactionNative.class); }" + natives
+                        + " static native void commitTwice(long tx); }"));
         assertTrue(e.getMessage(), e.getMessage().contains("does not have: commitTwice"));
     }
 
     @Test
     public void aClassWithoutATableIsRefused() throws Exception {
-        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> load("org.rockcask.internal.UnknownNative",
-                "package org.rockcask.internal; public final class UnknownNative {"
-                        + " static { NativeLibrary.register(UnknownNative.class); }"
-                        + " public static native void go(); }"));
-        assertTrue(e.getMessage(), e.getMessage().contains("no native methods are declared for class org.rockcask.internal.UnknownNative"));
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> load("org.rockcask.UnknownNative",
+                "package org.rockcask; final class UnknownNative {"
+                        + " static { org.rockcask.internal.NativeLibrary.register(UnknownNative.class); }"
+                        + " static native void go(); }"));
+        assertTrue(e.getMessage(), e.getMessage().contains("no native methods are declared for class org.rockcask.UnknownNative"));
     }
 
     @Test
@@ -81,11 +76,35 @@ public class NativeRegistrationTest {
         assertTrue(e.getMessage(), e.getMessage().contains("org/rockcask/Wire.MAX_PAYLOAD_BYTES is 536870912 in Java but 1073741824 in the native library"));
     }
 
+    @Test
+    public void aMapLimitThatDiffersFromTheLibrarysFailsAtRegistrationNamingBothValues() throws Exception {
+        // The real MapNative, beside a TxMap whose key limit is not the library's.
+        Path classes = compile("org.rockcask.TxMap", "package org.rockcask; public final class TxMap {"
+                + " public static final int MAX_KEY_BYTES = 32 << 10; }");
+        copyClassFile(MapNative.class, classes);
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class,
+                () -> Class.forName(MapNative.class.getName(), true, childFirst(classes, "org.rockcask.TxMap", MapNative.class.getName())));
+        assertTrue(e.getMessage(), e.getMessage().contains("org/rockcask/TxMap.MAX_KEY_BYTES is 32768 in Java but 65536 in the native library"));
+    }
+
     /** The real classes register: each native class of this jar initializes. */
     @Test
     public void everyNativeClassOfTheJarRegisters() throws Exception {
-        for (Class<?> c : Arrays.asList(StoreNative.class, TransactionNative.class, SnapshotNative.class)) {
+        for (Class<?> c : Arrays.asList(StoreNative.class, TransactionNative.class, SnapshotNative.class, MapNative.class, MetricsNative.class,
+                Class.forName("org.rockcask.codec.CodecNative", false, NativeRegistrationTest.class.getClassLoader()))) {
             Class.forName(c.getName(), true, c.getClassLoader());
+        }
+    }
+
+    /** Natives take handles on trust: only RockCask's own classes may reach them. */
+    @Test
+    public void noNativeClassOrMethodIsPublic() throws Exception {
+        for (Class<?> c : Arrays.asList(StoreNative.class, TransactionNative.class, SnapshotNative.class, MapNative.class, MetricsNative.class,
+                Class.forName("org.rockcask.codec.CodecNative", false, NativeRegistrationTest.class.getClassLoader()))) {
+            assertTrue(c.getName(), !Modifier.isPublic(c.getModifiers()));
+            for (Method m : c.getDeclaredMethods()) {
+                assertTrue(c.getName() + "." + m.getName(), !Modifier.isPublic(m.getModifiers()) && !Modifier.isProtected(m.getModifiers()));
+            }
         }
     }
 
@@ -95,39 +114,6 @@ public class NativeRegistrationTest {
     }
 
     private Path compile(String name, String source) throws IOException {
-        Path src = tmp.newFolder().toPath();
-        Path out = tmp.newFolder().toPath();
-        Path file = src.resolve(name.substring(name.lastIndexOf('.') + 1) + ".java");
-        Files.write(file, source.getBytes(StandardCharsets.UTF_8));
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        int rc = javac.run(null, null, null, "-cp", System.getProperty("java.class.path"), "-d", out.toString(), file.toString());
-        assertTrue("javac failed on " + source, rc == 0);
-        return out;
-    }
-
-    private static void copyClassFile(Class<?> c, Path classes) throws IOException {
-        String resource = c.getName().replace('.', '/') + ".class";
-        Path target = classes.resolve(resource);
-        Files.createDirectories(target.getParent());
-        try (InputStream in = c.getClassLoader().getResourceAsStream(resource)) {
-            Files.copy(in, target);
-        }
-    }
-
-    /** Defines {@code names} from {@code classes} itself; everything else comes from this test's loader. */
-    private static ClassLoader childFirst(Path classes, String... names) throws IOException {
-        Set<String> own = new HashSet<>(Arrays.asList(names));
-        return new URLClassLoader(new URL[] {classes.toUri().toURL()}, NativeRegistrationTest.class.getClassLoader()) {
-            @Override
-            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-                synchronized (getClassLoadingLock(name)) {
-                    if (own.contains(name)) {
-                        Class<?> c = findLoadedClass(name);
-                        return c != null ? c : findClass(name);
-                    }
-                    return super.loadClass(name, resolve);
-                }
-            }
-        };
+        return StaleClasses.compile(tmp, name, source);
     }
 }
