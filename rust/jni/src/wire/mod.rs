@@ -3,12 +3,20 @@
 //! written in Java by `org.rockcask.Wire` (the pending operations by `org.rockcask.PendingOps`,
 //! the drop-in's lists by `tokyocabinet.CasketNative` and `tokyocabinet.internal.PackedPutdups`).
 //!
+//! Both sides are checked against the same bytes: `golden.rs` writes golden vectors from the
+//! functions here into `tests/golden/packed-layouts.tsv` (and fails when the file differs from
+//! what they produce), and the JUnit tests of both jars decode each vector, compare the values
+//! with the ones written beside it, and encode them again byte for byte.
+//!
 //! No JNI here: bytes in, bytes out.
 
 mod messages;
 mod metrics;
 mod pending;
 mod queues;
+
+#[cfg(test)]
+mod golden;
 
 pub use messages::{pack_messages, payload_budget};
 pub use metrics::pack_metrics;
