@@ -95,11 +95,12 @@ fn names(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<Vec<u8>> {
 /// Keys packed by `MapNative.getAll`'s caller (`Wire.list`); at most `MAX_BATCH_ITEMS`, none
 /// absent.
 fn unpack_keys(buf: &[u8]) -> BridgeResult<Vec<Vec<u8>>> {
-    let keys = wire::unpack_list(buf)?;
+    let absent = || BridgeError::InvalidArgument("an absent map key".into());
+    let keys = wire::unpack_list_with(buf, |k| k.map(<[u8]>::to_vec).ok_or_else(absent))?;
     if keys.len() > MAX_BATCH_ITEMS {
         return Err(BridgeError::InvalidArgument(format!("{} keys are more than the {MAX_BATCH_ITEMS} one call reads", keys.len())));
     }
-    keys.into_iter().map(|k| k.map(<[u8]>::to_vec).ok_or_else(|| BridgeError::InvalidArgument("an absent map key".into()))).collect()
+    Ok(keys)
 }
 
 #[cfg(test)]

@@ -52,6 +52,14 @@ pub fn pack_pairs(pairs: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
 /// The items of a list in the list layout; an absent item is `None`. Every length is checked
 /// against the bytes there: nothing is allocated by what the list says.
 pub fn unpack_list(packed: &[u8]) -> BridgeResult<Vec<Option<&[u8]>>> {
+    unpack_list_with(packed, Ok)
+}
+
+/// `item` of each item of a list in the list layout, in order, as `unpack_list` reads them.
+pub fn unpack_list_with<'p, T>(
+    packed: &'p [u8],
+    mut item: impl FnMut(Option<&'p [u8]>) -> BridgeResult<T>,
+) -> BridgeResult<Vec<T>> {
     let bad = |what: &str| BridgeError::InvalidArgument(format!("packed list of {} bytes: {what}", packed.len()));
     let word = |at: usize| packed.get(at..at + 4).map(|b| i32::from_be_bytes(b.try_into().expect("4 bytes")));
     let count = word(0).ok_or_else(|| bad("no count"))?;
@@ -62,12 +70,12 @@ pub fn unpack_list(packed: &[u8]) -> BridgeResult<Vec<Option<&[u8]>>> {
         let len = word(at).ok_or_else(|| bad("an item's length is cut off"))?;
         at += 4;
         if len < 0 {
-            items.push(None);
+            items.push(item(None)?);
             continue;
         }
-        let item = packed.get(at..at + len as usize).ok_or_else(|| bad("an item is cut off"))?;
+        let bytes = packed.get(at..at + len as usize).ok_or_else(|| bad("an item is cut off"))?;
         at += len as usize;
-        items.push(Some(item));
+        items.push(item(Some(bytes))?);
     }
     if at != packed.len() {
         return Err(bad("bytes after the last item"));
