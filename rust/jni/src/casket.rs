@@ -1,33 +1,31 @@
-//! `tokyocabinet.internal.CasketNative`: the Tokyo Cabinet drop-in's native side.
+//! `tokyocabinet.CasketNative`: the Tokyo Cabinet drop-in's native side.
 //!
 //! Every failure of the casket is thrown as `tokyocabinet.CasketException(code, detail)`; the
 //! Java classes catch it, record the code for `ecode()` and return the original binding's
-//! failure value. Lists cross as one packed byte[] (`pack_list`). The codes and bits Java
-//! passes (open modes, put modes, orders, compression) and the error codes are defined in
-//! `contract/casket.rs` and checked against their Java constants when `CasketNative` registers.
+//! failure value. Lists cross as one byte[] in the list layout (`wire::pack_list`). The codes
+//! and bits Java passes (open modes, put modes, orders, compression) and the error codes are
+//! defined in `contract/casket.rs` and checked against their Java constants when `CasketNative`
+//! registers.
 
 use std::cmp::Ordering;
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use jni::objects::{Global, JByteArray, JMethodID, JObject};
 use jni::signature::{Primitive, ReturnType};
 use jni::strings::JNIString;
 use jni::{Env, JValue};
-use rockcask_core::casket::{
-    appended_len, report_comparison_failure, Casket, CasketOptions, CursorPut, ExternalCompare, KeyOrder, Kind, LockMode, PutMode, Range,
-    MAX_VALUE_LEN,
-};
+use rockcask_core::casket::{appended_len, report_comparison_failure, Casket, CasketOptions, CursorPut, ExternalCompare, KeyOrder, Kind, LockMode, PutMode, Range};
 
-use crate::args::{code_arg, java_object, NewHandle};
+use crate::args::{self, code_arg, java_object, Freed, NewHandle};
 use crate::contract::{self, omode, CasketSlot, Record, CALLED_A_DATABASE};
 use crate::error::{BridgeError, BridgeResult};
-use crate::handle::{free_handle, Tagged};
+use crate::handle::CasketHandle;
 use crate::native_table::native_class;
-use crate::wire;
+use crate::wire::{pack_list, unpack_list};
 
 native_class! {
-    pub const NATIVES = "tokyocabinet/internal/CasketNative", constants [
+    pub const NATIVES = "tokyocabinet/CasketNative", constants [
         CasketSlot::JAVA,
         contract::CASKET_OPEN_MODES,
         contract::PUT_MODES.java,
@@ -38,10 +36,9 @@ native_class! {
         contract::CASKET_LIMITS,
         contract::CASKET_COMPARATOR,
     ] {
-        fn open(path: String, options: Record<CasketSlot>, comparator: Comparator, comparator_name: Option<String>) -> NewHandle<CasketHandle> = open;
-        fn maxValueSize() -> i32 = max_value_size;
+        fn open(path: PathBuf, options: Record<CasketSlot>, comparator: Comparator, comparator_name: Option<String>) -> NewHandle<CasketHandle> = open;
         fn close(db: &CasketHandle) -> () = close;
-        fn free(db: i64) -> () = free;
+        fn free(db: Freed<CasketHandle>) -> () = free;
         fn put(db: &CasketHandle, key: Vec<u8>, value: JByteArray, mode: PutMode) -> () = put;
         fn putdups(db: &CasketHandle, packed: Vec<u8>) -> () = putdups;
         fn out(db: &CasketHandle, key: Vec<u8>, all: bool) -> () = out;
@@ -56,7 +53,7 @@ native_class! {
         fn sync(db: &CasketHandle) -> () = sync;
         fn optimize(db: &CasketHandle) -> () = optimize;
         fn vanish(db: &CasketHandle) -> () = vanish;
-        fn copy(db: &CasketHandle, path: String) -> () = copy;
+        fn copy(db: &CasketHandle, path: PathBuf) -> () = copy;
         fn tranbegin(db: &CasketHandle) -> () = tranbegin;
         fn trancommit(db: &CasketHandle) -> () = trancommit;
         fn tranabort(db: &CasketHandle) -> () = tranabort;
@@ -75,13 +72,6 @@ native_class! {
     }
 }
 
-pub struct CasketHandle(Casket);
-
-impl Tagged for CasketHandle {
-    const TAG: u64 = 0x5463_4361_736b_6574; // "TcCasket"
-    const NAME: &'static str = "database";
-}
-
 java_object!(
     /// The comparator of a casket opened with a `BDBCMP` (`CasketComparator`), or null for a
     /// built-in order.
@@ -92,53 +82,6 @@ java_object!(
 code_arg! {
     PutMode => |code, name| contract::PUT_MODES.decode(code, name),
     CursorPut => |code, name| contract::CURSOR_PUT_MODES.decode(code, name),
-}
-
-/// The packed list layout, defined here: an i32 count, then per item an i32 length (-1: absent)
-/// and the bytes, all big-endian. Read by `CasketNative.unpack` (in
-/// `java/tokyocabinet/src/main/java/tokyocabinet/internal/CasketNative.java`).
-fn pack_list<'i>(items: impl IntoIterator<Item = Option<&'i [u8]>>) -> Vec<u8> {
-    let mut out = vec![0; 4];
-    let mut n = 0i32;
-    for item in items {
-        n += 1;
-        match item {
-            Some(b) => {
-                out.extend_from_slice(&(b.len() as i32).to_be_bytes());
-                out.extend_from_slice(b);
-            }
-            None => out.extend_from_slice(&(-1i32).to_be_bytes()),
-        }
-    }
-    out[..4].copy_from_slice(&n.to_be_bytes());
-    out
-}
-
-/// The items of a list packed as `pack_list` packs it (`CasketNative.PackedPutdups` writes
-/// it on the Java side); an absent item is `None`. Every length is checked against the bytes
-/// there: nothing is allocated by what the list says.
-fn unpack_list(packed: &[u8]) -> BridgeResult<Vec<Option<&[u8]>>> {
-    let bad = |what: &str| BridgeError::InvalidArgument(format!("packed list of {} bytes: {what}", packed.len()));
-    let word = |at: usize| packed.get(at..at + 4).map(|b| i32::from_be_bytes(b.try_into().expect("4 bytes")));
-    let count = word(0).ok_or_else(|| bad("no count"))?;
-    let count = usize::try_from(count).map_err(|_| bad("negative count"))?;
-    let mut items = Vec::with_capacity(count.min(packed.len() / 4));
-    let mut at = 4;
-    for _ in 0..count {
-        let len = word(at).ok_or_else(|| bad("an item's length is cut off"))?;
-        at += 4;
-        if len < 0 {
-            items.push(None);
-            continue;
-        }
-        let item = packed.get(at..at + len as usize).ok_or_else(|| bad("an item is cut off"))?;
-        at += len as usize;
-        items.push(Some(item));
-    }
-    if at != packed.len() {
-        return Err(bad("bytes after the last item"));
-    }
-    Ok(items)
 }
 
 fn packed(items: &[Vec<u8>]) -> Vec<u8> {
@@ -223,7 +166,7 @@ fn attach_as_daemon(vm: &jni::JavaVM) {
     }
 }
 
-fn open(env: &mut Env<'_>, path: String, options: Record<CasketSlot>, comparator: Comparator<'_>, comparator_name: Option<String>) -> BridgeResult<NewHandle<CasketHandle>> {
+fn open(env: &mut Env<'_>, path: PathBuf, options: Record<CasketSlot>, comparator: Comparator<'_>, comparator_name: Option<String>) -> BridgeResult<NewHandle<CasketHandle>> {
     let mode = options.get(CasketSlot::Omode);
     let kind = if options.flag(CasketSlot::Hash) { Kind::Hash } else { Kind::Btree };
     let mut o = CasketOptions::new(kind, mode & omode::OWRITER != 0);
@@ -243,23 +186,18 @@ fn open(env: &mut Env<'_>, path: String, options: Record<CasketSlot>, comparator
     } else {
         contract::KEY_ORDERS.decode(options.get(CasketSlot::Cmpfunc), "cmpfunc")?
     };
-    o.cache_bytes = usize::try_from(options.get(CasketSlot::CacheBytes)).unwrap_or(0);
-    o.write_buffer_bytes = usize::try_from(options.get(CasketSlot::WriteBufferBytes)).unwrap_or(64 << 20).max(1 << 20);
     o.compression = contract::CASKET_COMPRESSION.decode(options.get(CasketSlot::Compression), "compression")?;
-    Ok(NewHandle(CasketHandle(Casket::open(Path::new(&path), o)?)))
-}
-
-/// The largest value a casket holds, for the Java side's copy of the figure.
-fn max_value_size(_env: &mut Env<'_>) -> BridgeResult<i32> {
-    Ok(MAX_VALUE_LEN as i32)
+    o.set_sizes(options.get(CasketSlot::CacheBytes), options.get(CasketSlot::WriteBufferBytes));
+    Ok(NewHandle(CasketHandle(Casket::open(path, o)?)))
 }
 
 fn close(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<()> {
     Ok(db.0.close()?)
 }
 
-fn free(_env: &mut Env<'_>, db: i64) -> BridgeResult<()> {
-    free_handle::<CasketHandle>(db)
+fn free(_env: &mut Env<'_>, db: Freed<CasketHandle>) -> BridgeResult<()> {
+    drop(db);
+    Ok(())
 }
 
 /// Values of at least this many bytes are checked against the limit before they are copied.
@@ -277,7 +215,7 @@ fn put<'local>(env: &mut Env<'local>, db: &CasketHandle, key: Vec<u8>, value: JB
             appended_len(current, len)?;
         }
     }
-    let value = wire::bytes(env, &value, "value")?;
+    let value = args::bytes(env, &value, "value")?;
     c.call(|c| Ok(c.put(&key, &value, mode)?))
 }
 
@@ -347,8 +285,8 @@ fn vanish(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<()> {
     Ok(db.0.call(|c| c.vanish())?)
 }
 
-fn copy(_env: &mut Env<'_>, db: &CasketHandle, path: String) -> BridgeResult<()> {
-    Ok(db.0.copy(Path::new(&path))?)
+fn copy(_env: &mut Env<'_>, db: &CasketHandle, path: PathBuf) -> BridgeResult<()> {
+    Ok(db.0.copy(&path)?)
 }
 
 fn tranbegin(_env: &mut Env<'_>, db: &CasketHandle) -> BridgeResult<()> {
@@ -414,25 +352,4 @@ fn cur_out(_env: &mut Env<'_>, db: &CasketHandle, position: Vec<u8>) -> BridgeRe
 fn cur_key_next(_env: &mut Env<'_>, db: &CasketHandle, position: Vec<u8>) -> BridgeResult<Vec<u8>> {
     let (key, _value, next) = db.0.call(|c| c.cursor_key_value_next(&position))?;
     Ok(pack_list([Some(key.as_slice()), next.as_deref()]))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn packed_lists_carry_count_lengths_and_absent_items() {
-        let p = super::pack_list([Some(&b"ab"[..]), None]);
-        assert_eq!(p, [0, 0, 0, 2, 0, 0, 0, 2, b'a', b'b', 0xff, 0xff, 0xff, 0xff]);
-        assert_eq!(super::unpack_list(&p).unwrap(), vec![Some(&b"ab"[..]), None]);
-    }
-
-    #[test]
-    fn unpacking_refuses_lists_whose_counts_or_lengths_do_not_match_their_bytes() {
-        let p = super::pack_list([Some(&b"ab"[..]), Some(&b""[..])]);
-        assert_eq!(super::unpack_list(&p).unwrap(), vec![Some(&b"ab"[..]), Some(&b""[..])]);
-        for bad in [&p[..p.len() - 1], &p[..3], &[&p[..], &[0][..]].concat()[..], &[0x7f, 0xff, 0xff, 0xff][..], &[0xff, 0, 0, 0][..]] {
-            assert!(super::unpack_list(bad).is_err(), "{bad:?}");
-        }
-        let too_long = [&[0, 0, 0, 1][..], &[0x7f, 0xff, 0xff, 0xff][..], b"x"].concat();
-        assert!(super::unpack_list(&too_long).is_err());
-    }
 }

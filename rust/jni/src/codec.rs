@@ -1,4 +1,4 @@
-//! `org.rockcask.internal.CodecNative`: one call per message, the content in one direct buffer
+//! `org.rockcask.codec.CodecNative`: one call per message, the content in one direct buffer
 //! in the flat form (`rockcask_core::codec::flat`).
 
 use jni::objects::{JByteArray, JByteBuffer};
@@ -6,14 +6,13 @@ use jni::Env;
 use rockcask_core::codec::{self, flat, ColumnRef, MessageType};
 use rockcask_core::compress::{self, Compression, Policy};
 
-use crate::args::{code_arg, decode_code, JavaByteArray};
-use crate::contract;
+use crate::args::{self, code_arg, JavaByteArray};
+use crate::contract::{self, decode_code};
 use crate::error::{BridgeError, BridgeResult};
 use crate::native_table::native_class;
-use crate::wire;
 
 native_class! {
-    pub const NATIVES = "org/rockcask/internal/CodecNative", constants [contract::MESSAGE_TYPES, contract::FLAT_LAYOUT, contract::COMPRESSION_CODES] {
+    pub const NATIVES = "org/rockcask/codec/CodecNative", constants [contract::MESSAGE_TYPES, contract::FLAT_LAYOUT, contract::COMPRESSION_CODES] {
         fn encode(message_type: MessageType, input: JByteBuffer, len: i32) -> Vec<u8> = encode;
         fn decode(message_type: MessageType, message: JByteArray, output: JByteBuffer) -> i32 = decode;
         fn compress(codec: Compression, payload: Vec<u8>) -> Vec<u8> = compress;
@@ -24,7 +23,7 @@ native_class! {
 // The codes are `MessageType::code` and `Compression::code`.
 code_arg! {
     MessageType => |code, name| decode_code(code, name, "message type", MessageType::from_code),
-    Compression => crate::store::codec,
+    Compression => contract::compression,
 }
 
 /// Messages up to this size are decoded where they are in the Java heap (no copy); the GC waits
@@ -72,7 +71,7 @@ impl Drop for InPlace {
 /// Encodes the message whose flat content fills the first `len` bytes of `input`.
 fn encode(env: &mut Env<'_>, ty: MessageType, input: JByteBuffer<'_>, len: i32) -> BridgeResult<Vec<u8>> {
     // SAFETY: used within this call only.
-    let buf = unsafe { wire::direct_buffer(env, &input, "input buffer")? };
+    let buf = unsafe { args::direct_buffer(env, &input, "input buffer")? };
     let len = usize::try_from(len).ok().filter(|&l| l <= buf.len()).ok_or_else(|| BridgeError::InvalidArgument(format!("length {len} outside the buffer")))?;
     let invalid = |e: String| BridgeError::InvalidArgument(format!("{}: {e}", ty.name()));
     // Viewed in place (a direct buffer is aligned); copied only if it were not.
@@ -94,7 +93,7 @@ fn decode(env: &mut Env<'_>, ty: MessageType, message: JByteArray<'_>, output: J
         return Err(BridgeError::Null("message"));
     }
     // SAFETY: used within this call only.
-    let out = unsafe { wire::direct_buffer(env, &output, "output buffer")? };
+    let out = unsafe { args::direct_buffer(env, &output, "output buffer")? };
     let len = message.len(env)?;
     let decoded = if len <= IN_PLACE_LIMIT {
         InPlace::new(env, &message, len)?.decode(ty)
@@ -122,7 +121,7 @@ fn compress(_env: &mut Env<'_>, codec: Compression, payload: Vec<u8>) -> BridgeR
 /// The payload of a stored form made by `compress`.
 fn decompress<'local>(env: &mut Env<'local>, stored: Vec<u8>) -> BridgeResult<JByteArray<'local>> {
     let (&code, body) = stored.split_first().ok_or_else(|| BridgeError::InvalidArgument("empty stored form".into()))?;
-    let codec = crate::store::codec(i64::from(code), "stored form")?;
+    let codec = contract::compression(i64::from(code), "stored form")?;
     let payload = compress::decompress(codec, body).map_err(|e| BridgeError::InvalidArgument(format!("damaged {} data: {e}", codec.name())))?;
     Ok(env.byte_array_from_slice(&payload)?)
 }

@@ -1,21 +1,18 @@
-//! `org.rockcask.internal.MetricsNative`: a store's figures, as records of the slots in
-//! `contract/metrics.rs`.
-//!
-//! `snapshot` packs everything into one byte[] (big-endian): the store record's longs, then i32
-//! queue count, then per queue i32 name length, UTF-8 name and the `QueueSlot` longs.
+//! `org.rockcask.MetricsNative`: a store's figures, as records of the slots in
+//! `contract/metrics.rs` (`snapshot` packs them all as `wire::pack_metrics` says).
 
 use jni::Env;
 use rockcask_core::{QueueFigures, StoreMetrics, Summary};
 
-use crate::args::RecordOut;
+use crate::args::{QueueName, RecordOut};
 use crate::contract::{self, MetricsSlot, QueueSlot, Slots, SummaryBlock, SummarySlot};
 use crate::error::BridgeResult;
+use crate::handle::StoreHandle;
 use crate::native_table::native_class;
-use crate::store::StoreHandle;
-use crate::wire::QueueName;
+use crate::wire;
 
 native_class! {
-    pub const NATIVES = "org/rockcask/internal/MetricsNative", constants [MetricsSlot::JAVA, SummaryBlock::JAVA, SummarySlot::JAVA, QueueSlot::JAVA] {
+    pub const NATIVES = "org/rockcask/MetricsNative", constants [MetricsSlot::JAVA, SummaryBlock::JAVA, SummarySlot::JAVA, QueueSlot::JAVA] {
         fn snapshot(store: &StoreHandle) -> Vec<u8> = snapshot;
         fn store(store: &StoreHandle) -> RecordOut = store_only;
         fn queue(store: &StoreHandle, name: QueueName) -> RecordOut = queue_figures;
@@ -101,21 +98,9 @@ fn queue_record(q: &QueueFigures) -> Vec<i64> {
     })
 }
 
-fn longs(out: &mut Vec<u8>, values: &[i64]) {
-    values.iter().for_each(|v| out.extend_from_slice(&v.to_be_bytes()));
-}
-
 fn snapshot(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<Vec<u8>> {
     let m = store.0.metrics()?;
-    let mut out = Vec::new();
-    longs(&mut out, &store_record(&m));
-    out.extend_from_slice(&(m.queues.len() as i32).to_be_bytes());
-    for q in &m.queues {
-        out.extend_from_slice(&(q.name.len() as i32).to_be_bytes());
-        out.extend_from_slice(q.name.as_bytes());
-        longs(&mut out, &queue_record(q));
-    }
-    Ok(out)
+    Ok(wire::pack_metrics(&store_record(&m), m.queues.iter().map(|q| (q.name.as_str(), queue_record(q)))))
 }
 
 fn store_only(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<RecordOut> {

@@ -47,7 +47,7 @@ pub struct NativeClass {
 ///
 /// ```ignore
 /// native_class! {
-///     pub const STORE = "org/rockcask/internal/StoreNative", constants [contract::STORE_OPTIONS] {
+///     pub const STORE = "org/rockcask/StoreNative", constants [contract::STORE_LIMITS] {
 ///         fn storeBegin(store: &StoreHandle) -> NewHandle<TxHandle> = begin;
 ///     }
 /// }
@@ -86,11 +86,8 @@ macro_rules! native_class {
 }
 pub(crate) use native_class;
 
-/// Every table, in no particular order.
-const TABLES: &[&NativeClass] = &[&crate::store::NATIVES, &crate::transaction::NATIVES, &crate::snapshot::NATIVES, &crate::codec::NATIVES, &crate::casket::NATIVES, &crate::metrics::NATIVES, &crate::maps::NATIVES];
-
 fn table_for(class: &str) -> Option<&'static NativeClass> {
-    TABLES.iter().copied().find(|t| t.class == class)
+    crate::TABLES.iter().copied().find(|t| t.class == class)
 }
 
 /// Registers the table of `class` (after checking its constants) and returns the names of the
@@ -153,7 +150,7 @@ pub extern "system" fn Java_org_rockcask_internal_NativeLibrary_nativeVersion<'l
 mod tests {
     use std::collections::HashSet;
 
-    use super::*;
+    use crate::TABLES;
 
     #[test]
     fn every_table_has_one_class_and_unique_method_names_with_well_formed_descriptors() {
@@ -196,20 +193,26 @@ mod tests {
         term(expr)
     }
 
+    /// The path and text of the Java source of `class` (slashed), in the jar that has it.
+    fn java_source(class: &str) -> (String, String) {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../java");
+        let file = ["rockcask", "tokyocabinet"]
+            .iter()
+            .map(|module| format!("{root}/{module}/src/main/java/{class}.java"))
+            .find(|f| std::path::Path::new(f).exists())
+            .unwrap_or_else(|| panic!("no Java source for {class}"));
+        let source = std::fs::read_to_string(&file).unwrap();
+        (file, source)
+    }
+
     /// What the library checks at registration, checked here against the Java sources too, so
     /// that a drift shows in the Rust tests, before any JVM runs.
     #[test]
     fn the_java_sides_limits_are_the_native_ones() {
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../java");
         let mut checked = 0;
         for table in TABLES {
             for group in table.constants {
-                let file = ["rockcask", "tokyocabinet"]
-                    .iter()
-                    .map(|module| format!("{root}/{module}/src/main/java/{}.java", group.class))
-                    .find(|f| std::path::Path::new(f).exists())
-                    .unwrap_or_else(|| panic!("no Java source for {}", group.class));
-                let source = std::fs::read_to_string(&file).unwrap();
+                let (file, source) = java_source(group.class);
                 for c in group.values {
                     let java = java_constant(&source, c.name).unwrap_or_else(|| panic!("{file} declares no readable constant {}", c.name));
                     assert_eq!(java, c.value, "{}.{} differs between Java and the native library", group.class, c.name);
@@ -218,5 +221,28 @@ mod tests {
             }
         }
         assert!(checked > 100, "only {checked} constants checked");
+    }
+
+    /// A native method takes handles it trusts (see `args`'s "Handles"): the classes declaring
+    /// them are package-private, beside their only callers, and so are the methods.
+    #[test]
+    fn every_native_class_and_method_is_package_private_and_declares_the_tables_methods() {
+        for table in TABLES {
+            let (file, source) = java_source(table.class);
+            let simple = table.class.rsplit('/').next().unwrap();
+            let declaration = source.lines().find(|l| l.contains(&format!("class {simple} "))).unwrap_or_else(|| panic!("{file} declares no class {simple}"));
+            assert!(!declaration.contains("public"), "{file}: {simple} must be package-private: {declaration}");
+            let declares_native = |l: &&str| {
+                let l = l.trim_start();
+                !l.starts_with('*') && !l.starts_with('/') && l.contains(" native ")
+            };
+            let natives: Vec<&str> = source.lines().filter(declares_native).collect();
+            for line in &natives {
+                assert!(!line.trim_start().starts_with("public") && !line.contains("protected"), "{file}: a native method must be package-private: {line}");
+            }
+            for m in table.methods {
+                assert!(natives.iter().any(|l| l.contains(&format!(" {}(", m.name))), "{file} declares no native {}", m.name);
+            }
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! `org.rockcask.internal.SnapshotNative`: snapshots (export, import, verify) and checkpoints.
+//! `org.rockcask.SnapshotNative`: snapshots (export, import, verify) and checkpoints.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -8,21 +8,21 @@ use jni::signature::{Primitive, ReturnType};
 use jni::strings::JNIString;
 use jni::sys::jvalue;
 use jni::{Env, JValue};
-use rockcask_core::options::MAX_WORKERS;
-use rockcask_core::snapshot::{self, ExportOptions, ImportOptions, Progress, Summary};
+use rockcask_core::snapshot::{self, ImportOptions, Progress, Summary};
 use rockcask_core::Error as CoreError;
 
-use crate::args::java_object;
-use crate::contract::{self, ExportSlot, InfoSlot, Record};
+use crate::args::{java_object, QueueCodecs};
+use crate::contract::{self, ExportSlot, InfoSlot, Record, StoreSlot};
 use crate::error::{cached, BridgeError, BridgeResult};
+use crate::handle::StoreHandle;
 use crate::native_table::native_class;
-use crate::store::{codec, StoreHandle, StoreRecord};
+use crate::options::{export_options, store_options, workers};
 use crate::wire;
 
 native_class! {
-    pub const NATIVES = "org/rockcask/internal/SnapshotNative", constants [ExportSlot::JAVA, InfoSlot::JAVA, contract::COMPRESSION_CODES] {
+    pub const NATIVES = "org/rockcask/SnapshotNative", constants [ExportSlot::JAVA, InfoSlot::JAVA, contract::EXPORT_LIMITS, contract::COMPRESSION_CODES] {
         fn exportStore(store: &StoreHandle, file: PathBuf, options: Record<ExportSlot>, progress: Relay, info: JLongArray) -> Vec<u8> = export_store;
-        fn importStore(file: PathBuf, dir: PathBuf, workers: i32, store: StoreRecord, progress: Relay, info: JLongArray) -> Vec<u8> = import_store;
+        fn importStore(file: PathBuf, dir: PathBuf, workers: i32, store: Record<StoreSlot>, queue_codecs: QueueCodecs, progress: Relay, info: JLongArray) -> Vec<u8> = import_store;
         fn verify(file: PathBuf, workers: i32, progress: Relay, info: JLongArray) -> Vec<u8> = verify;
         fn checkpoint(store: &StoreHandle, dir: PathBuf) -> () = checkpoint;
         fn exportCasket(casket: PathBuf, file: PathBuf, options: Record<ExportSlot>, progress: Relay, info: JLongArray) -> Vec<u8> = export_casket;
@@ -35,14 +35,6 @@ java_object!(
     Relay,
     "Lorg/rockcask/internal/ProgressRelay;"
 );
-
-fn workers(workers: impl Into<i64>) -> BridgeResult<usize> {
-    let workers = workers.into();
-    usize::try_from(workers)
-        .ok()
-        .filter(|w| (1..=MAX_WORKERS).contains(w))
-        .ok_or_else(|| BridgeError::InvalidArgument(format!("workers must be 1 to {MAX_WORKERS}, got {workers}")))
-}
 
 /// `ProgressRelay.report`, looked up on first use (`ProgressRelay` is RockCask's own class, so
 /// one id per copy of this library serves it).
@@ -79,21 +71,6 @@ fn relay<'a, 'local>(env: &'a mut Env<'local>, relay: &'a Relay<'local>) -> impl
     }
 }
 
-/// Export options from the record `ExportOptions` crosses as.
-fn export_options(record: &Record<ExportSlot>) -> BridgeResult<ExportOptions> {
-    let frame_bytes = record.get(ExportSlot::FrameBytes);
-    Ok(ExportOptions {
-        workers: workers(record.get(ExportSlot::Workers))?,
-        compression: codec(record.get(ExportSlot::Compression), "compression")?,
-        frame_bytes: usize::try_from(frame_bytes)
-            .ok()
-            .filter(|&b| b >= 1)
-            .ok_or_else(|| BridgeError::InvalidArgument(format!("frame bytes must be at least 1, got {frame_bytes}")))?,
-        created_unix_millis: record.flag(ExportSlot::FixedTime).then_some(record.get(ExportSlot::CreatedAtMillis)),
-        overwrite: record.flag(ExportSlot::Overwrite),
-    })
-}
-
 /// Fills `info` with the numbers of a summary and returns its strings packed: content,
 /// created by, source.
 fn summary_out(env: &mut Env<'_>, s: &Summary, info: &JLongArray<'_>) -> BridgeResult<Vec<u8>> {
@@ -119,7 +96,7 @@ fn summary_out(env: &mut Env<'_>, s: &Summary, info: &JLongArray<'_>) -> BridgeR
         snapshot::Content::Casket => "CASKET",
         _ => "STORE",
     };
-    Ok(wire::pack_strings(&[content.to_string(), s.header.created_by.clone(), s.header.source.clone()]))
+    Ok(wire::pack_strings(&[content, s.header.created_by.as_str(), s.header.source.as_str()]))
 }
 
 fn export_store<'local>(env: &mut Env<'local>, store: &StoreHandle, file: PathBuf, options: Record<ExportSlot>, progress: Relay<'local>, info: JLongArray<'_>) -> BridgeResult<Vec<u8>> {
@@ -128,8 +105,19 @@ fn export_store<'local>(env: &mut Env<'local>, store: &StoreHandle, file: PathBu
     summary_out(env, &summary, &info)
 }
 
-fn import_store<'local>(env: &mut Env<'local>, file: PathBuf, dir: PathBuf, workers_wanted: i32, store: StoreRecord, progress: Relay<'local>, info: JLongArray<'_>) -> BridgeResult<Vec<u8>> {
-    let options = ImportOptions { workers: workers(workers_wanted)?, store: store.0 };
+// The Java method's seven parameters, and the environment.
+#[allow(clippy::too_many_arguments)]
+fn import_store<'local>(
+    env: &mut Env<'local>,
+    file: PathBuf,
+    dir: PathBuf,
+    workers_wanted: i32,
+    store: Record<StoreSlot>,
+    queue_codecs: QueueCodecs,
+    progress: Relay<'local>,
+    info: JLongArray<'_>,
+) -> BridgeResult<Vec<u8>> {
+    let options = ImportOptions { workers: workers(workers_wanted)?, store: store_options(&store, queue_codecs)? };
     let summary = snapshot::import_store(&file, &dir, &options, &mut relay(env, &progress))?;
     summary_out(env, &summary, &info)
 }

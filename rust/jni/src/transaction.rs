@@ -1,28 +1,22 @@
-//! `org.rockcask.internal.TransactionNative`: the calls of one transaction.
-//!
-//! Java's `Transaction` serializes its calls (its methods are synchronized: it also guards the
-//! operations it buffers). The native side does not wait a second time: it only refuses, with
-//! IllegalStateException, a call that finds the transaction busy, so that no data race is
-//! possible even if Java broke that rule.
+//! `org.rockcask.TransactionNative`: the calls of one transaction.
 
 use std::time::Duration;
 
 use jni::objects::{JByteArray, JByteBuffer, JObjectArray};
 use jni::Env;
-use parking_lot::{Mutex, MutexGuard};
 use rockcask_core::dead_letter::Selection;
 use rockcask_core::Transaction;
 
-use crate::args::{Count, Ids, JavaByteArray, JavaByteArrays, Sequences};
+use crate::args::{self, Count, Freed, Ids, JavaByteArray, JavaByteArrays, QueueName, Sequences};
 use crate::contract;
 use crate::error::{BridgeError, BridgeResult};
-use crate::handle::{free_handle, Tagged};
+use crate::handle::TxHandle;
 use crate::native_table::native_class;
-use crate::wire::{self, PendingOp, PendingOps, QueueName};
+use crate::wire::{self, PendingOp, PendingOps};
 
 native_class! {
-    pub const NATIVES = "org/rockcask/internal/TransactionNative", constants [contract::PENDING_OPS] {
-        fn free(tx: i64) -> () = free;
+    pub const NATIVES = "org/rockcask/TransactionNative", constants [contract::PENDING_OPS] {
+        fn free(tx: Freed<TxHandle>) -> () = free;
         fn apply(tx: &TxHandle, pending: JByteBuffer, length: i32) -> () = apply;
         fn enqueueNew(tx: &TxHandle, queue: QueueName, msb: i64, lsb: i64, payload: JByteArray) -> () = enqueue_new;
         fn enqueueId(tx: &TxHandle, queue: QueueName, msb: i64, lsb: i64) -> () = enqueue_id;
@@ -33,7 +27,6 @@ native_class! {
         fn get(tx: &TxHandle, msb: i64, lsb: i64) -> Option<Vec<u8>> = get;
         fn getAll(tx: &TxHandle, ids: Ids) -> JavaByteArrays = get_all;
         fn delete(tx: &TxHandle, msb: i64, lsb: i64) -> bool = delete;
-        fn commit(tx: &TxHandle) -> () = commit;
         fn commitWaiting(tx: &TxHandle, wait_millis: Duration) -> () = commit_waiting;
         fn rollback(tx: &TxHandle) -> () = rollback;
         fn rollbackBecause(tx: &TxHandle, reason: String, retry_after_millis: Duration) -> () = rollback_because;
@@ -42,23 +35,6 @@ native_class! {
         fn dropQueue(tx: &TxHandle, queue: QueueName) -> i64 = drop_queue;
         fn moveQueue(tx: &TxHandle, from: QueueName, to: QueueName) -> i64 = move_queue;
     }
-}
-
-pub struct TxHandle(Mutex<Transaction>);
-
-impl TxHandle {
-    pub fn new(tx: Transaction) -> Self {
-        TxHandle(Mutex::new(tx))
-    }
-
-    pub(crate) fn lock(&self) -> BridgeResult<MutexGuard<'_, Transaction>> {
-        self.0.try_lock().ok_or_else(|| BridgeError::BadHandle("the transaction is busy with a call from another thread".into()))
-    }
-}
-
-impl Tagged for TxHandle {
-    const TAG: u64 = 0x526f_636b_5478_6e21; // "RockTxn!"
-    const NAME: &'static str = "Transaction";
 }
 
 /// Hands polled messages to Java. If the Java array cannot be had (the heap is full), the
@@ -72,8 +48,9 @@ fn deliver<'local>(env: &mut Env<'local>, tx: &mut Transaction, packed: &[u8]) -
 }
 
 /// Frees the transaction; an open one rolls back (its claimed entries go back to their queues).
-fn free(_env: &mut Env<'_>, tx: i64) -> BridgeResult<()> {
-    free_handle::<TxHandle>(tx)
+fn free(_env: &mut Env<'_>, tx: Freed<TxHandle>) -> BridgeResult<()> {
+    drop(tx);
+    Ok(())
 }
 
 /// Applies `length` bytes of operations the Java side buffered in the direct buffer `pending`
@@ -81,7 +58,7 @@ fn free(_env: &mut Env<'_>, tx: i64) -> BridgeResult<()> {
 /// already told those operations succeeded, so a partial application must not be committable.
 fn apply(env: &mut Env<'_>, tx: &TxHandle, pending: JByteBuffer<'_>, length: i32) -> BridgeResult<()> {
     // SAFETY: used within this call only; Java waits for it before reusing the buffer.
-    let buffer = unsafe { wire::direct_buffer(env, &pending, "pending operations buffer")? };
+    let buffer = unsafe { args::direct_buffer(env, &pending, "pending operations buffer")? };
     let capacity = buffer.len();
     let bytes = usize::try_from(length)
         .ok()
@@ -105,14 +82,14 @@ fn apply(env: &mut Env<'_>, tx: &TxHandle, pending: JByteBuffer<'_>, length: i32
 
 /// `enqueue_new` for a payload too large to buffer: copied once, straight into the batch.
 fn enqueue_new(env: &mut Env<'_>, tx: &TxHandle, queue: QueueName, msb: i64, lsb: i64, payload: JByteArray<'_>) -> BridgeResult<()> {
-    let len = wire::array_len(env, &payload, "payload")?;
-    tx.lock()?.enqueue_new_with(queue.as_str(), wire::uuid(msb, lsb), len, |buf| -> BridgeResult<()> {
-        Ok(payload.get_region(env, 0, wire::as_jbytes(buf))?)
+    let len = args::array_len(env, &payload, "payload")?;
+    tx.lock()?.enqueue_new_with(queue.as_str(), args::uuid(msb, lsb), len, |buf| -> BridgeResult<()> {
+        Ok(payload.get_region(env, 0, args::as_jbytes(buf))?)
     })
 }
 
 fn enqueue_id(_env: &mut Env<'_>, tx: &TxHandle, queue: QueueName, msb: i64, lsb: i64) -> BridgeResult<()> {
-    Ok(tx.lock()?.enqueue_id(queue.as_str(), wire::uuid(msb, lsb))?)
+    Ok(tx.lock()?.enqueue_id(queue.as_str(), args::uuid(msb, lsb))?)
 }
 
 fn poll<'local>(env: &mut Env<'local>, tx: &TxHandle, queue: QueueName, max: Count) -> BridgeResult<JByteArray<'local>> {
@@ -134,13 +111,13 @@ fn take<'local>(env: &mut Env<'local>, tx: &TxHandle, queue: QueueName, timeout:
 }
 
 fn put(env: &mut Env<'_>, tx: &TxHandle, msb: i64, lsb: i64, payload: JByteArray<'_>) -> BridgeResult<()> {
-    let len = wire::array_len(env, &payload, "payload")?;
-    tx.lock()?.put_with(wire::uuid(msb, lsb), len, |buf| -> BridgeResult<()> { Ok(payload.get_region(env, 0, wire::as_jbytes(buf))?) })
+    let len = args::array_len(env, &payload, "payload")?;
+    tx.lock()?.put_with(args::uuid(msb, lsb), len, |buf| -> BridgeResult<()> { Ok(payload.get_region(env, 0, args::as_jbytes(buf))?) })
 }
 
 /// The payload, or null when there is no such object.
 fn get(_env: &mut Env<'_>, tx: &TxHandle, msb: i64, lsb: i64) -> BridgeResult<Option<Vec<u8>>> {
-    Ok(tx.lock()?.get(wire::uuid(msb, lsb))?)
+    Ok(tx.lock()?.get(args::uuid(msb, lsb))?)
 }
 
 /// Ids read per batched lookup: bounds the native copies of payloads waiting to become Java
@@ -165,11 +142,7 @@ fn get_all<'local>(env: &mut Env<'local>, tx: &TxHandle, ids: Ids) -> BridgeResu
 }
 
 fn delete(_env: &mut Env<'_>, tx: &TxHandle, msb: i64, lsb: i64) -> BridgeResult<bool> {
-    Ok(tx.lock()?.delete(wire::uuid(msb, lsb))?)
-}
-
-fn commit(_env: &mut Env<'_>, tx: &TxHandle) -> BridgeResult<()> {
-    Ok(tx.lock()?.commit()?)
+    Ok(tx.lock()?.delete(args::uuid(msb, lsb))?)
 }
 
 fn commit_waiting(_env: &mut Env<'_>, tx: &TxHandle, wait: Duration) -> BridgeResult<()> {

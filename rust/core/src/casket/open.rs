@@ -50,11 +50,24 @@ impl CasketOptions {
             lock: LockMode::Blocking,
             sync_transactions: false,
             cache_bytes: 32 << 20,
-            write_buffer_bytes: 64 << 20,
+            write_buffer_bytes: DEFAULT_WRITE_BUFFER_BYTES,
             compression: Compression::None,
         }
     }
+
+    /// Takes the memory sizes as the drop-in's tuning calls leave them (signed, as Java holds
+    /// them): a negative cache size is no cache, a negative write buffer size the default, and
+    /// a write buffer is at least 1 MiB (a smaller one would flush at every few writes).
+    pub fn set_sizes(&mut self, cache_bytes: i64, write_buffer_bytes: i64) {
+        self.cache_bytes = usize::try_from(cache_bytes).unwrap_or(0);
+        self.write_buffer_bytes = usize::try_from(write_buffer_bytes).unwrap_or(DEFAULT_WRITE_BUFFER_BYTES).max(MIN_WRITE_BUFFER_BYTES);
+    }
 }
+
+/// A casket's write buffer unless its opener asks for another size.
+const DEFAULT_WRITE_BUFFER_BYTES: usize = 64 << 20;
+/// The smallest write buffer `set_sizes` gives.
+const MIN_WRITE_BUFFER_BYTES: usize = 1 << 20;
 
 impl Casket {
     pub fn open(path: impl AsRef<Path>, opts: CasketOptions) -> CasketResult<Casket> {
@@ -266,4 +279,21 @@ fn open_db(dir: &Path, opts: &CasketOptions, cache: Option<&Cache>, creating: bo
         let code = if e.kind() == rocksdb::ErrorKind::IOError && e.to_string().contains("lock") { Ecode::Lock } else { Ecode::Open };
         CasketError::rocks(code, format!("opening {}", dir.display()), e)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_asked_for_become_no_cache_the_default_buffer_when_negative_and_a_buffer_of_at_least_1_mib() {
+        let sized = |cache, buffer| {
+            let mut o = CasketOptions::new(Kind::Btree, true);
+            o.set_sizes(cache, buffer);
+            (o.cache_bytes, o.write_buffer_bytes)
+        };
+        assert_eq!(sized(-1, -1), (0, 64 << 20));
+        assert_eq!(sized(0, 10), (0, 1 << 20));
+        assert_eq!(sized(24 << 20, 128 << 20), (24 << 20, 128 << 20));
+    }
 }

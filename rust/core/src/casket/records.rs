@@ -7,7 +7,8 @@ use super::{Casket, Inner, Kind, KeyOrder, MAX_HINTS, MAX_HINT_BYTES};
 
 /// The largest value a casket holds: the most a Java `byte[]` can hold on every JVM
 /// (`Integer.MAX_VALUE - 8`), so that `get` can always return what is stored. `tokyocabinet`'s
-/// Java side checks its copy of this figure against this one (`CasketNative.maxValueSize`).
+/// Java side repeats it (`Database.MAX_VALUE_SIZE`), which the JNI bridge checks against this
+/// one when the drop-in's native class registers.
 /// It is also well under the 4 GiB a RocksDB write batch record can hold.
 pub const MAX_VALUE_LEN: usize = i32::MAX as usize - 8;
 

@@ -3,11 +3,11 @@
 use super::{Codes, JavaConstant, JavaConstants};
 
 /// The drop-in's class of native calls, which holds the drop-in's own constants.
-pub const CASKET_NATIVE: &str = "tokyocabinet/internal/CasketNative";
+pub const CASKET_NATIVE: &str = "tokyocabinet/CasketNative";
 
 slots! {
     /// A casket's open mode and settings, as `Database.open` passes them.
-    pub enum CasketSlot in "tokyocabinet/internal/CasketNative" as "OPEN_" {
+    pub enum CasketSlot in "tokyocabinet/CasketNative" as "OPEN_" {
         Omode = "OMODE",
         Hash = "HASH",
         Cmpfunc = "CMPFUNC",

@@ -168,6 +168,16 @@ impl<T: Clone> Codes<T> {
     }
 }
 
+/// The variant `from_code` finds for `code`, or an error naming the parameter (or field), what
+/// the code selects and the value: "mode: unknown put mode code 7". For enums whose codes their
+/// own crate defines (the others are declared here with `codes!`).
+pub fn decode_code<C: TryFrom<i64>, T>(code: i64, name: &str, what: &str, from_code: impl FnOnce(C) -> Option<T>) -> BridgeResult<T> {
+    C::try_from(code)
+        .ok()
+        .and_then(from_code)
+        .ok_or_else(|| BridgeError::InvalidArgument(format!("{name}: unknown {what} code {code}")))
+}
+
 /// Declares the `Codes` of an enum: `JAVA_NAME = code => Variant` for each variant.
 macro_rules! codes {
     ($(#[$meta:meta])* $vis:vis const $name:ident: Codes<$ty:ty> = $what:literal in $class:tt { $($java:literal = $code:literal => $variant:expr),* $(,)? }) => {

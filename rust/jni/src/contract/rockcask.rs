@@ -1,6 +1,9 @@
 //! The numbers of `org.rockcask` (store, transactions, snapshots, codec) that Java repeats.
 
-use super::{JavaConstant, JavaConstants};
+use rockcask_core::compress::Compression;
+
+use super::{decode_code, JavaConstant, JavaConstants};
+use crate::error::BridgeResult;
 
 /// The Java class holding the slot orders and limits of `org.rockcask`.
 pub const WIRE: &str = "org/rockcask/Wire";
@@ -73,7 +76,8 @@ slots! {
     }
 }
 
-/// Limits Java checks before a call, so that its exceptions name the Java argument.
+/// Limits Java checks before a call, so that its exceptions name the Java argument (the maps'
+/// calls use them too).
 pub const STORE_LIMITS: JavaConstants = {
     use rockcask_core::keys::MAX_QUEUE_NAME_BYTES;
     use rockcask_core::options::{MAX_BATCH_ITEMS, MAX_BLOCK_CACHE_BYTES, MAX_INLINE_PAYLOAD_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES, MAX_PAYLOAD_BYTES, MAX_QUEUE_CACHE_BYTES, MAX_WORKERS, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
@@ -91,14 +95,27 @@ pub const STORE_LIMITS: JavaConstants = {
             JavaConstant::long("MAX_OBJECT_CACHE_BYTES", MAX_OBJECT_CACHE_BYTES as i64),
             JavaConstant::long("MAX_QUEUE_CACHE_BYTES", MAX_QUEUE_CACHE_BYTES as i64),
             JavaConstant::int("MAX_INLINE_PAYLOAD_BYTES", MAX_INLINE_PAYLOAD_BYTES as i64),
+            // A map name has a queue name's limit: the core checks both alike.
+            JavaConstant::int("MAX_MAP_NAME_BYTES", MAX_QUEUE_NAME_BYTES as i64),
         ],
     }
+};
+
+/// The limits of maps that `org.rockcask.TxMap` checks before a call.
+pub const MAP_LIMITS: JavaConstants = {
+    use rockcask_core::maps::MAX_MAP_KEY_BYTES;
+    JavaConstants { class: "org/rockcask/TxMap", values: &[JavaConstant::int("MAX_KEY_BYTES", MAX_MAP_KEY_BYTES as i64)] }
+};
+
+/// The largest frame size an export may aim for, which `org.rockcask.ExportOptions` checks.
+pub const EXPORT_LIMITS: JavaConstants = {
+    use rockcask_core::snapshot::format::MAX_FRAME_TARGET;
+    JavaConstants { class: "org/rockcask/ExportOptions", values: &[JavaConstant::int("MAX_FRAME_TARGET", MAX_FRAME_TARGET as i64)] }
 };
 
 /// The compression codes (`rockcask_core::compress::Compression::code`): the constants of
 /// `Wire` that `org.rockcask.Compression` takes its codes from.
 pub const COMPRESSION_CODES: JavaConstants = {
-    use rockcask_core::compress::Compression;
     JavaConstants {
         class: WIRE,
         values: &[
@@ -109,6 +126,12 @@ pub const COMPRESSION_CODES: JavaConstants = {
         ],
     }
 };
+
+/// The `Compression` of a code Java passed (`COMPRESSION_CODES`), or an error naming the
+/// parameter (or field) and the code.
+pub fn compression(code: i64, name: &str) -> BridgeResult<Compression> {
+    decode_code(code, name, "compression", Compression::from_code)
+}
 
 /// The message type codes (`rockcask_core::codec::MessageType::code`), as
 /// `org.rockcask.codec.Codec` spells them: a shape's first code plus a kind's offset.
@@ -151,7 +174,7 @@ pub const FLAT_LAYOUT: JavaConstants = {
 };
 
 /// The operation codes of the buffer `org.rockcask.PendingOps` writes (`wire::PendingOps`,
-/// where the layout is defined, reads it).
+/// where the layout is defined, reads it; its golden vectors check the rest of the layout).
 pub const PENDING_OPS: JavaConstants = {
     use crate::wire::{OP_ENQUEUE_EXISTING, OP_ENQUEUE_NEW, OP_PUT};
     JavaConstants {
@@ -167,7 +190,6 @@ pub const PENDING_OPS: JavaConstants = {
 #[cfg(test)]
 mod code_tests {
     use rockcask_core::codec::MessageType;
-    use rockcask_core::compress::Compression;
 
     use super::*;
 

@@ -1,7 +1,6 @@
 package tokyocabinet;
 
 import java.util.List;
-import tokyocabinet.internal.CasketNative;
 
 /**
  * The members {@link BDB} and {@link HDB} have in common, each a delegation to their

@@ -2,7 +2,6 @@ package tokyocabinet;
 
 import java.util.ArrayList;
 import java.util.List;
-import tokyocabinet.internal.CasketNative;
 
 /**
  * B+ tree database: ordered keys, each with one or more values (duplicates, kept in insertion

@@ -1,7 +1,6 @@
 package tokyocabinet;
 
 import java.util.List;
-import tokyocabinet.internal.CasketNative;
 
 /**
  * Cursor of a {@link BDB}: walks every record (each duplicate value separately) in key order.

@@ -6,7 +6,6 @@ import java.util.List;
 import org.rockcask.internal.NativeResource;
 import org.rockcask.RockCaskException;
 import tokyocabinet.internal.CasketComparator;
-import tokyocabinet.internal.CasketNative;
 import tokyocabinet.internal.PackedPutdups;
 
 /**
@@ -22,8 +21,8 @@ final class Database {
     /**
      * The most bytes a value may hold: the most a Java array holds on every JVM. The native
      * side refuses longer values (and appends that would make one) by the same figure
-     * (checked when {@code CasketNative} registers, and by the tests), so a database
-     * never holds a value {@code get} cannot return.
+     * (checked when {@link CasketNative} registers), so a database never holds a value
+     * {@code get} cannot return.
      */
     static final int MAX_VALUE_SIZE = Integer.MAX_VALUE - 8;
 
@@ -127,7 +126,7 @@ final class Database {
     BDBCMP comparator;
     long cacheBytes = 24L << 20;
     long writeBufferBytes = 64L << 20;
-    /** A {@code CasketNative.COMPRESSION_} code. */
+    /** A {@link CasketNative} {@code COMPRESSION_} code. */
     int compression = CasketNative.COMPRESSION_NONE;
 
     Database(boolean hash) {
@@ -164,6 +163,21 @@ final class Database {
         e.code = code;
         e.detail = code == BDB.EINVALID || code == BDB.EMISC ? detail : null;
         return false;
+    }
+
+    /**
+     * A path as the native side takes it: the UTF-8 bytes of the string, which are what the file
+     * system gets (a JNI string would cross in modified UTF-8, which spells characters above
+     * U+FFFF otherwise). Null for a string that has no UTF-8 form (an unpaired surrogate): its
+     * bytes would name another file.
+     */
+    static byte[] path(String path) {
+        byte[] utf8 = path.getBytes(StandardCharsets.UTF_8);
+        return new String(utf8, StandardCharsets.UTF_8).equals(path) ? utf8 : null;
+    }
+
+    private boolean failNoUtf8(String path) {
+        return fail(BDB.EINVALID, "path " + path + " has no UTF-8 form (it holds an unpaired surrogate)");
     }
 
     /** Whether a value of this many bytes may be stored; if not, records why (EINVALID). */
@@ -320,6 +334,10 @@ final class Database {
         if (refusedInsideComparison()) {
             return false;
         }
+        byte[] file = path(path);
+        if (file == null) {
+            return failNoUtf8(path);
+        }
         synchronized (openLock) {
             if (handle != null) {
                 return fail(BDB.EINVALID);
@@ -334,7 +352,7 @@ final class Database {
                 options[CasketNative.OPEN_CACHE_BYTES] = cacheBytes;
                 options[CasketNative.OPEN_WRITE_BUFFER_BYTES] = writeBufferBytes;
                 options[CasketNative.OPEN_COMPRESSION] = compression;
-                long db = CasketNative.open(path, options, cmp, cmpName);
+                long db = CasketNative.open(file, options, cmp, cmpName);
                 handle = new Handle(db, path);
                 iterPos = null;
                 return true;
@@ -559,6 +577,10 @@ final class Database {
         if (path.startsWith("@")) {
             return fail(BDB.EINVALID);
         }
-        return run(db -> CasketNative.copy(db, path));
+        byte[] target = path(path);
+        if (target == null) {
+            return failNoUtf8(path);
+        }
+        return run(db -> CasketNative.copy(db, target));
     }
 }

@@ -1,6 +1,5 @@
 package tokyocabinet;
 
-import tokyocabinet.internal.CasketNative;
 
 /**
  * Hash database: one value per key. Drop-in for the Tokyo Cabinet binding's class of the same

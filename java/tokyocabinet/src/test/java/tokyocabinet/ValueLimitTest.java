@@ -1,6 +1,7 @@
 package tokyocabinet;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -10,14 +11,25 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.Test;
-import tokyocabinet.internal.CasketNative;
+import org.rockcask.StaleClasses;
 
 /** The largest value: what a Java array holds, so that {@code get} can return every value. */
 public class ValueLimitTest extends CasketTestBase {
+    /**
+     * The Java figure is the native one: the library compares them when {@code CasketNative}
+     * registers, and refuses a jar whose {@code Database} says otherwise.
+     */
     @Test
-    public void theJavaAndNativeLimitsAreTheSameFigureTheMostAJavaArrayHolds() {
+    public void theJavaAndNativeLimitsAreTheSameFigureTheMostAJavaArrayHolds() throws Exception {
         assertEquals(Integer.MAX_VALUE - 8, Database.MAX_VALUE_SIZE);
-        assertEquals(Database.MAX_VALUE_SIZE, CasketNative.maxValueSize());
+        Class.forName(CasketNative.class.getName(), true, CasketNative.class.getClassLoader());
+        Path classes = StaleClasses.compile(tmp, "tokyocabinet.Database",
+                "package tokyocabinet; final class Database { static final int MAX_VALUE_SIZE = Integer.MAX_VALUE - 9; }");
+        StaleClasses.copyClassFile(CasketNative.class, classes);
+        ClassLoader stale = StaleClasses.childFirst(classes, "tokyocabinet.Database", CasketNative.class.getName());
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> Class.forName(CasketNative.class.getName(), true, stale));
+        assertTrue(e.getMessage(), e.getMessage().contains("tokyocabinet/Database.MAX_VALUE_SIZE is " + (Database.MAX_VALUE_SIZE - 1)
+                + " in Java but " + Database.MAX_VALUE_SIZE + " in the native library"));
     }
 
     @Test

@@ -1,7 +1,6 @@
 package org.rockcask;
 
 import java.nio.file.Path;
-import org.rockcask.internal.SnapshotNative;
 import java.util.Objects;
 
 /**
@@ -32,7 +31,7 @@ public final class CasketSnapshots {
         Objects.requireNonNull(databasePath, "databasePath");
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(options, "options");
-        byte[] database = Store.utf8(databasePath.toAbsolutePath());
+        byte[] database = Wire.path(databasePath.toAbsolutePath());
         return Store.snapshot(file, (target, info) -> SnapshotNative.exportCasket(database, target, options.record(),
                 SnapshotProgress.Relay.of(options.progress()), info));
     }
@@ -51,7 +50,7 @@ public final class CasketSnapshots {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(databasePath, "databasePath");
         Objects.requireNonNull(options, "options");
-        byte[] database = Store.utf8(databasePath.toAbsolutePath());
+        byte[] database = Wire.path(databasePath.toAbsolutePath());
         return Store.snapshot(file, (source, info) -> SnapshotNative.importCasket(source, database, options.workers(),
                 SnapshotProgress.Relay.of(options.progress()), info));
     }

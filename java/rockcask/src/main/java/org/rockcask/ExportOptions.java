@@ -8,7 +8,11 @@ import java.util.Objects;
  * returns a changed copy: {@code ExportOptions.defaults().workers(4).compression(Compression.ZSTD)}.
  */
 public final class ExportOptions {
-    private static final int MAX_FRAME_BYTES = 64 << 20;
+    /**
+     * The largest frame size an export may aim for: {@code MAX_FRAME_TARGET} of
+     * rust/core/src/snapshot/format.rs (checked by the library as it registers SnapshotNative).
+     */
+    private static final int MAX_FRAME_TARGET = 64 << 20;
     private int workers = Math.min(8, Runtime.getRuntime().availableProcessors());
     private Compression compression = Compression.NONE;
     private int frameBytes = 1 << 20;
@@ -70,8 +74,8 @@ public final class ExportOptions {
     }
 
     public ExportOptions frameBytes(int v) {
-        if (v < 1 || v > MAX_FRAME_BYTES) {
-            throw new IllegalArgumentException("frameBytes must be 1 to " + MAX_FRAME_BYTES + ": " + v);
+        if (v < 1 || v > MAX_FRAME_TARGET) {
+            throw new IllegalArgumentException("frameBytes must be 1 to " + MAX_FRAME_TARGET + ": " + v);
         }
         ExportOptions o = copy();
         o.frameBytes = v;

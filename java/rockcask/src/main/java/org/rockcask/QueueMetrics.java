@@ -18,6 +18,11 @@ public final class QueueMetrics {
         this.v = v;
     }
 
+    /** The record as it crossed from the native side (for this package's tests of its layout). */
+    long[] values() {
+        return v;
+    }
+
     public String name() {
         return name;
     }

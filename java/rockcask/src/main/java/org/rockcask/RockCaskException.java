@@ -42,30 +42,13 @@ public class RockCaskException extends RuntimeException {
     private final Status status;
 
     /**
-     * An exception whose message has the form {@code "Status: detail"}, the status named by
-     * one of {@link Status}'s constants; any other message gives status {@code Unknown}.
+     * Built from its fields, by the native layer and by this package: the message is
+     * {@code "Status: detail"}, and {@link #status()} the status given (never parsed back from
+     * a message).
      */
-    public RockCaskException(String message) {
-        super(message);
-        this.status = parse(message);
-    }
-
-    /** Built by the native layer: the message is {@code "Status: detail"}. */
     RockCaskException(Status status, String detail) {
         super(status.name() + ": " + detail);
         this.status = status;
-    }
-
-    private static Status parse(String message) {
-        int colon = message == null ? -1 : message.indexOf(':');
-        if (colon > 0) {
-            try {
-                return Status.valueOf(message.substring(0, colon));
-            } catch (IllegalArgumentException notAStatus) {
-                return Status.Unknown;
-            }
-        }
-        return Status.Unknown;
     }
 
     public Status status() {

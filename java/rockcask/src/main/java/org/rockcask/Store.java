@@ -5,10 +5,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
-import org.rockcask.internal.MetricsNative;
 import org.rockcask.internal.NativeResource;
-import org.rockcask.internal.SnapshotNative;
-import org.rockcask.internal.StoreNative;
 
 /**
  * A RockCask store: named durable queues and objects by UUID in one directory.
@@ -57,7 +54,7 @@ public final class Store implements AutoCloseable {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(options, "options");
         Path abs = dir.toAbsolutePath();
-        long handle = StoreNative.open(utf8(abs), options.record());
+        long handle = StoreNative.open(Wire.path(abs), options.record(), Wire.queueCodecs(options.queueCompression()));
         Store store = new Store(handle, abs, options);
         if (options.metrics()) {
             try {
@@ -126,7 +123,7 @@ public final class Store implements AutoCloseable {
      * notes the read, for its commit to check). {@code null} when the key or the map is not there.
      */
     public byte[] mapGet(String map, byte[] key) {
-        byte[] name = Wire.checkedQueueName(map);
+        byte[] name = Wire.checkedMapName(map);
         TxMap.checkKey(key);
         return mapGet(name, key);
     }
@@ -138,20 +135,20 @@ public final class Store implements AutoCloseable {
      * is open and may be used from any thread.
      */
     public MapReader mapReader(String map) {
-        return new MapReader(this, map, Wire.checkedQueueName(map));
+        return new MapReader(this, map, Wire.checkedMapName(map));
     }
 
     byte[] mapGet(byte[] name, byte[] key) {
-        return handle.call(h -> org.rockcask.internal.MapNative.storeGet(h, name, key));
+        return handle.call(h -> MapNative.storeGet(h, name, key));
     }
 
     int mapGetInto(byte[] name, byte[] key, java.nio.ByteBuffer into, int position, int room) {
-        return handle.call(h -> org.rockcask.internal.MapNative.storeGetInto(h, name, key, into, position, room));
+        return handle.call(h -> MapNative.storeGetInto(h, name, key, into, position, room));
     }
 
     /** The names of the maps ({@link Transaction#map(String)}), sorted. */
     public List<String> maps() {
-        return handle.call(h -> Wire.strings(org.rockcask.internal.MapNative.names(h)));
+        return handle.call(h -> Wire.strings(MapNative.names(h)));
     }
 
     /** The settings of {@code queue} ({@link QueueOptions#defaults()} when it has none). */
@@ -230,9 +227,10 @@ public final class Store implements AutoCloseable {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(newStoreDir, "newStoreDir");
         Objects.requireNonNull(options, "options");
-        byte[] dir = utf8(newStoreDir.toAbsolutePath());
-        return snapshot(file, (source, info) -> SnapshotNative.importStore(source, dir, options.workers(), options.store().record(),
-                SnapshotProgress.Relay.of(options.progress()), info));
+        byte[] dir = Wire.path(newStoreDir.toAbsolutePath());
+        StoreOptions store = options.store();
+        return snapshot(file, (source, info) -> SnapshotNative.importStore(source, dir, options.workers(), store.record(),
+                Wire.queueCodecs(store.queueCompression()), SnapshotProgress.Relay.of(options.progress()), info));
     }
 
     /**
@@ -255,7 +253,7 @@ public final class Store implements AutoCloseable {
      */
     public void checkpoint(Path dir) {
         Objects.requireNonNull(dir, "dir");
-        byte[] target = utf8(dir.toAbsolutePath());
+        byte[] target = Wire.path(dir.toAbsolutePath());
         handle.run(h -> SnapshotNative.checkpoint(h, target));
     }
 
@@ -291,7 +289,7 @@ public final class Store implements AutoCloseable {
     static SnapshotInfo snapshot(Path file, SnapshotCall call) {
         Path abs = file.toAbsolutePath();
         long[] info = new long[Wire.INFO_SLOTS];
-        byte[] strings = call.run(utf8(abs), info);
+        byte[] strings = call.run(Wire.path(abs), info);
         return snapshotInfo(abs, strings, info);
     }
 
@@ -299,10 +297,6 @@ public final class Store implements AutoCloseable {
         List<String> s = Wire.strings(packedStrings);
         return new SnapshotInfo(file, (int) v[Wire.INFO_FORMAT_VERSION], SnapshotInfo.Content.valueOf(s.get(0)),
                 Compression.ofCode(v[Wire.INFO_COMPRESSION]), s.get(1), Instant.ofEpochMilli(v[Wire.INFO_CREATED_AT_MILLIS]), s.get(2), v);
-    }
-
-    static byte[] utf8(Path p) {
-        return p.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     public Path path() {

@@ -56,6 +56,11 @@ public final class StoreMetrics {
         return out;
     }
 
+    /** The record as it crossed from the native side (for this package's tests of its layout). */
+    long[] values() {
+        return v;
+    }
+
     /** Whether the store counts ({@link StoreOptions#metrics()}). */
     public boolean counting() {
         return v[Wire.METRICS_COUNTING] != 0;

@@ -4,7 +4,6 @@ import java.lang.ref.WeakReference;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import org.rockcask.internal.MetricsNative;
 
 /**
  * What a store's JMX beans read from it. It holds the store only weakly, so that a store

@@ -298,13 +298,10 @@ public final class StoreOptions {
     }
 
     /**
-     * These options as the native side reads them: the {@code STORE_} slots of {@link Wire} as
-     * big-endian longs, then the per-queue codecs (i32 count, then per queue i32 length, UTF-8
-     * name, i32 code).
+     * These options as the native side reads them: the {@code STORE_} slots of {@link Wire} (the
+     * per-queue codecs cross apart, as {@link Wire#queueCodecs} packs them).
      */
-    byte[] record() {
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+    long[] record() {
         long[] slots = new long[Wire.STORE_SLOTS];
         slots[Wire.STORE_SYNC_ON_COMMIT] = syncOnCommit ? 1 : 0;
         slots[Wire.STORE_BLOCK_CACHE_BYTES] = blockCacheBytes;
@@ -319,21 +316,7 @@ public final class StoreOptions {
         slots[Wire.STORE_OBJECT_CACHE_BYTES] = objectCacheBytes;
         slots[Wire.STORE_INLINE_PAYLOAD_BYTES] = inlinePayloadBytes;
         slots[Wire.STORE_QUEUE_CACHE_BYTES] = queueCacheBytes;
-        try {
-            for (long slot : slots) {
-                out.writeLong(slot);
-            }
-            out.writeInt(queueCompression.size());
-            for (Map.Entry<String, Compression> e : queueCompression.entrySet()) {
-                byte[] name = e.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-                out.writeInt(name.length);
-                out.write(name);
-                out.writeInt(e.getValue().code);
-            }
-        } catch (java.io.IOException impossible) {
-            throw new AssertionError(impossible);
-        }
-        return bytes.toByteArray();
+        return slots;
     }
 
     @Override

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import org.rockcask.internal.NativeResource;
-import org.rockcask.internal.TransactionNative;
 
 /**
  * A unit of work on a {@link Store}: polls, enqueues, puts and deletes all take effect at
@@ -510,7 +509,7 @@ public final class Transaction implements AutoCloseable {
     private void checkWritable() {
         checkOpen();
         if (store.options().readOnly()) {
-            throw new RockCaskException("ReadOnly: store at " + store.path() + " is open read-only");
+            throw new RockCaskException(RockCaskException.Status.ReadOnly, "store at " + store.path() + " is open read-only");
         }
     }
 

@@ -2,13 +2,9 @@ package org.rockcask;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.AbstractMap;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.rockcask.internal.MapNative;
 
 /**
  * A named map as one transaction sees it ({@link Transaction#map(String)}): keys and values are
@@ -22,10 +18,11 @@ import org.rockcask.internal.MapNative;
  * read-modify-write loses no update; run the transaction again. {@link #add} to a counter is
  * applied at commit to the value then and never conflicts. Scans are not checked.
  *
- * <p>Limits: keys 1 to 65,536 bytes, values up to 1 GiB, map names like queue names.
+ * <p>Limits: keys 1 to 65,536 bytes, values up to 1 GiB, map names 1 to 1,024 bytes of UTF-8
+ * (as queue names).
  */
 public final class TxMap {
-    /** Longest key accepted, in bytes (rust/core/src/maps.rs). */
+    /** Longest key accepted, in bytes (rust/core/src/maps.rs; checked by the library as it registers MapNative). */
     public static final int MAX_KEY_BYTES = 64 << 10;
 
     private final Transaction tx;
@@ -35,7 +32,7 @@ public final class TxMap {
     TxMap(Transaction tx, String mapName) {
         this.tx = tx;
         this.mapName = mapName;
-        this.name = Wire.checkedQueueName(mapName);
+        this.name = Wire.checkedMapName(mapName);
     }
 
     public String name() {
@@ -122,24 +119,15 @@ public final class TxMap {
         if (keys.size() > Wire.MAX_BATCH_ITEMS) {
             throw new IllegalArgumentException("getAll reads at most " + Wire.MAX_BATCH_ITEMS + " keys per call, got " + keys.size());
         }
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
-        try {
-            out.writeInt(keys.size());
-            int i = 0;
-            for (byte[] key : keys) {
-                if (key == null) {
-                    throw new NullPointerException("keys[" + i + "]");
-                }
-                checkKey(key);
-                out.writeInt(key.length);
-                out.write(key);
-                i++;
+        int i = 0;
+        for (byte[] key : keys) {
+            if (key == null) {
+                throw new NullPointerException("keys[" + i + "]");
             }
-        } catch (java.io.IOException impossible) {
-            throw new AssertionError(impossible);
+            checkKey(key);
+            i++;
         }
-        byte[] packed = bytes.toByteArray();
+        byte[] packed = Wire.list(keys);
         return tx.onMaps(h -> Wire.optionalByteArrays(MapNative.getAll(h, name, packed)), false);
     }
 
@@ -151,7 +139,7 @@ public final class TxMap {
         if (limit < 0 || limit > Wire.MAX_BATCH_ITEMS) {
             throw new IllegalArgumentException("limit must be 0 to " + Wire.MAX_BATCH_ITEMS + ": " + limit);
         }
-        return tx.onMaps(h -> pairs(MapNative.scan(h, name, from, to, reverse, limit)), false);
+        return tx.onMaps(h -> Wire.pairs(MapNative.scan(h, name, from, to, reverse, limit)), false);
     }
 
     /**
@@ -197,20 +185,6 @@ public final class TxMap {
             }
         }
         return null;
-    }
-
-    private static List<Map.Entry<byte[], byte[]>> pairs(byte[] packed) {
-        ByteBuffer b = ByteBuffer.wrap(packed);
-        int n = b.getInt();
-        List<Map.Entry<byte[], byte[]>> out = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            byte[] k = new byte[b.getInt()];
-            b.get(k);
-            byte[] v = new byte[b.getInt()];
-            b.get(v);
-            out.add(new AbstractMap.SimpleImmutableEntry<>(k, v));
-        }
-        return Collections.unmodifiableList(out);
     }
 
     /** Refuses a key no map holds, before any native call. */

@@ -2,22 +2,32 @@ package org.rockcask;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
 /**
- * Decoding of the packed results native calls return (layout in rust/jni/src/wire.rs), and the
- * numbers defined on the native side that Java repeats (limits, compression codes, record
- * slots; each group says where it is defined and when the library checks it).
+ * The Java side of the packed layouts native calls take and return (defined in
+ * rust/jni/src/wire/; each one's reader or writer here is checked against the golden vectors of
+ * tests/golden/packed-layouts.tsv by {@code PackedLayoutsGoldenTest}), how names and paths
+ * cross, and the numbers defined on the native side that Java repeats (limits, compression
+ * codes, record slots; each group says where it is defined and when the library checks it).
  */
 final class Wire {
     private Wire() {}
 
-    /** Limits the native store enforces too (rust/core: keys.rs, options.rs; checked by the library as it registers StoreNative). */
+    /**
+     * Limits the native store enforces too (rust/core: keys.rs, options.rs; checked by the
+     * library as it registers StoreNative and MapNative).
+     */
     static final int MAX_QUEUE_NAME_BYTES = 1024;
+    /** A map name's limit, a queue name's (the store checks both alike). */
+    static final int MAX_MAP_NAME_BYTES = 1024;
     static final int MAX_PAYLOAD_BYTES = 1 << 30;
     static final int MAX_WORKERS = 64;
     static final int MAX_BATCH_ITEMS = 1 << 20;
@@ -42,7 +52,7 @@ final class Wire {
     // Slots of the records crossing JNI (rust/jni/src/contract/rockcask.rs defines them; the library
     // checks these values when the native classes register).
 
-    /** {@link StoreOptions#record()}: longs at these indices, then the per-queue codecs. */
+    /** {@link StoreOptions#record()} (its per-queue codecs cross apart: {@link #queueCodecs}). */
     static final int STORE_SYNC_ON_COMMIT = 0;
     static final int STORE_BLOCK_CACHE_BYTES = 1;
     static final int STORE_WRITE_BUFFER_BYTES = 2;
@@ -169,14 +179,19 @@ final class Wire {
     }
 
     static void checkQueueName(byte[] utf8) {
+        checkName(utf8, "queue name", MAX_QUEUE_NAME_BYTES);
+    }
+
+    private static void checkName(byte[] utf8, String what, int max) {
         if (utf8.length == 0) {
-            throw new IllegalArgumentException("queue name is empty");
+            throw new IllegalArgumentException(what + " is empty");
         }
-        if (utf8.length > MAX_QUEUE_NAME_BYTES) {
-            throw new IllegalArgumentException("queue name is " + utf8.length + " bytes long; at most " + MAX_QUEUE_NAME_BYTES + " are allowed");
+        if (utf8.length > max) {
+            throw new IllegalArgumentException(what + " is " + utf8.length + " bytes long; at most " + max + " are allowed");
         }
     }
 
+    /** A queue name as it crosses: its UTF-8 bytes. */
     static byte[] queueName(String queue) {
         Objects.requireNonNull(queue, "queue");
         return queue.getBytes(StandardCharsets.UTF_8);
@@ -187,6 +202,72 @@ final class Wire {
         byte[] utf8 = queueName(queue);
         checkQueueName(utf8);
         return utf8;
+    }
+
+    /** A map name as it crosses, its UTF-8 bytes, checked: 1 to {@link #MAX_MAP_NAME_BYTES}. */
+    static byte[] checkedMapName(String map) {
+        Objects.requireNonNull(map, "map");
+        byte[] utf8 = map.getBytes(StandardCharsets.UTF_8);
+        checkName(utf8, "map name", MAX_MAP_NAME_BYTES);
+        return utf8;
+    }
+
+    /**
+     * A path as it crosses: the UTF-8 bytes of its string, which are what the file system gets
+     * (a JNI string would cross in modified UTF-8, which spells characters above U+FFFF
+     * otherwise). A string without a UTF-8 form (an unpaired surrogate) is refused, as its bytes
+     * would name another file.
+     *
+     * @throws IllegalArgumentException for such a path
+     */
+    static byte[] path(Path path) {
+        String s = path.toString();
+        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+        if (!new String(utf8, StandardCharsets.UTF_8).equals(s)) {
+            throw new IllegalArgumentException("path " + s + " has no UTF-8 form (it holds an unpaired surrogate)");
+        }
+        return utf8;
+    }
+
+    /** The per-queue codecs: i32 count, then per queue i32 length, UTF-8 name, i32 code. */
+    static byte[] queueCodecs(Map<String, Compression> codecs) {
+        List<byte[]> names = new ArrayList<>(codecs.size());
+        int size = 4;
+        for (String queue : codecs.keySet()) {
+            byte[] name = queue.getBytes(StandardCharsets.UTF_8);
+            names.add(name);
+            size += 8 + name.length;
+        }
+        ByteBuffer b = ByteBuffer.allocate(size).putInt(codecs.size());
+        int i = 0;
+        for (Compression codec : codecs.values()) {
+            byte[] name = names.get(i++);
+            b.putInt(name.length).put(name).putInt(codec.code);
+        }
+        return b.array();
+    }
+
+    /**
+     * {@code items} in the list layout: i32 count, then per item i32 length (-1 for null) and
+     * the bytes (the keys of {@link TxMap#getAll}).
+     */
+    static byte[] list(List<byte[]> items) {
+        long size = 4;
+        for (byte[] item : items) {
+            size += 4 + (item == null ? 0 : item.length);
+        }
+        if (size > Integer.MAX_VALUE - 8) {
+            throw new OutOfMemoryError("a packed list of " + size + " bytes does not fit one Java array");
+        }
+        ByteBuffer b = ByteBuffer.allocate((int) size).putInt(items.size());
+        for (byte[] item : items) {
+            if (item == null) {
+                b.putInt(-1);
+            } else {
+                b.putInt(item.length).put(item);
+            }
+        }
+        return b.array();
     }
 
     static List<Message> messages(byte[] packed) {
@@ -221,7 +302,7 @@ final class Wire {
         return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
     }
 
-    /** i32 count, then per element i32 length (-1 for none) + bytes. */
+    /** A list in the list layout (i32 count, then per item i32 length, -1 for none, and the bytes). */
     static List<byte[]> optionalByteArrays(byte[] packed) {
         ByteBuffer b = ByteBuffer.wrap(packed);
         int n = b.getInt();
@@ -257,6 +338,19 @@ final class Wire {
         return Collections.unmodifiableList(out);
     }
 
+    /** Pairs in the list layout, key and value alternating (a map scan's answer). */
+    static List<Map.Entry<byte[], byte[]>> pairs(byte[] packed) {
+        ByteBuffer b = ByteBuffer.wrap(packed);
+        int n = b.getInt() / 2;
+        List<Map.Entry<byte[], byte[]>> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            byte[] key = optionalBytes(b);
+            out.add(new AbstractMap.SimpleImmutableEntry<>(key, optionalBytes(b)));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /** Strings in the list layout, none absent, each as its UTF-8 bytes. */
     static List<String> strings(byte[] packed) {
         ByteBuffer b = ByteBuffer.wrap(packed);
         int n = b.getInt();

@@ -1,6 +1,5 @@
 package org.rockcask;
 
-import org.rockcask.internal.TransactionNative;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;

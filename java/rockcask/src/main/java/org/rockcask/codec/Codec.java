@@ -6,7 +6,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.rockcask.internal.CodecNative;
 
 /**
  * Protobuf encoding and decoding, in native code, of the SEASR/Meandre BasicDataTypes messages

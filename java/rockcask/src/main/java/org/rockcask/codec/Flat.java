@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.rockcask.internal.CodecNative;
 
 /**
  * A message's content in the flat form that crosses JNI in one call: one direct buffer,

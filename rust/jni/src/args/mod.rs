@@ -1,17 +1,25 @@
 //! How each Rust type in a `native_class!` table crosses JNI: its JNI descriptor, the raw type
 //! the JVM passes, and the checked conversion to the value the Rust function receives (or, for
-//! results, back). Conversions that can fail name the parameter.
+//! results, back). Conversions that can fail name the parameter. The packed `byte[]` layouts
+//! some of them carry are `wire`'s; the numbers records and codes hold are `contract`'s.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use jni::objects::{JByteArray, JByteBuffer, JLongArray, JObjectArray, JString};
+use jni::objects::{JByteArray, JByteBuffer, JLongArray, JObjectArray, JPrimitiveArray, JString, TypeArray};
 use jni::sys::jlong;
 use jni::Env;
+use rockcask_core::compress::Compression;
+use rockcask_core::Uuid;
 
-use crate::contract::{Record, Slots};
+use crate::contract::{self, Record, Slots};
 use crate::error::{BridgeError, BridgeResult};
-use crate::handle::{borrow, into_handle, Tagged};
+use crate::handle::{self, into_handle, Tagged};
+use crate::wire;
+
+mod names;
+
+pub use names::{MapName, QueueName};
 
 /// A parameter type of a native method.
 pub trait Arg {
@@ -66,13 +74,40 @@ impl Ret for () {
     }
 }
 
+// Handles. Why a `long` from Java may be turned into a reference (`handle::borrow`) or taken
+// back (`handle::take`) here, the two places that do so: only RockCask's own classes hold and
+// pass handles. The native methods are package-private, in the packages of the classes that
+// own the handles, and each handle lives in a `NativeResource`, which counts the calls in
+// flight, starts none once closing has begun, and calls the class's `free` once, when no call
+// is in flight any more (`NativeResource.close`, or its Cleaner once the owner is unreachable).
+// So a handle passed to a call stays live until the call returns, which is as long as the
+// reference below lives (`'local`, the native method's frame), and a handle passed to `free` is
+// passed once, with nothing else using it. A handle of another type, or zero, is refused by the
+// tag check (IllegalStateException); a made-up number is not, which is why nothing outside
+// RockCask's packages may call the natives.
+
 /// A handle (`long`) from Java arrives as a reference to its object, its type tag checked.
 impl<T: Tagged + 'static> Arg for &T {
     type Raw<'local> = jlong;
     type Value<'local> = &'local T;
     const DESCRIPTOR: &'static str = "J";
     fn from_java<'local>(_env: &mut Env<'local>, raw: jlong, _name: &'static str) -> BridgeResult<&'local T> {
-        borrow::<T>(raw)
+        // SAFETY: see "Handles" above: the handle is live while the native call runs.
+        unsafe { handle::borrow::<T>(raw) }
+    }
+}
+
+/// A handle given back by the class's `free`: the object, for the function to drop (`None`
+/// for zero).
+pub struct Freed<T>(pub Option<T>);
+
+impl<T: Tagged + 'static> Arg for Freed<T> {
+    type Raw<'local> = jlong;
+    type Value<'local> = Freed<T>;
+    const DESCRIPTOR: &'static str = "J";
+    fn from_java<'local>(_env: &mut Env<'local>, raw: jlong, _name: &'static str) -> BridgeResult<Freed<T>> {
+        // SAFETY: see "Handles" above: `free` is called once per handle, with no call in flight.
+        unsafe { handle::take::<T>(raw) }.map(Freed)
     }
 }
 
@@ -94,7 +129,7 @@ impl Arg for Vec<u8> {
     type Value<'local> = Vec<u8>;
     const DESCRIPTOR: &'static str = "[B";
     fn from_java<'local>(env: &mut Env<'local>, raw: JByteArray<'local>, name: &'static str) -> BridgeResult<Vec<u8>> {
-        crate::wire::bytes(env, &raw, name)
+        bytes(env, &raw, name)
     }
 }
 
@@ -138,7 +173,7 @@ macro_rules! pass_through {
 pass_through! {
     /// A `byte[]` left in the JVM, for functions that copy regions of it.
     JByteArray => "[B",
-    /// A direct `ByteBuffer`; `wire::direct_buffer` reads it.
+    /// A direct `ByteBuffer`; `direct_buffer` reads it.
     JByteBuffer => "Ljava/nio/ByteBuffer;",
     /// A `long[]` the function fills.
     JLongArray => "[J",
@@ -178,7 +213,7 @@ impl Arg for Ids {
     const DESCRIPTOR: &'static str = "[J";
     fn from_java<'local>(env: &mut Env<'local>, raw: JLongArray<'local>, name: &'static str) -> BridgeResult<Ids> {
         use rockcask_core::options::MAX_BATCH_ITEMS;
-        let len = crate::wire::array_len(env, &raw, name)?;
+        let len = array_len(env, &raw, name)?;
         if len % 2 != 0 || len / 2 > MAX_BATCH_ITEMS {
             return Err(BridgeError::InvalidArgument(format!(
                 "{name} must hold two longs per id and at most {MAX_BATCH_ITEMS} ids, got {len} longs"
@@ -186,7 +221,7 @@ impl Arg for Ids {
         }
         let mut bits = vec![0i64; len];
         raw.get_region(env, 0, &mut bits)?;
-        Ok(Ids(bits.chunks_exact(2).map(|p| crate::wire::uuid(p[0], p[1])).collect()))
+        Ok(Ids(bits.chunks_exact(2).map(|p| uuid(p[0], p[1])).collect()))
     }
 }
 
@@ -203,7 +238,7 @@ impl Arg for Sequences {
         if raw.is_null() {
             return Ok(Sequences(None));
         }
-        let len = crate::wire::array_len(env, &raw, name)?;
+        let len = array_len(env, &raw, name)?;
         if len > MAX_BATCH_ITEMS {
             return Err(BridgeError::InvalidArgument(format!("{name} holds {len} sequences; at most {MAX_BATCH_ITEMS} are allowed")));
         }
@@ -217,7 +252,11 @@ impl Arg for Sequences {
     }
 }
 
-/// A path, passed as its UTF-8 bytes (Java's `String.getBytes(UTF_8)`, so no modified UTF-8).
+/// A path (a store's, a casket's, a snapshot file's), passed as the UTF-8 bytes of its Java
+/// string, encoded by Java, which refuses a string that has none (an unpaired surrogate).
+/// Not as a JNI `String`: that crosses in modified UTF-8, which spells U+0000 and characters
+/// above U+FFFF otherwise and which jni-rs decodes lossily when malformed, silently naming
+/// another file. These bytes are exactly what the file system gets.
 impl Arg for PathBuf {
     type Raw<'local> = JByteArray<'local>;
     type Value<'local> = PathBuf;
@@ -273,13 +312,28 @@ impl Arg for Duration {
     }
 }
 
+/// The per-queue codecs of `StoreOptions` (`wire::unpack_queue_codecs`), each code a
+/// `Compression`.
+pub struct QueueCodecs(pub Vec<(String, Compression)>);
+
+impl Arg for QueueCodecs {
+    type Raw<'local> = JByteArray<'local>;
+    type Value<'local> = QueueCodecs;
+    const DESCRIPTOR: &'static str = "[B";
+    fn from_java<'local>(env: &mut Env<'local>, raw: JByteArray<'local>, name: &'static str) -> BridgeResult<QueueCodecs> {
+        let packed = bytes(env, &raw, name)?;
+        let codecs = wire::unpack_queue_codecs(&packed)?.into_iter().map(|(queue, code)| Ok((queue, contract::compression(code.into(), name)?)));
+        Ok(QueueCodecs(codecs.collect::<BridgeResult<_>>()?))
+    }
+}
+
 /// A `long[]` record with the slots of `S`.
 impl<S: Slots> Arg for Record<S> {
     type Raw<'local> = JLongArray<'local>;
     type Value<'local> = Record<S>;
     const DESCRIPTOR: &'static str = "[J";
     fn from_java<'local>(env: &mut Env<'local>, raw: JLongArray<'local>, name: &'static str) -> BridgeResult<Record<S>> {
-        let mut values = vec![0i64; crate::wire::array_len(env, &raw, name)?];
+        let mut values = vec![0i64; array_len(env, &raw, name)?];
         raw.get_region(env, 0, &mut values)?;
         Record::new(values)
     }
@@ -336,17 +390,8 @@ macro_rules! nullable {
 }
 nullable!(Vec<u8> => JByteArray, String => JString);
 
-/// The variant `from_code` finds for `code`, or an error naming the parameter (or field), what
-/// the code selects and the value: "mode: unknown put mode code 7".
-pub fn decode_code<C: TryFrom<i64>, T>(code: i64, name: &str, what: &str, from_code: impl FnOnce(C) -> Option<T>) -> BridgeResult<T> {
-    C::try_from(code)
-        .ok()
-        .and_then(from_code)
-        .ok_or_else(|| BridgeError::InvalidArgument(format!("{name}: unknown {what} code {code}")))
-}
-
 /// Declares the `Arg` impls of enums that cross JNI as an `int` code, each decoded by a
-/// `fn(code: i64, name: &str) -> BridgeResult<T>`:
+/// `fn(code: i64, name: &str) -> BridgeResult<T>` (`contract` defines the codes):
 /// `code_arg!(PutMode => |code, name| contract::PUT_MODES.decode(code, name))`.
 macro_rules! code_arg {
     ($($ty:ty => $decode:expr),* $(,)?) => {$(
@@ -361,3 +406,46 @@ macro_rules! code_arg {
     )*};
 }
 pub(crate) use code_arg;
+
+/// A `byte[]` that must not be null, copied.
+pub fn bytes(env: &Env<'_>, array: &JByteArray<'_>, what: &'static str) -> BridgeResult<Vec<u8>> {
+    if array.is_null() {
+        return Err(BridgeError::Null(what));
+    }
+    Ok(env.convert_byte_array(array)?)
+}
+
+/// The memory of a direct buffer, all of its capacity.
+///
+/// # Safety
+///
+/// The caller uses the slice only during the current native call (a local reference keeps the
+/// buffer reachable) and Java does not touch the buffer meanwhile.
+pub unsafe fn direct_buffer<'b>(env: &Env<'_>, buffer: &JByteBuffer<'_>, what: &'static str) -> BridgeResult<&'b mut [u8]> {
+    if buffer.is_null() {
+        return Err(BridgeError::Null(what));
+    }
+    let address = env.get_direct_buffer_address(buffer)?;
+    let capacity = env.get_direct_buffer_capacity(buffer)?;
+    // SAFETY: see the function contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(address, capacity) })
+}
+
+/// View a byte buffer as the `jbyte` (i8) slice JNI region calls take.
+pub fn as_jbytes(buf: &mut [u8]) -> &mut [i8] {
+    // SAFETY: u8 and i8 have the same size and alignment; every bit pattern is valid for both.
+    unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<i8>(), buf.len()) }
+}
+
+/// Length of a non-null Java array of primitives.
+pub fn array_len<T: TypeArray>(env: &Env<'_>, array: &JPrimitiveArray<'_, T>, what: &'static str) -> BridgeResult<usize> {
+    if array.is_null() {
+        return Err(BridgeError::Null(what));
+    }
+    Ok(array.len(env)?)
+}
+
+/// An id from the two longs Java holds it as (`UUID.getMostSignificantBits`, then least).
+pub fn uuid(msb: i64, lsb: i64) -> Uuid {
+    Uuid::from_u64_pair(msb as u64, lsb as u64)
+}

@@ -1,0 +1,125 @@
+//! The packed layouts: lists and records that cross JNI as one `byte[]` (or direct buffer)
+//! instead of one Java object per item. Each is defined here once, big-endian, and read or
+//! written in Java by `org.rockcask.Wire` (the pending operations by `org.rockcask.PendingOps`,
+//! the drop-in's lists by `tokyocabinet.CasketNative` and `tokyocabinet.internal.PackedPutdups`).
+//!
+//! Both sides are checked against the same bytes: `golden.rs` writes golden vectors from the
+//! functions here into `tests/golden/packed-layouts.tsv` (and fails when the file differs from
+//! what they produce), and the JUnit tests of both jars decode each vector, compare the values
+//! with the ones written beside it, and encode them again byte for byte.
+//!
+//! No JNI here: bytes in, bytes out.
+
+mod messages;
+mod metrics;
+mod pending;
+mod queues;
+
+#[cfg(test)]
+mod golden;
+
+pub use messages::{pack_messages, payload_budget};
+pub use metrics::pack_metrics;
+pub use pending::{PendingOp, PendingOps, OP_ENQUEUE_EXISTING, OP_ENQUEUE_NEW, OP_PUT};
+pub use queues::{pack_dead_letters, pack_queue_config, unpack_queue_codecs};
+
+use crate::error::{BridgeError, BridgeResult};
+
+/// The list layout, the one most lists use (names, map keys and values, map scans as key and
+/// value alternating, the snapshot summary's strings, the drop-in's lists): an i32 count, then
+/// per item an i32 length (-1: absent) and the bytes.
+pub fn pack_list<'i>(items: impl IntoIterator<Item = Option<&'i [u8]>>) -> Vec<u8> {
+    let mut out = vec![0; 4];
+    let mut n = 0i32;
+    for item in items {
+        n += 1;
+        put_optional_bytes(&mut out, item);
+    }
+    out[..4].copy_from_slice(&n.to_be_bytes());
+    out
+}
+
+/// A list of strings (none absent) in the list layout, as their UTF-8 bytes.
+pub fn pack_strings<S: AsRef<str>>(strings: &[S]) -> Vec<u8> {
+    pack_list(strings.iter().map(|s| Some(s.as_ref().as_bytes())))
+}
+
+/// Pairs (a map scan's keys and values) in the list layout, key and value alternating.
+pub fn pack_pairs(pairs: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
+    pack_list(pairs.iter().flat_map(|(k, v)| [Some(k.as_slice()), Some(v.as_slice())]))
+}
+
+/// The items of a list in the list layout; an absent item is `None`. Every length is checked
+/// against the bytes there: nothing is allocated by what the list says.
+pub fn unpack_list(packed: &[u8]) -> BridgeResult<Vec<Option<&[u8]>>> {
+    unpack_list_with(packed, Ok)
+}
+
+/// `item` of each item of a list in the list layout, in order, as `unpack_list` reads them.
+pub fn unpack_list_with<'p, T>(
+    packed: &'p [u8],
+    mut item: impl FnMut(Option<&'p [u8]>) -> BridgeResult<T>,
+) -> BridgeResult<Vec<T>> {
+    let bad = |what: &str| BridgeError::InvalidArgument(format!("packed list of {} bytes: {what}", packed.len()));
+    let word = |at: usize| packed.get(at..at + 4).map(|b| i32::from_be_bytes(b.try_into().expect("4 bytes")));
+    let count = word(0).ok_or_else(|| bad("no count"))?;
+    let count = usize::try_from(count).map_err(|_| bad("negative count"))?;
+    let mut items = Vec::with_capacity(count.min(packed.len() / 4));
+    let mut at = 4;
+    for _ in 0..count {
+        let len = word(at).ok_or_else(|| bad("an item's length is cut off"))?;
+        at += 4;
+        if len < 0 {
+            items.push(item(None)?);
+            continue;
+        }
+        let bytes = packed.get(at..at + len as usize).ok_or_else(|| bad("an item is cut off"))?;
+        at += len as usize;
+        items.push(item(Some(bytes))?);
+    }
+    if at != packed.len() {
+        return Err(bad("bytes after the last item"));
+    }
+    Ok(items)
+}
+
+/// i32 length (-1 for none), then the bytes.
+fn put_optional_bytes(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
+    match bytes {
+        Some(b) => {
+            out.extend_from_slice(&(b.len() as i32).to_be_bytes());
+            out.extend_from_slice(b);
+        }
+        None => out.extend_from_slice(&(-1i32).to_be_bytes()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_lists_carry_count_lengths_and_absent_items() {
+        let p = pack_list([Some(&b"ab"[..]), None]);
+        assert_eq!(p, [0, 0, 0, 2, 0, 0, 0, 2, b'a', b'b', 0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(unpack_list(&p).unwrap(), vec![Some(&b"ab"[..]), None]);
+        assert_eq!(pack_strings(&["ab"]), pack_list([Some(&b"ab"[..])]));
+    }
+
+    #[test]
+    fn unpacking_refuses_lists_whose_counts_or_lengths_do_not_match_their_bytes() {
+        let p = pack_list([Some(&b"ab"[..]), Some(&b""[..])]);
+        assert_eq!(unpack_list(&p).unwrap(), vec![Some(&b"ab"[..]), Some(&b""[..])]);
+        for bad in [
+            &p[..p.len() - 1],
+            &p[..3],
+            &[&p[..], &[0][..]].concat()[..],
+            &[0x7f, 0xff, 0xff, 0xff][..],
+            &[0xff, 0, 0, 0][..],
+        ] {
+            assert!(unpack_list(bad).is_err(), "{bad:?}");
+        }
+        let too_long = [&[0, 0, 0, 1][..], &[0x7f, 0xff, 0xff, 0xff][..], b"x"].concat();
+        assert!(unpack_list(&too_long).is_err());
+    }
+}
