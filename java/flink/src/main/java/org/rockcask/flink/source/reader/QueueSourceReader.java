@@ -31,6 +31,19 @@ import org.slf4j.LoggerFactory;
  * Reads the queues of its splits, each through its own {@link QueueConsumer}, one batch of one
  * split per call, round robin. Entries are acknowledged (committed) only when the checkpoint
  * whose state covers them completes: exactly once, and in order per queue.
+ *
+ * <p>It implements {@link SourceReader} itself rather than extending Flink's
+ * {@code SingleThreadMultiplexSourceReaderBase}, because an entry's claim and its record must cross
+ * the checkpoint barrier together. A split's claims are held in a RockCask transaction that
+ * {@link QueueConsumer#snapshot} parks at a checkpoint and {@link QueueConsumer#commitThrough}
+ * commits, consuming the entries, when that checkpoint completes: so when {@link #snapshotState}
+ * runs, every entry claimed so far must already have gone downstream. Here {@link #pollNext}
+ * claims and emits in one call on the task's thread, and that holds. The base class polls on a fetcher thread into a
+ * hand-over queue: entries claimed there and not yet emitted would be committed with a checkpoint
+ * that does not hold their records (and be lost if the job then fails before the next one), and
+ * each transaction would be used from two threads. Nor is there anything for a fetcher thread to
+ * wait on: a poll is a call into the store open in this process that returns at once, full or
+ * empty, and an idle reader waits on {@link PollWakeup}'s timer instead.
  */
 @Internal
 public final class QueueSourceReader<T> implements SourceReader<T, QueueSplit> {
