@@ -1,7 +1,6 @@
 package org.rockcask.flink.source.enumerator;
 
 import java.util.Objects;
-import org.rockcask.flink.source.split.QueueSplit;
 
 /** A queue in the store of one host: what makes a split distinct. */
 final class SplitKey {
@@ -11,10 +10,6 @@ final class SplitKey {
     SplitKey(String host, String queue) {
         this.host = Objects.requireNonNull(host, "host");
         this.queue = Objects.requireNonNull(queue, "queue");
-    }
-
-    static SplitKey of(QueueSplit split) {
-        return new SplitKey(split.host(), split.queue());
     }
 
     String host() {
