@@ -2,6 +2,7 @@ package org.rockcask.flink;
 
 import java.io.Serializable;
 import java.util.Objects;
+import org.apache.flink.annotation.PublicEvolving;
 import org.rockcask.StoreOptions;
 
 /**
@@ -13,6 +14,7 @@ import org.rockcask.StoreOptions;
  * {@code RockCaskStoreSpec.at("/data/cask").withSyncOnCommit(false)}. Values no store accepts
  * are rejected when set, not when the job runs.
  */
+@PublicEvolving
 public final class RockCaskStoreSpec implements Serializable {
     private static final long serialVersionUID = 1L;
 

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.Map;
+import org.apache.flink.annotation.PublicEvolving;
 import org.rockcask.Store;
 
 /**
@@ -19,6 +20,7 @@ import org.rockcask.Store;
  * TaskManager, this class must be loaded parent-first: add {@code org.rockcask.} to
  * {@code classloader.parent-first-patterns.additional}.
  */
+@PublicEvolving
 public final class RockCaskStores {
     private static final Map<Path, Shared> OPEN = new HashMap<>();
 
@@ -106,6 +108,7 @@ public final class RockCaskStores {
     }
 
     /** A hold on a shared store. Closing it more than once is harmless. */
+    @PublicEvolving
     public static final class Lease implements AutoCloseable {
         private final Shared shared;
         private boolean closed;

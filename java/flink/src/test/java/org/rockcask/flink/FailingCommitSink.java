@@ -12,8 +12,9 @@ import org.apache.flink.api.connector.sink2.SupportsCommitter;
 import org.apache.flink.api.connector.sink2.SupportsWriterState;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
-import org.rockcask.flink.sink.RockCaskCommittable;
-import org.rockcask.flink.sink.RockCaskCommitter;
+import org.rockcask.flink.sink.RockCaskSink;
+import org.rockcask.flink.sink.internal.RockCaskCommittable;
+import org.rockcask.flink.sink.internal.RockCaskCommitter;
 
 /**
  * The RockCask sink whose committer fails once, at its third commit call with work (a checkpoint
@@ -62,7 +63,7 @@ final class FailingCommitSink implements Sink<String>, SupportsCommitter<RockCas
 
     @Override
     public Committer<RockCaskCommittable> createCommitter(CommitterInitContext context) {
-        RockCaskCommitter committer = sink.createCommitter(context);
+        RockCaskCommitter committer = (RockCaskCommitter) sink.createCommitter(context);
         return new Committer<RockCaskCommittable>() {
             @Override
             public void commit(Collection<CommitRequest<RockCaskCommittable>> requests) throws IOException, InterruptedException {

@@ -14,9 +14,10 @@ import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
-import org.rockcask.flink.source.EnumeratorState;
-import org.rockcask.flink.source.QueueSourceReader;
-import org.rockcask.flink.source.QueueSplit;
+import org.rockcask.flink.source.RockCaskSource;
+import org.rockcask.flink.source.enumerator.EnumeratorState;
+import org.rockcask.flink.source.reader.QueueSourceReader;
+import org.rockcask.flink.source.split.QueueSplit;
 
 /**
  * A {@link RockCaskSource} whose readers are counted (a count above the parallelism proves a
@@ -50,7 +51,7 @@ final class InstrumentedSource implements Source<String, QueueSplit, EnumeratorS
     @Override
     public SourceReader<String, QueueSplit> createReader(SourceReaderContext context) {
         READERS_CREATED.incrementAndGet();
-        return new Reader(source.createReader(context), failOnceBeforeCommit);
+        return new Reader((QueueSourceReader<String>) source.createReader(context), failOnceBeforeCommit);
     }
 
     @Override

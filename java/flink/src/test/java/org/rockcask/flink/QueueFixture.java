@@ -14,6 +14,8 @@ import org.junit.rules.ExternalResource;
 import org.junit.rules.TemporaryFolder;
 import org.rockcask.Store;
 import org.rockcask.Transaction;
+import org.rockcask.flink.source.RockCaskSource;
+import org.rockcask.flink.source.RockCaskSourceBuilder;
 
 /**
  * A JUnit rule: a fresh RockCask store per test, in a temporary folder, holding test data in

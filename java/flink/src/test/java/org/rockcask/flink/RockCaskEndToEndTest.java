@@ -27,6 +27,7 @@ import org.junit.ClassRule;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.Timeout;
+import org.rockcask.flink.sink.RockCaskSink;
 
 /**
  * RockCask queues through a Flink job into a RockCask queue: four source queues under a prefix

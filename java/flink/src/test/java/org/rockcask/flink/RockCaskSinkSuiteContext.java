@@ -13,6 +13,7 @@ import org.apache.flink.connector.testframe.external.sink.DataStreamSinkV2Extern
 import org.apache.flink.connector.testframe.external.sink.TestingSinkSettings;
 import org.rockcask.Message;
 import org.rockcask.Transaction;
+import org.rockcask.flink.sink.RockCaskSink;
 
 /**
  * One RockCask store per test case for Flink's sink suite: the suite's jobs write its target

@@ -13,6 +13,8 @@ import org.apache.flink.connector.testframe.external.ExternalSystemSplitDataWrit
 import org.apache.flink.connector.testframe.external.source.DataStreamSourceExternalContext;
 import org.apache.flink.connector.testframe.external.source.TestingSourceSettings;
 import org.rockcask.Transaction;
+import org.rockcask.flink.source.RockCaskSource;
+import org.rockcask.flink.source.RockCaskSourceBuilder;
 
 /**
  * One RockCask store per test case for Flink's source suite: each split the suite asks for is a

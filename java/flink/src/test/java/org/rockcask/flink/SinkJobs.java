@@ -27,7 +27,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.rockcask.Message;
 import org.rockcask.Store;
 import org.rockcask.Transaction;
-import org.rockcask.flink.sink.StagingQueues;
+import org.rockcask.flink.internal.StagingQueues;
+import org.rockcask.flink.sink.RockCaskSink;
 
 /**
  * What the sink's MiniCluster tests share: a rate-limited source of numbers 0..n-1, each tagged

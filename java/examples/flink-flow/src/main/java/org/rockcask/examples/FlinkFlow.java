@@ -23,10 +23,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.rockcask.Message;
 import org.rockcask.Store;
 import org.rockcask.Transaction;
-import org.rockcask.flink.RockCaskSink;
-import org.rockcask.flink.RockCaskSource;
 import org.rockcask.flink.RockCaskStoreSpec;
 import org.rockcask.flink.RockCaskStores;
+import org.rockcask.flink.sink.RockCaskSink;
+import org.rockcask.flink.source.RockCaskSource;
 
 /**
  * A Flink job between RockCask queues: items waiting in three input queues are read, transformed

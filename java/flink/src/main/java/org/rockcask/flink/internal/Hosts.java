@@ -2,11 +2,13 @@ package org.rockcask.flink.internal;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import org.apache.flink.annotation.Internal;
 
 /**
  * The name of this machine, as the source and the sink record it next to a queue: a queue lives
  * in the store of one machine, and work naming it must run there.
  */
+@Internal
 public final class Hosts {
     private Hosts() {}
 

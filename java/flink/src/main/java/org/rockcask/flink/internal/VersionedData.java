@@ -8,17 +8,21 @@ import java.io.DataOutput;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import org.apache.flink.annotation.Internal;
 
 /**
  * The framing the connector's state serializers share: one supported version, data streams both
  * ways, and strings as length-prefixed UTF-8 (queue names and paths may exceed what
  * {@code writeUTF} carries).
  */
+@Internal
 public final class VersionedData {
+    @Internal
     public interface Writer {
         void write(DataOutputStream out) throws IOException;
     }
 
+    @Internal
     public interface Reader<T> {
         T read(DataInputStream in) throws IOException;
     }

@@ -5,7 +5,7 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.rockcask.flink.internal.VersionedData;
 
 /** The sink writer's state, its lineage. Version 1: the lineage as a length-prefixed UTF-8 string. */
-public final class LineageSerializer implements SimpleVersionedSerializer<String> {
+final class LineageSerializer implements SimpleVersionedSerializer<String> {
     static final int VERSION = 1;
 
     @Override

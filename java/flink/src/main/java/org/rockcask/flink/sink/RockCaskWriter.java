@@ -15,9 +15,11 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.metrics.Counter;
 import org.rockcask.Store;
 import org.rockcask.Transaction;
-import org.rockcask.flink.internal.Hosts;
 import org.rockcask.flink.RockCaskStoreSpec;
 import org.rockcask.flink.RockCaskStores;
+import org.rockcask.flink.internal.Hosts;
+import org.rockcask.flink.internal.StagingQueues;
+import org.rockcask.flink.sink.internal.RockCaskCommittable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * {@code batchRecords} records or {@code batchBytes} bytes (memory stays bounded) and at
  * {@link #prepareCommit()}. The epoch is the id of the checkpoint the records are meant for.
  */
-public final class RockCaskWriter<T> implements CommittingSinkWriter<T, RockCaskCommittable>, StatefulSinkWriter<T, String> {
+final class RockCaskWriter<T> implements CommittingSinkWriter<T, RockCaskCommittable>, StatefulSinkWriter<T, String> {
     private static final Logger LOG = LoggerFactory.getLogger(RockCaskWriter.class);
 
     private final RockCaskStores.Lease lease;
@@ -58,7 +60,7 @@ public final class RockCaskWriter<T> implements CommittingSinkWriter<T, RockCask
      * Opens the store, settles the lineage and drains what earlier attempts staged after the
      * checkpoint restored from (their records come again from the source).
      */
-    public RockCaskWriter(WriterInitContext context, Collection<String> restoredLineages, RockCaskStoreSpec spec, String target,
+    RockCaskWriter(WriterInitContext context, Collection<String> restoredLineages, RockCaskStoreSpec spec, String target,
             SerializationSchema<T> schema, SinkSettings settings, UUID sinkId) throws IOException {
         this.storePath = spec.path();
         this.target = target;

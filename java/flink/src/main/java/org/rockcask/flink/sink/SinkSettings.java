@@ -3,7 +3,7 @@ package org.rockcask.flink.sink;
 import java.io.Serializable;
 
 /** How many records or bytes the writer stages in one RockCask transaction, at most. */
-public final class SinkSettings implements Serializable {
+final class SinkSettings implements Serializable {
     private static final long serialVersionUID = 1L;
 
     public static final int MAX_BATCH_RECORDS = 1 << 20;
@@ -18,7 +18,7 @@ public final class SinkSettings implements Serializable {
      *     {@value #MAX_BATCH_RECORDS} or {@code batchBytes} not {@value #MIN_BATCH_BYTES} to
      *     {@value #MAX_BATCH_BYTES}
      */
-    public SinkSettings(int batchRecords, long batchBytes) {
+    SinkSettings(int batchRecords, long batchBytes) {
         if (batchRecords < 1 || batchRecords > MAX_BATCH_RECORDS) {
             throw new IllegalArgumentException("staging batch records must be 1 to " + MAX_BATCH_RECORDS + ": " + batchRecords);
         }

@@ -7,6 +7,8 @@ import static org.junit.Assert.fail;
 import java.io.IOException;
 import java.util.Arrays;
 import org.junit.Test;
+import org.rockcask.flink.sink.internal.RockCaskCommittable;
+import org.rockcask.flink.sink.internal.RockCaskCommittableSerializer;
 
 public class SinkSerializersTest {
     private final RockCaskCommittable committable = new RockCaskCommittable("host-ä", "/data/cask", "out.staging/" + "a".repeat(32) + "/3/17",
