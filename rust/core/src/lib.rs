@@ -28,7 +28,6 @@ pub mod queue_config;
 mod rocks_options;
 mod shared;
 pub mod snapshot;
-pub mod staging;
 mod manifest_record;
 mod wal_files;
 pub(crate) mod store;
