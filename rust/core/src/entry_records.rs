@@ -22,9 +22,9 @@ use std::ops::Range;
 use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, DB};
 
 use crate::error::{Error, Result, RocksContext};
-use crate::keys::{self, Entry, QueueId, CF_ENTRIES, MAX_BLOCK_BYTES, MAX_BLOCK_ENTRIES};
+use crate::keys::{self, Entry, QueueId, CF_ENTRIES, CF_META, MAX_BLOCK_BYTES, MAX_BLOCK_ENTRIES};
 use crate::queue::HeadLayout;
-use crate::shared::DbRef;
+use crate::shared::{DbRef, Shared};
 
 /// How a commit lays out its `items` to one queue: the number of entries of each record, in
 /// order (1: a single-entry record). Blocks take entries up to `MAX_BLOCK_ENTRIES` and
@@ -75,6 +75,43 @@ pub(crate) fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result
     Ok(read)
 }
 
+/// Calls `each` with the queue, number and value of every `meta` record in the key range
+/// `[start, end)` of `d/` or `x/` records (`keys.rs`), in key order, until it returns false.
+pub(crate) fn for_each_per_entry_record(
+    db: &DB,
+    (start, end): (Vec<u8>, Vec<u8>),
+    what: &str,
+    mut each: impl FnMut(QueueId, u64, &[u8]) -> Result<bool>,
+) -> Result<()> {
+    let meta = db.cf_handle(CF_META).expect("opened with all column families");
+    let mut ro = ReadOptions::default();
+    ro.set_iterate_upper_bound(end);
+    let mut it = db.raw_iterator_cf_opt(meta, ro);
+    it.seek(start);
+    while let (Some(k), Some(v)) = (it.key(), it.value()) {
+        let (queue, seq) = keys::decode_per_entry_meta_key(k)?;
+        if !each(queue, seq, v)? {
+            break;
+        }
+        it.next();
+    }
+    it.status().context(|| format!("reading {what}"))
+}
+
+/// The entries at `seqs` of queue `qid` (`None` where there is none), claimed to be consumed:
+/// the queue's state learns the blocks they were read from, for the commit that consumes the
+/// last entry of one to delete it.
+pub(crate) fn read_claimed(store: &Shared, db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option<Entry>>> {
+    let read = read_entries(db, qid, seqs)?;
+    if !read.blocks.is_empty() {
+        let mut queues = store.queues();
+        if let Some(q) = queues.state_mut(qid) {
+            q.note_blocks(read.blocks);
+        }
+    }
+    Ok(read.entries)
+}
+
 /// Read options bounding an iterator to the records that may hold sequences `low..=high` of
 /// queue `qid`: from the lowest first sequence a block holding `low` may have, to `high`.
 fn bounded(qid: QueueId, low: u64, high: u64) -> ReadOptions {
@@ -82,7 +119,7 @@ fn bounded(qid: QueueId, low: u64, high: u64) -> ReadOptions {
     ro.set_iterate_lower_bound(keys::entry_key(qid, keys::lowest_block_start(low)).to_vec());
     ro.set_iterate_upper_bound(match high.checked_add(1) {
         Some(next) => keys::entry_key(qid, next).to_vec(),
-        None => crate::store::queue_upper_bound(qid),
+        None => keys::queue_upper_bound(qid),
     });
     ro
 }
@@ -214,7 +251,7 @@ impl<'a> PresentEntries<'a> {
         let presence = Presence { head: layout.head, below_head: layout.below_head_set() };
         let mut ro = read_options();
         ro.set_iterate_lower_bound(keys::entry_key(qid, keys::lowest_block_start(presence.lowest())).to_vec());
-        ro.set_iterate_upper_bound(crate::store::queue_upper_bound(qid));
+        ro.set_iterate_upper_bound(keys::queue_upper_bound(qid));
         let mut it = db.raw_iterator_cf_opt(db.cf_handle(CF_ENTRIES).expect("opened with all column families"), ro);
         seek_record_holding(&mut it, qid, presence.lowest())?;
         Ok(PresentEntries { it, presence, record: None })

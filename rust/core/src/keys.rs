@@ -63,6 +63,13 @@ pub fn entry_key(queue: QueueId, seq: u64) -> [u8; 12] {
     k
 }
 
+/// Exclusive upper bound of one queue's entry keys (longer than any of its 12- and 16-byte keys).
+pub fn queue_upper_bound(id: QueueId) -> Vec<u8> {
+    let mut k = entry_key(id, u64::MAX).to_vec();
+    k.push(0xFF);
+    k
+}
+
 /// Most entries one block holds, and most value bytes it holds (an entry larger than that is a
 /// record of its own). Bounded so that a point read of one entry reads little besides it, and so
 /// that recovery finds the record holding a queue's head among the keys at most

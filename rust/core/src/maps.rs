@@ -6,15 +6,7 @@
 //! (first committer wins), so a read-modify-write never loses an update. `add` to a counter is
 //! applied at commit to the value as it is then, so it never conflicts. Scans read the latest
 //! committed data and are not validated (a key that appears or goes meanwhile is not a conflict).
-//!
-//! Conflicts are found with a table of stripes (a key's stripe is a hash of its map and key):
-//! each stripe holds the ticket of the last commit prepared that writes a key in it; a key read
-//! when every ticket below R was written conflicts if its stripe is at R or above. Two keys
-//! sharing a stripe can make a conflict that is not one (the commit is refused, and retrying it
-//! succeeds); a conflict is never missed.
-
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
+//! How a conflict is found: `commit/lock.rs`.
 
 use crate::error::{Error, Result};
 
@@ -22,9 +14,6 @@ pub type MapId = u32;
 
 /// Longest map key accepted, in bytes.
 pub const MAX_MAP_KEY_BYTES: usize = 64 << 10;
-
-/// Stripes of the conflict table.
-const STRIPES: usize = 1 << 16;
 
 /// Bytes of a counter's value (`add`): an i64, little-endian.
 pub const COUNTER_BYTES: usize = 8;
@@ -75,49 +64,6 @@ pub fn show_key(key: &[u8]) -> String {
     }
 }
 
-/// Names of the maps and their ids.
-#[derive(Debug, Default)]
-pub(crate) struct MapNames {
-    pub by_name: HashMap<String, MapId>,
-    pub next_id: MapId,
-}
-
-/// What the commit lock guards for maps: the conflict table and the values commits prepared but
-/// not yet written give keys (so `add` resolves against them).
-pub(crate) struct MapCommitState {
-    stripes: Vec<u64>,
-    hasher: std::collections::hash_map::RandomState,
-    /// (map, key) -> (value once written, or `None` for deleted; ticket of the commit).
-    pub pending: HashMap<(MapId, Vec<u8>), (Option<Vec<u8>>, u64)>,
-}
-
-impl Default for MapCommitState {
-    fn default() -> Self {
-        MapCommitState { stripes: Vec::new(), hasher: Default::default(), pending: HashMap::new() }
-    }
-}
-
-impl MapCommitState {
-    pub fn stripe_of(&self, map: MapId, key: &[u8]) -> usize {
-        let mut h = self.hasher.build_hasher();
-        h.write_u32(map);
-        h.write(key);
-        (h.finish() as usize) % STRIPES
-    }
-
-    /// Ticket of the last commit prepared that writes a key in `stripe` (0: none).
-    pub fn last_write(&self, stripe: usize) -> u64 {
-        self.stripes.get(stripe).copied().unwrap_or(0)
-    }
-
-    pub fn note_write(&mut self, stripe: usize, ticket: u64) {
-        if self.stripes.is_empty() {
-            self.stripes = vec![0; STRIPES];
-        }
-        self.stripes[stripe] = self.stripes[stripe].max(ticket);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,16 +88,5 @@ mod tests {
         let e = decode_counter(b"abc", "counts", b"page").unwrap_err().to_string();
         assert!(e.contains("map 'counts' key 'page'") && e.contains("3 bytes"), "{e}");
         assert_eq!(show_key(&[0, 255]), "00ff");
-    }
-
-    #[test]
-    fn stripes_keep_the_latest_ticket_of_each() {
-        let mut s = MapCommitState::default();
-        let a = s.stripe_of(1, b"a");
-        assert_eq!(s.last_write(a), 0);
-        s.note_write(a, 7);
-        s.note_write(a, 5);
-        assert_eq!(s.last_write(a), 7);
-        assert_eq!(s.stripe_of(1, b"a"), a, "a key's stripe is stable");
     }
 }

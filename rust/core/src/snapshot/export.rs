@@ -334,8 +334,8 @@ enum Phase<'a> {
 
 impl<'a> StoreReader<'a> {
     fn new(db: &'a DbRef<'a>, snapshot: &'a SnapshotWithThreadMode<'a, DB>) -> Result<Self> {
-        let queues = crate::store::named_ids(db.db(), read_options(snapshot), keys::meta_queue_prefix(), "queues for a snapshot")?;
-        let maps = crate::store::named_ids(db.db(), read_options(snapshot), crate::maps::meta_map_prefix(), "maps for a snapshot")?;
+        let queues = crate::registry::named_ids(db.db(), read_options(snapshot), keys::meta_queue_prefix(), "queues for a snapshot")?;
+        let maps = crate::registry::named_ids(db.db(), read_options(snapshot), crate::maps::meta_map_prefix(), "maps for a snapshot")?;
         Ok(StoreReader { db, snapshot, queues, definitions_emitted: 0, maps, phase: Phase::Queues })
     }
 

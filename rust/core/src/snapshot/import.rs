@@ -117,7 +117,7 @@ fn read_into_tables(
     let table_options: Vec<(&'static str, Options)> = [CF_ENTRIES, CF_OBJECTS, CF_REFS, CF_MAPS]
         .iter()
         .map(|&cf| {
-            let mut o = store::cf_options(cf, store_options, None);
+            let mut o = store::tuning::cf_options(cf, store_options, None);
             // Written once, in the calling thread, which is what limits an import: compressing
             // here would cost more than it saves (payloads are compressed by the store's policy
             // already, when it asks for it); RocksDB compresses these files when it compacts them.
