@@ -22,9 +22,8 @@
 
 use std::borrow::Cow;
 
+use rockcask_codec::compress::{self, Compression};
 use uuid::Uuid;
-
-use crate::compress::{self, Compression};
 
 use crate::error::{Error, Result};
 
@@ -427,7 +426,7 @@ mod tests {
         assert_eq!(decode_object_value(&[1, b'x']).unwrap(), (Ownership::Owned, Compression::None, &b"x"[..]));
         assert!(decode_object_value(&[0x71, b'x']).is_err());
         let payload = b"Dummy text ".repeat(100);
-        let (codec, body) = crate::compress::Policy { codec: Compression::Zstd, threshold: 0 }.compress(&payload);
+        let (codec, body) = rockcask_codec::compress::Policy { codec: Compression::Zstd, threshold: 0 }.compress(&payload);
         let v = [&[object_flag(Ownership::Owned, codec)][..], &body].concat();
         assert_eq!(object_payload(&v).unwrap(), (Ownership::Owned, std::borrow::Cow::Borrowed(&payload[..])));
     }
@@ -447,7 +446,7 @@ mod tests {
             assert_eq!(back.inline.unwrap().payload().unwrap(), &stored[..]);
         }
         let payload = b"Dummy text ".repeat(100);
-        let (codec, body) = crate::compress::Policy { codec: Compression::Lz4, threshold: 0 }.compress(&payload);
+        let (codec, body) = rockcask_codec::compress::Policy { codec: Compression::Lz4, threshold: 0 }.compress(&payload);
         let back = decode_entry(&encode_entry(&Entry::inline(id, codec, body.into_owned()))).unwrap();
         assert_eq!(back.inline.unwrap().payload().unwrap(), &payload[..]);
         let mut bad = encode_entry(&Entry::inline(id, Compression::None, b"x".to_vec()));

@@ -7,6 +7,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use rockcask_codec::compress::{self, Compression, Policy};
 use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, SnapshotWithThreadMode, DB};
 
 use super::format::{self, FRAME_RECORDS};
@@ -14,7 +15,6 @@ use super::records;
 use super::parallel::ordered_map;
 use super::staging::TempFile;
 use super::{Content, Counts, ExportOptions, Header, Progress, Summary, Throttle};
-use crate::compress::{self, Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
 use crate::entry_records::PresentEntries;
 use crate::keys::{self, Ownership, CF_OBJECTS, CF_REFS};

@@ -11,6 +11,8 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use prost::Message;
+use rockcask_codec::compress::{Compression, Policy};
+use rockcask_codec::snapshot_pb::{self as pb, record::Kind};
 use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, WriteOptions};
 use uuid::Uuid;
 
@@ -22,8 +24,6 @@ use super::casket::{casket_error, kind_named};
 use super::staging::{StagingCasket, StagingDir};
 use super::{snapshot_error, Content, Counts, Header, ImportOptions, Progress, Summary, Throttle};
 use crate::casket::{Casket, CasketOptions, KeyOrder};
-use crate::codec::snapshot_pb::{self as pb, record::Kind};
-use crate::compress::{Compression, Policy};
 use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, Ownership, CF_ENTRIES, CF_MAPS, CF_META, CF_OBJECTS, CF_REFS};
 use crate::options::{StoreOptions, MAX_INLINE_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES};
@@ -368,7 +368,7 @@ fn check_header(header: &Header) -> std::result::Result<Content, String> {
         Ok(c @ (Content::Store | Content::Casket)) => c,
         _ => return Err(format!("unknown content {} (written by a newer RockCask?)", header.content)),
     };
-    if u8::try_from(header.compression).ok().and_then(crate::compress::Compression::from_code).is_none() {
+    if u8::try_from(header.compression).ok().and_then(rockcask_codec::compress::Compression::from_code).is_none() {
         return Err(format!("unknown frame compression {}", header.compression));
     }
     if content == Content::Casket {

@@ -17,8 +17,9 @@ mod staging;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub use crate::codec::snapshot_pb::{Content, Header, Trailer as Counts};
-use crate::compress::Compression;
+use rockcask_codec::compress::Compression;
+pub use rockcask_codec::snapshot_pb::{Content, Header, Trailer as Counts};
+
 use crate::error::{Error, Result, RocksContext};
 use crate::options::StoreOptions;
 use crate::store::Store;
