@@ -11,6 +11,8 @@ mod entry_records;
 pub mod dead_letter;
 pub(crate) mod error;
 mod hash;
+#[cfg(test)]
+mod layers;
 mod map_reads;
 mod object_reads;
 mod read_cache;
