@@ -10,9 +10,11 @@ mod export;
 pub mod format;
 mod import;
 mod parallel;
+mod read;
 mod record_order;
 mod records;
-mod staging;
+mod temp_files;
+mod write;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -24,8 +26,9 @@ use crate::error::{Error, Result, RocksContext};
 use crate::options::StoreOptions;
 use crate::store::Store;
 
-pub use casket::export_casket;
-pub use import::{import_casket, import_store, read_header, verify};
+pub use casket::{export_casket, import_casket};
+pub use import::import_store;
+pub use read::{read_header, verify};
 
 /// How to write a snapshot.
 #[derive(Clone, Debug)]
