@@ -304,11 +304,6 @@ pub fn meta_queue_key(name: &str) -> Vec<u8> {
     [META_QUEUE_PREFIX, name.as_bytes()].concat()
 }
 
-/// Returns the queue name of a `q/<name>` meta key, or None for other meta keys.
-pub fn meta_queue_name(key: &[u8]) -> Option<&[u8]> {
-    key.strip_prefix(META_QUEUE_PREFIX)
-}
-
 pub fn meta_queue_prefix() -> &'static [u8] {
     META_QUEUE_PREFIX
 }

@@ -106,7 +106,7 @@ fn a_foreign_rocksdb_database_opened_for_writing_is_not_a_store_and_keeps_no_loc
     // foreign database look like a damaged store.
     let err = Store::open(dir.path(), StoreOptions::default()).err().unwrap();
     assert!(matches!(err, Error::NotAStore { .. }), "{err}");
-    assert!(!dir.path().join(rockcask_core::lock::LOCK_FILE).exists());
+    assert!(!dir.path().join(rockcask_core::LOCK_FILE).exists());
 }
 
 /// A store opened again lives in a MANIFEST that starts with its whole layout at that open.

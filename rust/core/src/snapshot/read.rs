@@ -218,7 +218,7 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::r
             }
             Some(Kind::KeyValues(kv)) => Op::KeyValues { key: kv.key, values: kv.values },
             Some(Kind::Map(m)) => {
-                keys::validate_queue_name(&m.name).map_err(|e| bad(format!("map {}: {e}", m.index)))?;
+                crate::maps::validate_map_name(&m.name).map_err(|e| bad(format!("map {}: {e}", m.index)))?;
                 Op::Map { index: m.index, name: m.name }
             }
             Some(Kind::MapEntry(e)) => {

@@ -23,6 +23,7 @@ use crate::shared::Shared;
 use crate::transaction::Transaction;
 
 pub use figures::{QueueFigures, StoreMetrics};
+pub use inspect::{EntryVisitor, PairVisitor};
 
 /// A RockCask store: named durable queues and objects by UUID in one RocksDB database.
 ///
@@ -162,7 +163,7 @@ impl Store {
     /// `read` of the value under `key` in map `map` as committed now (`map_get` without a copy
     /// of its own: for callers that copy it where they need it).
     pub fn map_get_with<R>(&self, map: &str, key: &[u8], read: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
-        keys::validate_queue_name(map)?;
+        crate::maps::validate_map_name(map)?;
         crate::maps::validate_map_key(key)?;
         let db = self.shared.db()?;
         let id = self.shared.map_id(map);

@@ -1,52 +1,15 @@
 //! A transaction's operations on named maps (`maps.rs` says what they promise). Writes are
 //! buffered in key order and read back by the transaction's own reads and scans; the commit
-//! (`commit.rs`) checks the keys read and writes everything with the rest of the transaction.
+//! (`commit/maps.rs`) checks the keys read and writes everything with the rest of the
+//! transaction.
 
 use crate::commit::buffered::MapWrite;
 use crate::error::{Error, Result, RocksContext};
-use crate::keys;
-use crate::maps::{self, MapId};
+use crate::maps::{self, Direction, KeyRange, MapId};
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
 use crate::map_reads::{stored_value, stored_values};
 use crate::shared::DbRef;
 use crate::transaction::Transaction;
-
-/// Which way a scan goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    Forward,
-    Reverse,
-}
-
-/// A scan's key range within one map: `from` included, `to` excluded (`None`: unbounded).
-#[derive(Clone, Debug, Default)]
-pub struct KeyRange {
-    pub from: Option<Vec<u8>>,
-    pub to: Option<Vec<u8>>,
-}
-
-impl KeyRange {
-    /// Every key starting with `prefix`.
-    pub fn prefix(prefix: &[u8]) -> KeyRange {
-        KeyRange { from: Some(prefix.to_vec()), to: prefix_end(prefix) }
-    }
-
-    fn contains(&self, key: &[u8]) -> bool {
-        self.from.as_deref().is_none_or(|f| key >= f) && self.to.as_deref().is_none_or(|t| key < t)
-    }
-}
-
-/// The first key after every key starting with `prefix` (`None` if there is none).
-fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
-    let mut end = prefix.to_vec();
-    while let Some(last) = end.pop() {
-        if last < 0xFF {
-            end.push(last + 1);
-            return Some(end);
-        }
-    }
-    None
-}
 
 impl Transaction {
     /// Stores `value` under `key` in map `map` (created at commit if it does not exist).
@@ -80,7 +43,7 @@ impl Transaction {
     /// with `Error::Conflict`.
     pub fn map_get(&mut self, map: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.check_open()?;
-        keys::validate_queue_name(map)?;
+        maps::validate_map_name(map)?;
         maps::validate_map_key(key)?;
         self.map_value(map, key, true)
     }
@@ -92,7 +55,7 @@ impl Transaction {
     /// `map_get` of each key, in order, the stored ones read in one batched lookup.
     pub fn map_get_many(&mut self, map: &str, keys_wanted: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
         self.check_open()?;
-        keys::validate_queue_name(map)?;
+        maps::validate_map_name(map)?;
         if keys_wanted.len() > MAX_BATCH_ITEMS {
             return Err(Error::InvalidArgument(format!("{} keys are more than the {MAX_BATCH_ITEMS} one call reads", keys_wanted.len())));
         }
@@ -122,7 +85,7 @@ impl Transaction {
     /// this transaction sees them (its own writes merged in). Not checked at commit.
     pub fn map_scan(&mut self, map: &str, range: &KeyRange, direction: Direction, limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         self.check_open()?;
-        keys::validate_queue_name(map)?;
+        maps::validate_map_name(map)?;
         if limit > MAX_BATCH_ITEMS {
             return Err(Error::InvalidArgument(format!("a scan of {limit} pairs is more than the {MAX_BATCH_ITEMS} one call returns")));
         }
@@ -145,7 +108,7 @@ impl Transaction {
     fn check_map_write(&self, map: &str, key: &[u8]) -> Result<()> {
         self.check_open()?;
         self.store.writable_db()?;
-        keys::validate_queue_name(map)?;
+        maps::validate_map_name(map)?;
         maps::validate_map_key(key)
     }
 
@@ -264,18 +227,4 @@ fn merge(mut stored: StoredScan<'_>, own: Vec<(Vec<u8>, MapWrite)>, direction: D
     }
     stored.status()?;
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prefix_ranges_end_after_every_key_with_the_prefix() {
-        assert_eq!(prefix_end(b"ab"), Some(b"ac".to_vec()));
-        assert_eq!(prefix_end(&[1, 0xFF]), Some(vec![2]));
-        assert_eq!(prefix_end(&[0xFF, 0xFF]), None);
-        let r = KeyRange::prefix(b"user/");
-        assert!(r.contains(b"user/1") && r.contains(b"user/") && !r.contains(b"user0") && !r.contains(b"use"));
-    }
 }

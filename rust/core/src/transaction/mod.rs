@@ -19,7 +19,7 @@
 
 mod claims;
 pub(crate) mod dead_letters;
-pub mod maps;
+mod maps;
 mod poll;
 mod queues;
 
