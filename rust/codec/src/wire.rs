@@ -191,7 +191,7 @@ pub fn put_tag(out: &mut Vec<u8>, field: u32, wire: u32) {
 
 pub fn varint_len(v: u64) -> usize {
     // 1 byte per started group of 7 bits, at least 1.
-    ((64 - (v | 1).leading_zeros() as usize) + 6) / 7
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
 pub fn put_len_delimited(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {

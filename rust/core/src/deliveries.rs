@@ -35,7 +35,7 @@ pub fn encode(entries: impl IntoIterator<Item = (u64, u32)>) -> Vec<u8> {
 
 /// The `(position, count)` pairs of a record.
 pub fn decode(v: &[u8]) -> Result<Vec<(u64, u32)>> {
-    if v.len() % RUN_BYTES != 0 {
+    if !v.len().is_multiple_of(RUN_BYTES) {
         return Err(Error::Corrupt(format!("delivery record of {} bytes", v.len())));
     }
     let mut out = Vec::new();

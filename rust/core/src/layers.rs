@@ -395,7 +395,7 @@ fn path_tree(tokens: &[(usize, String)], mut k: usize, mut prefix: Vec<String>, 
             }
             Some(t) if t.chars().all(|c| c.is_alphanumeric() || c == '_') => {
                 // `self` in a group names the group's own path.
-                if !(t == "self" && !prefix.is_empty()) {
+                if t != "self" || prefix.is_empty() {
                     prefix.push(t.to_string());
                 }
                 k += 1;

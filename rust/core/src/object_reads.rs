@@ -12,6 +12,9 @@ use crate::keys::{self, Entry, Ownership, CF_OBJECTS};
 use crate::read_cache::{Fill, Hit, ReadCache};
 use crate::shared::DbRef;
 
+/// A payload with the ownership of the object it was read from.
+pub(crate) type OwnedPayload = (Ownership, Vec<u8>);
+
 /// Reads of objects: as one transaction sees them (`with_own`: its writes, at their place in its
 /// write batch, come first), or as committed (`committed`).
 #[derive(Clone, Copy)]
@@ -77,13 +80,13 @@ impl<'a> ObjectReads<'a> {
 
     /// `read_payloads` with each object's ownership (what a poll needs to know whether the
     /// owned entry it consumes still owns its object).
-    pub fn read_owned_payloads(&self, db: &DbRef<'_>, ids: &[Uuid]) -> Result<Vec<Option<(Ownership, Vec<u8>)>>> {
+    pub fn read_owned_payloads(&self, db: &DbRef<'_>, ids: &[Uuid]) -> Result<Vec<Option<OwnedPayload>>> {
         self.read_objects(db, None, ids, |v| keys::object_payload(v).map(|(own, p)| (own, p.into_owned())))
     }
 
     /// The payloads of committed `entries` in order, with each object's ownership (what a poll
     /// needs): inline ones from the entry, the others in one batched read of their objects.
-    pub fn read_entry_payloads(&self, db: &DbRef<'_>, entries: &[Entry]) -> Result<Vec<Option<(Ownership, Vec<u8>)>>> {
+    pub fn read_entry_payloads(&self, db: &DbRef<'_>, entries: &[Entry]) -> Result<Vec<Option<OwnedPayload>>> {
         self.merge_inline(entries, |ids| self.read_owned_payloads(db, ids), |payload| (Ownership::Owned, payload))
     }
 

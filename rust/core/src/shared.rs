@@ -76,8 +76,18 @@ impl DbRef<'_> {
     }
 }
 
+/// What opening RocksDB gave a store: the database, its column families' ids in write batches,
+/// its block cache, and the directory lock a writer holds.
+pub(crate) struct OpenDb {
+    pub db: DB,
+    pub cf_ids: CfIds,
+    pub cache: Option<Cache>,
+    pub lock: Option<StoreLock>,
+}
+
 impl Shared {
-    pub fn new(path: PathBuf, options: StoreOptions, db: DB, mut queues: Queues, map_names: Registry, cf_ids: CfIds, cache: Option<Cache>, lock: Option<StoreLock>) -> Shared {
+    pub fn new(path: PathBuf, options: StoreOptions, open: OpenDb, mut queues: Queues, map_names: Registry) -> Shared {
+        let OpenDb { db, cf_ids, cache, lock } = open;
         let clock = Clock::start();
         queues.start_metrics(options.metrics, clock);
         Shared {

@@ -35,9 +35,12 @@ fn check_reported_as_damaged(dir: &Path, how: &str) {
     }
 }
 
+/// A way of damaging the MANIFEST (given its path), named.
+type Damage = (&'static str, fn(&Path));
+
 #[test]
 fn a_damaged_manifest_is_reported_as_a_damaged_store_naming_it() {
-    let cases: [(&str, fn(&Path)); 5] = [
+    let cases: [Damage; 5] = [
         ("emptied", |m| std::fs::write(m, b"").unwrap()),
         ("truncated to half", |m| {
             let len = std::fs::metadata(m).unwrap().len();

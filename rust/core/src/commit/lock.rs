@@ -97,18 +97,16 @@ const STRIPES: usize = 1 << 16;
 
 /// What the commit lock guards for maps: the conflict table and the values commits prepared but
 /// not yet written give keys (so `add` resolves against them).
+#[derive(Default)]
 pub(super) struct MapCommitState {
     stripes: Vec<u64>,
     hasher: std::collections::hash_map::RandomState,
     /// (map, key) -> (value once written, or `None` for deleted; ticket of the commit).
-    pub(super) pending: HashMap<(MapId, Vec<u8>), (Option<Vec<u8>>, u64)>,
+    pub(super) pending: HashMap<MapKey, (Option<Vec<u8>>, u64)>,
 }
 
-impl Default for MapCommitState {
-    fn default() -> Self {
-        MapCommitState { stripes: Vec::new(), hasher: Default::default(), pending: HashMap::new() }
-    }
-}
+/// A key of a map: the map's id and the key.
+pub(super) type MapKey = (MapId, Vec<u8>);
 
 impl MapCommitState {
     pub(super) fn stripe_of(&self, map: MapId, key: &[u8]) -> usize {

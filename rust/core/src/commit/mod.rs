@@ -140,7 +140,7 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &mut [(u64, Prepared)]) ->
     let mut wo = rocksdb::WriteOptions::default();
     wo.set_sync(store.options().sync_on_commit);
     let started = store.metrics().start();
-    db.db().write_opt(all.to_write_batch(), &wo).context(|| format!("committing to {}", store.path().display()))?;
+    db.db().write_opt(all.write_batch(), &wo).context(|| format!("committing to {}", store.path().display()))?;
     store.metrics().count_group_write(started, group.len());
     {
         let mut queues = store.queues();

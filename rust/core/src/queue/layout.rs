@@ -32,7 +32,7 @@ impl HeadLayout {
     }
 
     pub fn decode(v: &[u8]) -> Option<HeadLayout> {
-        if v.len() < 8 || (v.len() - 8) % 16 != 0 {
+        if v.len() < 8 || !(v.len() - 8).is_multiple_of(16) {
             return None;
         }
         let word = |i: usize| u64::from_le_bytes(v[i..i + 8].try_into().expect("8 bytes"));

@@ -56,7 +56,7 @@ fn read_into_tables(
     workers: usize,
     store_options: &StoreOptions,
     progress: &mut Throttle<'_>,
-) -> Result<(Summary, Vec<(&'static str, Vec<PathBuf>)>, Definitions)> {
+) -> Result<(Summary, Tables, Definitions)> {
     let table_options: Vec<(&'static str, Options)> = [CF_ENTRIES, CF_OBJECTS, CF_REFS, CF_MAPS]
         .iter()
         .map(|&cf| {
@@ -101,6 +101,9 @@ fn read_into_tables(
     Ok((summary, files, Definitions { queues: order.queues, maps: order.maps }))
 }
 
+/// The table files written for each column family.
+type Tables = Vec<(&'static str, Vec<PathBuf>)>;
+
 /// The queue and map names of a snapshot, by index.
 struct Definitions {
     queues: Vec<String>,
@@ -108,7 +111,7 @@ struct Definitions {
 }
 
 /// Moves the table files into the new store and writes its queue and map definitions (synced).
-fn load_tables(store: &Store, tables: Vec<(&'static str, Vec<PathBuf>)>, definitions: &Definitions) -> Result<()> {
+fn load_tables(store: &Store, tables: Tables, definitions: &Definitions) -> Result<()> {
     let db = store.shared.db()?;
     for (cf, files) in tables {
         if !files.is_empty() {

@@ -287,6 +287,9 @@ pub(crate) fn now_millis() -> i64 {
 mod tests {
     use super::*;
 
+    /// Makes an item, its bytes put in the arena it is given.
+    type MakeItem = Box<dyn FnMut(&mut Vec<u8>) -> Item>;
+
     /// An object item with a raw payload of `payload_len` bytes.
     fn object(payload_len: usize) -> impl FnMut(&mut Vec<u8>) -> Item {
         move |arena| {
@@ -296,7 +299,7 @@ mod tests {
         }
     }
 
-    fn chunk_sizes(budget: usize, mut items: Vec<Box<dyn FnMut(&mut Vec<u8>) -> Item>>) -> Vec<usize> {
+    fn chunk_sizes(budget: usize, mut items: Vec<MakeItem>) -> Vec<usize> {
         let mut chunker = Chunker::new(&ExportOptions { frame_bytes: budget, ..ExportOptions::default() }).unwrap();
         items.reverse();
         let mut sizes = Vec::new();
@@ -315,17 +318,17 @@ mod tests {
     #[test]
     fn an_item_that_would_overflow_a_chunk_starts_the_next_and_a_big_one_goes_alone() {
         // Records of about 125 bytes, one of about 10,025; budget 300.
-        let items: Vec<Box<dyn FnMut(&mut Vec<u8>) -> Item>> =
+        let items: Vec<MakeItem> =
             vec![Box::new(object(100)), Box::new(object(100)), Box::new(object(10_000)), Box::new(object(100)), Box::new(object(100)), Box::new(object(100))];
         assert_eq!(chunk_sizes(300, items), vec![2, 1, 2, 1]);
     }
 
     #[test]
     fn chunks_hold_at_most_the_frame_record_limit() {
-        let entries: Vec<Box<dyn FnMut(&mut Vec<u8>) -> Item>> = (0..format::MAX_FRAME_RECORDS as u64 + 10)
+        let entries: Vec<MakeItem> = (0..format::MAX_FRAME_RECORDS as u64 + 10)
             .map(|p| {
                 Box::new(move |arena: &mut Vec<u8>| Item::Entry { queue: 0, position: p, value: stash(arena, &keys::entry_value(uuid::Uuid::nil(), Ownership::Owned)) })
-                    as Box<dyn FnMut(&mut Vec<u8>) -> Item>
+                    as MakeItem
             })
             .collect();
         assert_eq!(chunk_sizes(format::MAX_FRAME_TARGET, entries), vec![format::MAX_FRAME_RECORDS as usize, 10]);

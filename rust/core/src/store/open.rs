@@ -23,7 +23,7 @@ use crate::manifest_record;
 use crate::options::StoreOptions;
 use crate::queue::Queues;
 use crate::registry::Registry;
-use crate::shared::{DbRef, Shared};
+use crate::shared::{DbRef, OpenDb, Shared};
 
 impl Store {
     pub fn open(path: impl AsRef<Path>, options: StoreOptions) -> Result<Store> {
@@ -99,7 +99,7 @@ impl Store {
             db.write(batch).context(|| format!("deleting stale delivery records of {}", path.display()))?;
         }
         let map_names = Registry::recover(&db, crate::maps::meta_map_prefix(), "maps", "id")?;
-        let store = Store { shared: Arc::new(Shared::new(path, options, db, queues, map_names, cf_ids, cache, lock)) };
+        let store = Store { shared: Arc::new(Shared::new(path, options, OpenDb { db, cf_ids, cache, lock }, queues, map_names)) };
         if !store.shared.options().read_only {
             // Entries whose last delivery ended with the process (a crash while they were
             // claimed) and that reached their queue's limit go to the dead-letter queue now,
