@@ -15,10 +15,14 @@
 //! Column family `objects`: key = 16-byte UUID; value = flag byte + payload.
 //! Column family `refs`: key = UUID of a queue-owned object referenced by more than one entry;
 //! value = u64 LE count of live owned entries. Absent means exactly one.
-//! Column family `meta`: format marker, queue names -> ids, per-queue head hints, queue settings
+//! Column family `meta`: format marker, queue names -> ids (`q/` + name; map names -> ids are
+//! `m/` + name, `maps.rs`; both kept by `registry.rs`), per-queue head hints, queue settings
 //! (`c/` + name, see `queue_config.rs`), the delivery records of queues with a delivery limit
 //! (`d/` + queue id (u32 BE) + record number (u64 BE), see `deliveries.rs`) and what each dead
 //! letter records (`x/` + queue id + sequence, see `dead_letter.rs`).
+//!
+//! At a little over 500 lines, with its round-trip tests: the layout is one specification, kept
+//! in one file so that a reader (or a tool reading a store's files) finds every byte here.
 
 use std::borrow::Cow;
 

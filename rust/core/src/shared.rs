@@ -31,9 +31,9 @@ pub(crate) struct Shared {
     map_names: Mutex<Registry>,
     /// Signalled whenever entries become claimable (commit, rollback) and on close.
     arrivals: Condvar,
-    /// Commits are prepared one at a time (sequence numbers, reference counts), which fixes
-    /// their order; they are then written in groups (`group_commit.rs`) and published in that
-    /// order.
+    /// Commits are prepared one at a time under it (sequence numbers, reference counts), which
+    /// fixes their order; they are then written in groups (`commit/group.rs`) and published in
+    /// that order. Only the commit takes it (`commit/lock.rs`).
     commit_lock: CommitLock,
     group_commit: GroupCommit,
     closed: AtomicBool,

@@ -124,7 +124,7 @@ impl GroupCommit {
     }
 
     /// Wait until `ticket` is written, leading the write of a group when no one else is:
-    /// `write` writes one group's batches, in order, and publishes them (`commit.rs`). `path`
+    /// `write` writes one group's batches, in order, and publishes them (`commit/mod.rs`). `path`
     /// names the store in errors.
     pub(super) fn wait(&self, path: &Path, ticket: u64, write: impl Fn(&mut [(u64, Prepared)]) -> Result<()>) -> Result<()> {
         let mut p = self.pipeline.lock();

@@ -1,4 +1,4 @@
-//! Per-queue counts, kept beside the queues' state (`Queues::metrics`) and updated only where
+//! Per-queue counts, kept beside the queues' state (`Queues::metrics_mut`) and updated only where
 //! the queues' lock is already held (claims, commits being prepared, group writes published,
 //! hand-backs), so counting takes no lock of its own.
 //!
