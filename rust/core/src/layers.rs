@@ -15,7 +15,10 @@
 const LAYERS: &[(&str, &[&str])] = &[
     ("foundations", &["commit::rhythm", "error", "hash", "manifest_record", "metrics", "read_cache", "wal_files"]),
     ("layouts and limits", &["deliveries", "keys", "lock", "maps", "options"]),
-    ("batches, settings, tuning and the commit lock", &["batch", "commit::lock", "entry_cache", "queue_config", "store::tuning"]),
+    (
+        "batches, settings, tuning and the commit lock",
+        &["batch", "commit::lock", "entry_cache", "queue_config", "store::tuning"],
+    ),
     ("registries, the group commit and the drop-in", &["casket", "commit::group", "registry"]),
     ("the queues in memory", &["queue"]),
     ("the state an open store shares", &["shared"]),
@@ -89,7 +92,8 @@ fn every_module_refers_only_to_modules_in_lower_layers() {
             if to >= from {
                 let how = if to == from { "in its own layer" } else { "in a higher layer" };
                 failures.push(format!(
-                    "{file}:{line}: {} ('{own}', layer {} {:?}) refers to {} ('{target_entry}', {how}, {} {:?}) through `{}`",
+                    "{file}:{line}: {} ('{own}', layer {} {:?}) refers to {} ('{target_entry}', {how}, {} {:?}) \
+                     through `{}`",
                     show(&s.module),
                     from + 1,
                     LAYERS[from].0,
@@ -181,7 +185,7 @@ fn code_only(text: &str) -> String {
                     i += 1;
                 }
             }
-        } else if c == 'r' && (next == Some('"') || next == Some('#')) && !ident_char(chars.get(i.wrapping_sub(1)).copied()) {
+        } else if c == 'r' && matches!(next, Some('"' | '#')) && !ident_char(chars.get(i.wrapping_sub(1)).copied()) {
             // A raw string: r"...", r#"..."#.
             let mut j = i + 1;
             while chars.get(j) == Some(&'#') {
@@ -314,7 +318,7 @@ fn child_modules(code: &str) -> Vec<(String, bool)> {
         if b > 0 && tokens[b - 1].1 == "pub" {
             b -= 1;
         }
-        let attributes: String = tokens[..b].iter().rev().take(7).map(|(_, t)| t.as_str()).collect::<Vec<_>>().into_iter().rev().collect();
+        let attributes: String = tokens[b.saturating_sub(7)..b].iter().map(|(_, t)| t.as_str()).collect();
         out.push((name.clone(), attributes.ends_with("#[cfg(test)]")));
     }
     out
@@ -451,10 +455,12 @@ fn resolve<'m>(module: &str, path: &[String], modules: &BTreeSet<&'m str>) -> Op
 fn paths_are_read_as_the_layering_test_needs() {
     let code = code_only(
         "use crate::{a::{self, B}, c::D as E};\n\
-         pub(in crate::x) fn f() { let s = \"crate::y::Z\"; // crate::w\n super::v::g(); files::h(); x.crate_like::i(); }\n\
+         pub(in crate::x) fn f() { let s = \"crate::y::Z\"; // crate::w\n\
+         super::v::g(); files::h(); x.crate_like::i(); }\n\
          #[cfg(test)]\nmod tests {\n use crate::t::U;\n}\n",
     );
-    let found: Vec<(usize, String)> = paths(&code, &["files".to_string()]).into_iter().map(|(l, p)| (l, p.join("::"))).collect();
+    let found: Vec<(usize, String)> =
+        paths(&code, &["files".to_string()]).into_iter().map(|(l, p)| (l, p.join("::"))).collect();
     let expected = [(1, "crate::a"), (1, "crate::a::B"), (1, "crate::c::D"), (3, "super::v::g"), (3, "files::h")];
     assert_eq!(found, expected.iter().map(|(l, p)| (*l, p.to_string())).collect::<Vec<_>>());
     let modules: BTreeSet<&str> = ["", "a", "store", "store::tuning"].into_iter().collect();
@@ -462,5 +468,6 @@ fn paths_are_read_as_the_layering_test_needs() {
     assert_eq!(resolve("store::open", &path("super::Store"), &modules), Some("store"));
     assert_eq!(resolve("store", &path("tuning::cf_options"), &modules), Some("store::tuning"));
     assert_eq!(resolve("x", &path("crate::Error"), &modules), Some(""));
-    assert_eq!(child_modules("#[cfg(test)]\nmod tests;\npub(crate) mod a;\nmod b;"), vec![("tests".into(), true), ("a".into(), false), ("b".into(), false)]);
+    let declared = child_modules("#[cfg(test)]\nmod tests;\npub(crate) mod a;\nmod b;");
+    assert_eq!(declared, vec![("tests".into(), true), ("a".into(), false), ("b".into(), false)]);
 }

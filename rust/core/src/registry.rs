@@ -65,7 +65,7 @@ impl Registry {
     /// The id of `name`; a name without one is registered under the next id, its record written
     /// into `batch` (whose `meta` column family is `meta_cf`). Returns the id and whether it is
     /// new.
-    pub fn id_or_register(&mut self, name: &str, batch: &mut BatchRep, meta_cf: u32, _serial: &Serial<'_>) -> (u32, bool) {
+    pub fn id_or_register(&mut self, name: &str, batch: &mut BatchRep, meta_cf: u32, _: &Serial<'_>) -> (u32, bool) {
         if let Some(&id) = self.by_name.get(name) {
             return (id, false);
         }
@@ -77,7 +77,7 @@ impl Registry {
     }
 
     /// Forgets `name`, deleting its record in `batch`; returns the id it had.
-    pub fn forget(&mut self, name: &str, batch: &mut BatchRep, meta_cf: u32, _serial: &Serial<'_>) -> Option<u32> {
+    pub fn forget(&mut self, name: &str, batch: &mut BatchRep, meta_cf: u32, _: &Serial<'_>) -> Option<u32> {
         let id = self.by_name.remove(name)?;
         batch.delete(meta_cf, &self.record_key(name));
         Some(id)

@@ -357,13 +357,20 @@ impl Buffered {
         *entry = match entry {
             MapWrite::Add(d) => MapWrite::Add(d.wrapping_add(delta)),
             MapWrite::Delete => MapWrite::Put(delta.to_le_bytes().to_vec()),
-            MapWrite::Put(v) => MapWrite::Put(crate::maps::decode_counter(v, map, key)?.wrapping_add(delta).to_le_bytes().to_vec()),
+            MapWrite::Put(v) => {
+                let sum = crate::maps::decode_counter(v, map, key)?.wrapping_add(delta);
+                MapWrite::Put(sum.to_le_bytes().to_vec())
+            }
         };
         Ok(())
     }
 
     /// Its writes to map `map` at keys from `from` on, in key order.
-    pub fn map_writes_from<'a>(&'a self, map: &'a str, from: Vec<u8>) -> impl Iterator<Item = (&'a [u8], &'a MapWrite)> + 'a {
+    pub fn map_writes_from<'a>(
+        &'a self,
+        map: &'a str,
+        from: Vec<u8>,
+    ) -> impl Iterator<Item = (&'a [u8], &'a MapWrite)> + 'a {
         self.map_writes
             .range((Bound::Included((map.to_string(), from)), Bound::Unbounded))
             .take_while(move |((m, _), _)| m == map)

@@ -26,7 +26,12 @@ pub(crate) struct CommitLock {
 
 impl Default for CommitLock {
     fn default() -> Self {
-        let state = CommitState { pending_objects: IdMap::default(), last_delete: None, maps: MapCommitState::default(), spare_batch: Vec::new() };
+        let state = CommitState {
+            pending_objects: IdMap::default(),
+            last_delete: None,
+            maps: MapCommitState::default(),
+            spare_batch: Vec::new(),
+        };
         CommitLock { state: Mutex::new(state) }
     }
 }

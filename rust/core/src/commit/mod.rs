@@ -103,7 +103,8 @@ pub(crate) fn prepare(store: &Shared, db: &DbRef<'_>, buf: &mut Buffered) -> Res
     // Before it is queued: from then on the group writing it may write it at any moment.
     let map_marks = store.map_cache().begin_writes(maps::cached_keys_written(store, &map_outcomes));
     let object_marks = store.object_cache().begin_writes(objects_written.iter().map(Uuid::as_bytes));
-    let ticket = store.group_commit().submit(Prepared { batch, appends, _map_marks: map_marks, _object_marks: object_marks });
+    let prepared = Prepared { batch, appends, _map_marks: map_marks, _object_marks: object_marks };
+    let ticket = store.group_commit().submit(prepared);
     // What it does to objects, for the commits prepared after it while it is not on disk.
     serial.pending_objects.extend(pending_marks.into_iter().map(|(id, state)| (id, (state, ticket))));
     if !buf.deleted.is_empty() {

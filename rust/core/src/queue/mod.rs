@@ -47,7 +47,12 @@ impl Queues {
     /// The queues named in `names` (their states still to be recovered, `recover_state`), with
     /// the settings `configs` and the store's default delivery limit; committed entries are kept
     /// in memory up to `queue_cache_bytes`.
-    pub fn new(names: Registry, configs: HashMap<String, QueueConfig>, default_max_deliveries: u32, queue_cache_bytes: usize) -> Queues {
+    pub fn new(
+        names: Registry,
+        configs: HashMap<String, QueueConfig>,
+        default_max_deliveries: u32,
+        queue_cache_bytes: usize,
+    ) -> Queues {
         Queues {
             names,
             states: HashMap::new(),
@@ -82,14 +87,16 @@ impl Queues {
     pub fn listed_names(&self, prefix: &str) -> Vec<String> {
         self.names
             .iter()
-            .filter(|&(name, id)| name.starts_with(prefix) && self.states.get(&id).is_some_and(QueueState::is_published))
+            .filter(|&(name, _)| name.starts_with(prefix))
+            .filter(|&(_, id)| self.states.get(&id).is_some_and(QueueState::is_published))
             .map(|(name, _)| name.to_string())
             .collect()
     }
 
     /// How many queues are listed, and the committed entries of all queues.
     pub fn totals(&self) -> (u64, u64) {
-        (self.states.values().filter(|s| s.is_published()).count() as u64, self.states.values().map(QueueState::committed_len).sum())
+        let listed = self.states.values().filter(|s| s.is_published()).count() as u64;
+        (listed, self.states.values().map(QueueState::committed_len).sum())
     }
 
     pub fn get(&self, name: &str) -> Option<&QueueState> {
