@@ -10,6 +10,7 @@ mod failure;
 mod interrupt;
 mod progress;
 mod render;
+mod staging;
 
 use std::process::ExitCode;
 

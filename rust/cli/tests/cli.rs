@@ -553,12 +553,12 @@ fn a_tokyo_cabinet_casket_exports_and_imports_as_a_casket() {
 /// Staging queues of two lineages for target `out` (`dead`: subtask 0 epochs 3 and 2, subtask 1
 /// epoch 2; `alive`: one), and `out` holding one committed record.
 fn staged_store(dir: &Path) {
-    use rockcask_core::staging::StagingQueue;
     let store = open(dir);
     let mut tx = store.begin().unwrap();
     tx.enqueue("out", b"committed").unwrap();
     for (lineage, subtask, epoch, items) in [("dead", 0, 3, &["c"][..]), ("dead", 0, 2, &["a", "b"][..]), ("dead", 1, 2, &["x"][..]), ("alive", 0, 1, &["y"][..])] {
-        let name = StagingQueue { target: "out".into(), lineage: lineage.into(), subtask, epoch }.name();
+        // `<target>.staging/<lineage>/<subtask>/<epoch>` (tests/golden/staging-queue-names.tsv).
+        let name = format!("out.staging/{lineage}/{subtask}/{epoch}");
         for item in items {
             tx.enqueue(&name, item.as_bytes()).unwrap();
         }

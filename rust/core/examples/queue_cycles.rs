@@ -17,8 +17,8 @@ fn main() {
     let transactions: usize = args.get(1).map_or(20_000, |s| s.parse().expect("transactions"));
     let batch: usize = args.get(2).map_or(100, |s| s.parse().expect("batch"));
     let depth: usize = args.get(3).map_or(1_000, |s| s.parse().expect("depth"));
-    let sync = args.get(4).map_or(true, |s| s != "0");
-    let metrics = args.get(5).map_or(true, |s| s != "0");
+    let sync = args.get(4).is_none_or(|s| s != "0");
+    let metrics = args.get(5).is_none_or(|s| s != "0");
     let inline_payload_bytes: usize = args.get(6).map_or(0, |s| s.parse().expect("inline"));
     let queue_cache_bytes: usize = args.get(7).map_or(StoreOptions::default().queue_cache_bytes, |s| s.parse().expect("queue_cache"));
     let root = tempfile::tempdir().expect("temp dir");

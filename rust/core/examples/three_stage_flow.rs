@@ -47,8 +47,8 @@ fn commit_timed(mut tx: Transaction) {
 
 fn report_stage(name: &str) {
     let t = STAGE_TIMES.with(Cell::get);
-    if t.commits > 0 {
-        eprintln!("  {name}: {} us preparing, {} us committing per firing", t.preparing_nanos / t.commits / 1000, t.committing_nanos / t.commits / 1000);
+    if let (Some(preparing), Some(committing)) = (t.preparing_nanos.checked_div(t.commits), t.committing_nanos.checked_div(t.commits)) {
+        eprintln!("  {name}: {} us preparing, {} us committing per firing", preparing / 1000, committing / 1000);
     }
 }
 
@@ -180,7 +180,7 @@ fn main() {
     let batch: usize = args.get(2).map_or(100, |s| s.parse().expect("batch"));
     let rounds: usize = args.get(3).map_or(3, |s| s.parse().expect("rounds"));
     let inline_payload_bytes: usize = args.get(4).map_or(1024, |s| s.parse().expect("inline"));
-    assert!(batch > 0 && items % batch as u64 == 0, "items must be a multiple of a positive batch");
+    assert!(batch > 0 && items.is_multiple_of(batch as u64), "items must be a multiple of a positive batch");
     println!("{:>6} {:>20} {:>6} {:>6} {:>22} {:>6} {:>6} {:>8}", "round", "one thread items/s", "group", "sync", "three threads items/s", "group", "sync", "ratio");
     for r in 1..=rounds {
         let (one, g1, s1) = run(items, batch, inline_payload_bytes, false);

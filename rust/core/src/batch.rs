@@ -153,7 +153,8 @@ impl BatchRep {
         Some(other.rep)
     }
 
-    pub fn to_write_batch(&mut self) -> WriteBatch {
+    /// The RocksDB write batch of these records (their count written into the header first).
+    pub fn write_batch(&mut self) -> WriteBatch {
         self.rep[8..12].copy_from_slice(&self.count.to_le_bytes());
         WriteBatch::from_data(&self.rep)
     }
@@ -188,7 +189,7 @@ pub(crate) fn check_encoding(cf: &ColumnFamily, id: u32) -> Result<()> {
     let mut ours = BatchRep::default();
     ours.put(id, b"key", &[7u8; 300]);
     ours.delete(id, b"key2");
-    if ours.to_write_batch().data() != theirs.data() {
+    if ours.write_batch().data() != theirs.data() {
         return Err(Error::Internal("RocksDB's write batch format is not the one RockCask writes".into()));
     }
     Ok(())
@@ -210,7 +211,7 @@ pub(crate) fn verify_format(db: &DB) -> Result<CfIds> {
     ours.put(ids.objects, b"key", &[7u8; 300]);
     ours.delete(ids.refs, b"key2");
     ours.single_delete(ids.entries, b"k3");
-    if ours.to_write_batch().data() != theirs.data() {
+    if ours.write_batch().data() != theirs.data() {
         return Err(Error::Internal("RocksDB's write batch format is not the one RockCask writes".into()));
     }
     Ok(ids)
@@ -264,6 +265,6 @@ mod tests {
         assert_eq!((&b.rep, b.count), (&rep, count));
         b.append(BatchRep::default());
         assert_eq!((&b.rep, b.count), (&rep, count));
-        assert_eq!(b.to_write_batch().len(), 2);
+        assert_eq!(b.write_batch().len(), 2);
     }
 }

@@ -35,7 +35,7 @@ pub fn encode(entries: impl IntoIterator<Item = (u64, u32)>) -> Vec<u8> {
 
 /// The `(position, count)` pairs of a record.
 pub fn decode(v: &[u8]) -> Result<Vec<(u64, u32)>> {
-    if v.len() % RUN_BYTES != 0 {
+    if !v.len().is_multiple_of(RUN_BYTES) {
         return Err(Error::Corrupt(format!("delivery record of {} bytes", v.len())));
     }
     let mut out = Vec::new();
@@ -120,7 +120,7 @@ mod tests {
         assert_eq!(tx.poll("q", 10).unwrap().iter().map(|m| m.deliveries).collect::<Vec<_>>(), vec![2, 2, 1]);
         tx.commit().unwrap();
         assert!(records(&store).is_empty());
-        let next = store.shared.queues().next_delivery_record;
+        let next = store.shared.queues().next_delivery_record();
         assert!(next > kept[0].1 + 3, "record numbers are never reused: {next}");
     }
 
@@ -131,7 +131,7 @@ mod tests {
         let mut tx = store.begin().unwrap();
         tx.enqueue("q", b"x").unwrap();
         tx.commit().unwrap();
-        let qid = *store.shared.queues().by_name.get("q").unwrap();
+        let qid = store.shared.queues().id("q").unwrap();
         {
             let db = store.shared.db().unwrap();
             // One for an entry long consumed, one for the present entry, superseded by a later one.
@@ -143,7 +143,7 @@ mod tests {
         let store = open(dir.path());
         assert_eq!(records(&store), vec![(qid, 9, 1)]);
         assert_eq!(store.begin().unwrap().peek("q", 1).unwrap()[0].deliveries, 3);
-        assert_eq!(store.shared.queues().next_delivery_record, 10);
+        assert_eq!(store.shared.queues().next_delivery_record(), 10);
     }
 
     #[test]

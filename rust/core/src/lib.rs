@@ -1,47 +1,56 @@
-//! RockCask core: transactional named queues and objects by UUID on RocksDB.
+//! RockCask core: transactional named queues, objects by UUID and named maps on RocksDB, the
+//! Tokyo Cabinet drop-in's databases, and snapshots. Pure Rust; the JNI bridge (`rust/jni`) only
+//! converts arguments and maps errors.
 //!
-//! Pure Rust; the JNI bridge (`rust/jni`) only converts arguments and maps errors.
+//! What callers use is re-exported here (`Store`, `Transaction` and what they take and return)
+//! or lives in the five public modules: `options` (the store's options and limits), `maps` (map
+//! limits and key ranges), `dead_letter` (dead-letter records), `snapshot` (snapshots and
+//! checkpoints) and `casket` (the drop-in). Every other module is the crate's own; `layers.rs`
+//! says which stands on which.
 
-pub(crate) mod batch;
-mod buffered;
 pub mod casket;
+pub mod dead_letter;
+pub mod maps;
+pub mod options;
+pub mod snapshot;
+
+mod batch;
 mod commit;
-mod commit_rhythm;
 mod deliveries;
 mod entry_cache;
 mod entry_records;
-pub mod dead_letter;
-pub(crate) mod error;
-mod group_commit;
+mod error;
 mod hash;
-mod read_cache;
-mod map_commit;
-pub mod map_ops;
-pub mod maps;
-pub(crate) mod inspect;
-pub mod keys;
-pub mod lock;
-mod metrics;
-pub mod options;
-mod queue;
-pub mod queue_config;
-mod rocks_options;
-mod shared;
-pub mod snapshot;
-pub mod staging;
+mod keys;
+mod lock;
 mod manifest_record;
+mod map_reads;
+mod metrics;
+mod object_reads;
+mod queue;
+mod queue_config;
+mod read_cache;
+mod registry;
+mod shared;
+mod store;
+mod transaction;
 mod wal_files;
-pub(crate) mod store;
-pub(crate) mod transaction;
+
+#[cfg(test)]
+mod layers;
 
 /// The payload codec and compression (a crate of their own, so they build without RocksDB).
 pub use rockcask_codec as codec;
 pub use rockcask_codec::compress;
-pub use error::{Error, Result, RocksStatus};
-pub use dead_letter::{DeadLetter, DeadLetterRecord};
-pub use metrics::{QueueCounts, QueueFigures, StoreMetrics, Summary};
-pub use options::StoreOptions;
-pub use queue_config::QueueConfig;
-pub use store::{Store, StoreStats};
-pub use transaction::{Message, Transaction};
 pub use uuid::Uuid;
+
+pub use dead_letter::{DeadLetter, DeadLetterRecord};
+pub use error::{Error, Result, RocksStatus};
+pub use keys::MAX_QUEUE_NAME_BYTES;
+pub use lock::LOCK_FILE;
+pub use metrics::Summary;
+pub use options::StoreOptions;
+pub use queue::QueueCounts;
+pub use queue_config::QueueConfig;
+pub use store::{EntryVisitor, PairVisitor, QueueFigures, Store, StoreMetrics, StoreStats};
+pub use transaction::{Message, Transaction};

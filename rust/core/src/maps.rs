@@ -6,41 +6,37 @@
 //! (first committer wins), so a read-modify-write never loses an update. `add` to a counter is
 //! applied at commit to the value as it is then, so it never conflicts. Scans read the latest
 //! committed data and are not validated (a key that appears or goes meanwhile is not a conflict).
+//! How a conflict is found: `commit/lock.rs`.
 //!
-//! Conflicts are found with a table of stripes (a key's stripe is a hash of its map and key):
-//! each stripe holds the ticket of the last commit prepared that writes a key in it; a key read
-//! when every ticket below R was written conflicts if its stripe is at R or above. Two keys
-//! sharing a stripe can make a conflict that is not one (the commit is refused, and retrying it
-//! succeeds); a conflict is never missed.
-
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
+//! This module holds what maps are on disk and at the API's edge: their keys in the maps
+//! column family and their names' records in `meta`, the limits on names, keys and counters,
+//! and the key ranges scans take. Their operations are `transaction/maps.rs`.
 
 use crate::error::{Error, Result};
 
-pub type MapId = u32;
+pub(crate) type MapId = u32;
 
 /// Longest map key accepted, in bytes.
 pub const MAX_MAP_KEY_BYTES: usize = 64 << 10;
 
-/// Stripes of the conflict table.
-const STRIPES: usize = 1 << 16;
+/// Longest map name accepted, in UTF-8 bytes: what a queue name may have.
+pub const MAX_MAP_NAME_BYTES: usize = 1024;
 
 /// Bytes of a counter's value (`add`): an i64, little-endian.
 pub const COUNTER_BYTES: usize = 8;
 
 const META_MAP_PREFIX: &[u8] = b"m/";
 
-pub fn meta_map_key(name: &str) -> Vec<u8> {
+pub(crate) fn meta_map_key(name: &str) -> Vec<u8> {
     [META_MAP_PREFIX, name.as_bytes()].concat()
 }
 
-pub fn meta_map_prefix() -> &'static [u8] {
+pub(crate) fn meta_map_prefix() -> &'static [u8] {
     META_MAP_PREFIX
 }
 
 /// Key in the maps family of `key` in map `map`.
-pub fn map_key(map: MapId, key: &[u8]) -> Vec<u8> {
+pub(crate) fn map_key(map: MapId, key: &[u8]) -> Vec<u8> {
     let mut k = Vec::with_capacity(4 + key.len());
     k.extend_from_slice(&map.to_be_bytes());
     k.extend_from_slice(key);
@@ -48,19 +44,29 @@ pub fn map_key(map: MapId, key: &[u8]) -> Vec<u8> {
 }
 
 /// The keys of map `map` in the maps family: `[start, end)` (`end` is `None` for the last id).
-pub fn map_range(map: MapId) -> (Vec<u8>, Option<Vec<u8>>) {
+pub(crate) fn map_range(map: MapId) -> (Vec<u8>, Option<Vec<u8>>) {
     (map.to_be_bytes().to_vec(), map.checked_add(1).map(|next| next.to_be_bytes().to_vec()))
 }
 
-pub fn validate_map_key(key: &[u8]) -> Result<()> {
+pub(crate) fn validate_map_key(key: &[u8]) -> Result<()> {
     if key.is_empty() || key.len() > MAX_MAP_KEY_BYTES {
         return Err(Error::InvalidArgument(format!("map key of {} bytes is outside 1..={MAX_MAP_KEY_BYTES}", key.len())));
     }
     Ok(())
 }
 
+pub(crate) fn validate_map_name(name: &str) -> Result<()> {
+    if name.is_empty() {
+        return Err(Error::InvalidArgument("map name is empty".into()));
+    }
+    if name.len() > MAX_MAP_NAME_BYTES {
+        return Err(Error::InvalidArgument(format!("map name is {} bytes long; at most {MAX_MAP_NAME_BYTES} are allowed", name.len())));
+    }
+    Ok(())
+}
+
 /// A counter's value, or the error naming where a value that is not one was found.
-pub fn decode_counter(v: &[u8], map: &str, key: &[u8]) -> Result<i64> {
+pub(crate) fn decode_counter(v: &[u8], map: &str, key: &[u8]) -> Result<i64> {
     let bytes: [u8; COUNTER_BYTES] = v.try_into().map_err(|_| {
         Error::InvalidArgument(format!("map '{map}' key {}: a value of {} bytes is not a counter ({COUNTER_BYTES} bytes)", show_key(key), v.len()))
     })?;
@@ -68,54 +74,48 @@ pub fn decode_counter(v: &[u8], map: &str, key: &[u8]) -> Result<i64> {
 }
 
 /// A key as error messages show it: UTF-8 text in quotes when it is, else hexadecimal.
-pub fn show_key(key: &[u8]) -> String {
+pub(crate) fn show_key(key: &[u8]) -> String {
     match std::str::from_utf8(key) {
         Ok(text) if !text.chars().any(char::is_control) => format!("'{text}'"),
         _ => key.iter().map(|b| format!("{b:02x}")).collect::<String>(),
     }
 }
 
-/// Names of the maps and their ids.
-#[derive(Debug, Default)]
-pub(crate) struct MapNames {
-    pub by_name: HashMap<String, MapId>,
-    pub next_id: MapId,
+/// Which way a scan goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Forward,
+    Reverse,
 }
 
-/// What the commit lock guards for maps: the conflict table and the values commits prepared but
-/// not yet written give keys (so `add` resolves against them).
-pub(crate) struct MapCommitState {
-    stripes: Vec<u64>,
-    hasher: std::collections::hash_map::RandomState,
-    /// (map, key) -> (value once written, or `None` for deleted; ticket of the commit).
-    pub pending: HashMap<(MapId, Vec<u8>), (Option<Vec<u8>>, u64)>,
+/// A scan's key range within one map: `from` included, `to` excluded (`None`: unbounded).
+#[derive(Clone, Debug, Default)]
+pub struct KeyRange {
+    pub from: Option<Vec<u8>>,
+    pub to: Option<Vec<u8>>,
 }
 
-impl Default for MapCommitState {
-    fn default() -> Self {
-        MapCommitState { stripes: Vec::new(), hasher: Default::default(), pending: HashMap::new() }
+impl KeyRange {
+    /// Every key starting with `prefix`.
+    pub fn prefix(prefix: &[u8]) -> KeyRange {
+        KeyRange { from: Some(prefix.to_vec()), to: prefix_end(prefix) }
+    }
+
+    pub(crate) fn contains(&self, key: &[u8]) -> bool {
+        self.from.as_deref().is_none_or(|f| key >= f) && self.to.as_deref().is_none_or(|t| key < t)
     }
 }
 
-impl MapCommitState {
-    pub fn stripe_of(&self, map: MapId, key: &[u8]) -> usize {
-        let mut h = self.hasher.build_hasher();
-        h.write_u32(map);
-        h.write(key);
-        (h.finish() as usize) % STRIPES
-    }
-
-    /// Ticket of the last commit prepared that writes a key in `stripe` (0: none).
-    pub fn last_write(&self, stripe: usize) -> u64 {
-        self.stripes.get(stripe).copied().unwrap_or(0)
-    }
-
-    pub fn note_write(&mut self, stripe: usize, ticket: u64) {
-        if self.stripes.is_empty() {
-            self.stripes = vec![0; STRIPES];
+/// The first key after every key starting with `prefix` (`None` if there is none).
+fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xFF {
+            end.push(last + 1);
+            return Some(end);
         }
-        self.stripes[stripe] = self.stripes[stripe].max(ticket);
     }
+    None
 }
 
 #[cfg(test)]
@@ -145,13 +145,20 @@ mod tests {
     }
 
     #[test]
-    fn stripes_keep_the_latest_ticket_of_each() {
-        let mut s = MapCommitState::default();
-        let a = s.stripe_of(1, b"a");
-        assert_eq!(s.last_write(a), 0);
-        s.note_write(a, 7);
-        s.note_write(a, 5);
-        assert_eq!(s.last_write(a), 7);
-        assert_eq!(s.stripe_of(1, b"a"), a, "a key's stripe is stable");
+    fn map_names_are_checked_as_map_names_with_the_limits_of_queue_names() {
+        assert_eq!(MAX_MAP_NAME_BYTES, crate::keys::MAX_QUEUE_NAME_BYTES);
+        assert_eq!(validate_map_name("").unwrap_err().to_string(), "map name is empty");
+        assert!(validate_map_name(&"m".repeat(MAX_MAP_NAME_BYTES)).is_ok());
+        let e = validate_map_name(&"m".repeat(MAX_MAP_NAME_BYTES + 1)).unwrap_err().to_string();
+        assert!(e.starts_with("map name is 1025 bytes long"), "{e}");
+    }
+
+    #[test]
+    fn prefix_ranges_end_after_every_key_with_the_prefix() {
+        assert_eq!(prefix_end(b"ab"), Some(b"ac".to_vec()));
+        assert_eq!(prefix_end(&[1, 0xFF]), Some(vec![2]));
+        assert_eq!(prefix_end(&[0xFF, 0xFF]), None);
+        let r = KeyRange::prefix(b"user/");
+        assert!(r.contains(b"user/1") && r.contains(b"user/") && !r.contains(b"user0") && !r.contains(b"use"));
     }
 }

@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 
-use crate::compress::{Compression, Policy};
+use rockcask_codec::compress::{Compression, Policy};
+
+use crate::error::{Error, Result};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreOptions {
@@ -113,7 +115,7 @@ pub const MAX_QUEUE_CACHE_BYTES: usize = 1 << 40;
 
 impl StoreOptions {
     /// Refuses sizes no store can be opened with, in RockCask's terms (before RocksDB sees them).
-    pub fn validate(&self) -> crate::Result<()> {
+    pub fn validate(&self) -> Result<()> {
         for (cache, bytes, max) in [
             ("block cache", self.block_cache_bytes, MAX_BLOCK_CACHE_BYTES),
             ("map cache", self.map_cache_bytes, MAX_MAP_CACHE_BYTES),
@@ -121,19 +123,19 @@ impl StoreOptions {
             ("queue entry cache", self.queue_cache_bytes, MAX_QUEUE_CACHE_BYTES),
         ] {
             if bytes > max {
-                return Err(crate::Error::InvalidArgument(format!(
+                return Err(Error::InvalidArgument(format!(
                     "{cache} of {bytes} bytes is more than the limit of {max} bytes (0 means no {cache})"
                 )));
             }
         }
         if self.inline_payload_bytes > MAX_INLINE_PAYLOAD_BYTES {
-            return Err(crate::Error::InvalidArgument(format!(
+            return Err(Error::InvalidArgument(format!(
                 "inline payloads of up to {} bytes are more than the limit of {MAX_INLINE_PAYLOAD_BYTES} bytes (0 means none)",
                 self.inline_payload_bytes
             )));
         }
         if !(MIN_WRITE_BUFFER_BYTES..=MAX_WRITE_BUFFER_BYTES).contains(&self.write_buffer_bytes) {
-            return Err(crate::Error::InvalidArgument(format!(
+            return Err(Error::InvalidArgument(format!(
                 "write buffers of {} bytes are outside {MIN_WRITE_BUFFER_BYTES}..={MAX_WRITE_BUFFER_BYTES} bytes",
                 self.write_buffer_bytes
             )));

@@ -1,6 +1,7 @@
 //! The state every handle of one open store shares: the database behind its close lock, the
-//! queues, the commit lock and the group commit. Kept apart from `store.rs` (opening) and
-//! `transaction.rs` (what uses it) so that neither has to reach into the other.
+//! queues, the map names, the commit lock and the group commit, the read caches and the counts.
+//! Kept apart from `store/` (opening) and `transaction/` (what uses it) so that neither has to
+//! reach into the other.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -11,11 +12,13 @@ use rocksdb::{Cache, ColumnFamily, DB};
 
 use crate::batch::CfIds;
 use crate::error::{Error, Result, RocksContext};
-use crate::group_commit::{CommitState, GroupCommit};
+use crate::commit::group::GroupCommit;
+use crate::commit::lock::{CommitLock, Serial};
 use crate::lock::StoreLock;
-use crate::metrics::{Clock, Metrics, QueueMetrics};
+use crate::metrics::{Clock, Metrics};
 use crate::options::StoreOptions;
 use crate::queue::Queues;
+use crate::registry::Registry;
 
 pub(crate) struct Shared {
     path: PathBuf,
@@ -24,14 +27,14 @@ pub(crate) struct Shared {
     /// `close` (the write side) waits for calls in flight and no call can see a freed database.
     db: RwLock<Option<DB>>,
     queues: Mutex<Queues>,
-    /// Map names and ids (`maps.rs`); new maps are registered by the commit creating them.
-    map_names: Mutex<crate::maps::MapNames>,
+    /// Map names and ids (`registry.rs`); new maps are registered by the commit creating them.
+    map_names: Mutex<Registry>,
     /// Signalled whenever entries become claimable (commit, rollback) and on close.
     arrivals: Condvar,
-    /// Commits are prepared one at a time (sequence numbers, reference counts), which fixes
-    /// their order; they are then written in groups (`group_commit.rs`) and published in that
-    /// order.
-    commit_lock: Mutex<CommitState>,
+    /// Commits are prepared one at a time under it (sequence numbers, reference counts), which
+    /// fixes their order; they are then written in groups (`commit/group.rs`) and published in
+    /// that order. Only the commit takes it (`commit/lock.rs`).
+    commit_lock: CommitLock,
     group_commit: GroupCommit,
     closed: AtomicBool,
     /// Column family ids for write batches built as bytes (`batch.rs`).
@@ -73,10 +76,20 @@ impl DbRef<'_> {
     }
 }
 
+/// What opening RocksDB gave a store: the database, its column families' ids in write batches,
+/// its block cache, and the directory lock a writer holds.
+pub(crate) struct OpenDb {
+    pub db: DB,
+    pub cf_ids: CfIds,
+    pub cache: Option<Cache>,
+    pub lock: Option<StoreLock>,
+}
+
 impl Shared {
-    pub fn new(path: PathBuf, options: StoreOptions, db: DB, mut queues: Queues, map_names: crate::maps::MapNames, cf_ids: CfIds, cache: Option<Cache>, lock: Option<StoreLock>) -> Shared {
+    pub fn new(path: PathBuf, options: StoreOptions, open: OpenDb, mut queues: Queues, map_names: Registry) -> Shared {
+        let OpenDb { db, cf_ids, cache, lock } = open;
         let clock = Clock::start();
-        queues.metrics = QueueMetrics::at_open(options.metrics, clock, &queues.states);
+        queues.start_metrics(options.metrics, clock);
         Shared {
             metrics: Metrics::new(options.metrics, clock),
             map_cache: std::sync::Arc::new(crate::read_cache::ReadCache::new(options.map_cache_bytes)),
@@ -87,7 +100,7 @@ impl Shared {
             queues: Mutex::new(queues),
             map_names: Mutex::new(map_names),
             arrivals: Condvar::new(),
-            commit_lock: Mutex::new(CommitState::default()),
+            commit_lock: CommitLock::default(),
             group_commit: GroupCommit::default(),
             closed: AtomicBool::new(false),
             cf_ids,
@@ -118,16 +131,33 @@ impl Shared {
         &self.group_commit
     }
 
-    /// The commit lock, under which commits are prepared one at a time.
-    pub fn commit_lock(&self) -> MutexGuard<'_, CommitState> {
-        self.commit_lock.lock()
+    /// The lock commits are prepared under, one at a time (only the commit takes it).
+    pub fn commit_lock(&self) -> &CommitLock {
+        &self.commit_lock
     }
 
     pub fn queues(&self) -> MutexGuard<'_, Queues> {
         self.queues.lock()
     }
 
-    pub fn map_names(&self) -> MutexGuard<'_, crate::maps::MapNames> {
+    /// The id of map `name`, if a commit created it.
+    pub fn map_id(&self, name: &str) -> Option<crate::maps::MapId> {
+        self.map_names.lock().id(name)
+    }
+
+    /// How many maps there are.
+    pub fn map_count(&self) -> usize {
+        self.map_names.lock().len()
+    }
+
+    /// The names of the maps, in no order.
+    pub fn map_names(&self) -> Vec<String> {
+        self.map_names.lock().iter().map(|(name, _)| name.to_string()).collect()
+    }
+
+    /// The map names, for the commit: it looks up the maps it reads and writes, and registers
+    /// those it creates (which takes its commit lock, `registry.rs`).
+    pub fn map_registry(&self, _serial: &Serial<'_>) -> MutexGuard<'_, Registry> {
         self.map_names.lock()
     }
 

@@ -1,5 +1,5 @@
 //! The store's write-ahead log, table and MANIFEST files, as a read-only open beside a writer
-//! watches them (`store.rs`, `open_read_only_beside_a_writer`).
+//! watches them (`store/location.rs`, `open_read_only_beside_a_writer`).
 
 use std::collections::BTreeSet;
 use std::path::Path;

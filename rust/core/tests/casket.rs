@@ -432,8 +432,8 @@ fn iteration_goes_on_after_the_visited_key_and_its_next_value_are_removed() {
         c.out_list(&key).unwrap();
         seen.push(key);
         pos = next;
-        if pos.is_some() && c.rnum().unwrap() == 0 {
-            assert_eq!(code(c.cursor_key_value_next(pos.as_ref().unwrap())), Ecode::NoRec);
+        if let Some(p) = pos.as_ref().filter(|_| c.rnum().unwrap() == 0) {
+            assert_eq!(code(c.cursor_key_value_next(p)), Ecode::NoRec);
             break;
         }
     }

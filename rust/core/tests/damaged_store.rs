@@ -35,9 +35,12 @@ fn check_reported_as_damaged(dir: &Path, how: &str) {
     }
 }
 
+/// A way of damaging the MANIFEST (given its path), named.
+type Damage = (&'static str, fn(&Path));
+
 #[test]
 fn a_damaged_manifest_is_reported_as_a_damaged_store_naming_it() {
-    let cases: [(&str, fn(&Path)); 5] = [
+    let cases: [Damage; 5] = [
         ("emptied", |m| std::fs::write(m, b"").unwrap()),
         ("truncated to half", |m| {
             let len = std::fs::metadata(m).unwrap().len();
@@ -106,7 +109,7 @@ fn a_foreign_rocksdb_database_opened_for_writing_is_not_a_store_and_keeps_no_loc
     // foreign database look like a damaged store.
     let err = Store::open(dir.path(), StoreOptions::default()).err().unwrap();
     assert!(matches!(err, Error::NotAStore { .. }), "{err}");
-    assert!(!dir.path().join(rockcask_core::lock::LOCK_FILE).exists());
+    assert!(!dir.path().join(rockcask_core::LOCK_FILE).exists());
 }
 
 /// A store opened again lives in a MANIFEST that starts with its whole layout at that open.

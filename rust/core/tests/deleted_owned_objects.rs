@@ -202,7 +202,7 @@ fn objects_put_under_the_ids_of_deleted_queue_owned_ones_survive_concurrent_cons
                 next += 3; // every third object
                 let mut tx = store.begin().unwrap();
                 tx.delete(id).unwrap();
-                if next % 2 == 0 {
+                if next.is_multiple_of(2) {
                     tx.commit().unwrap();
                     tx = store.begin().unwrap();
                 }

@@ -3,8 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rockcask_core::lock::LOCK_FILE;
-use rockcask_core::{Error, Store, StoreOptions};
+use rockcask_core::{Error, Store, StoreOptions, LOCK_FILE};
 
 fn writer() -> StoreOptions {
     StoreOptions { sync_on_commit: false, ..StoreOptions::default() }

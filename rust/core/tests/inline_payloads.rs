@@ -248,7 +248,7 @@ fn concurrent_producers_and_consumers_of_inline_payloads_deliver_each_item_once(
                         let n = p * PER_PRODUCER + chunk * 50 + i;
                         // Both sides of the limit, so both kinds of entry interleave.
                         let mut payload = n.to_be_bytes().to_vec();
-                        payload.resize(if n % 3 == 0 { 100 } else { 8 }, 0);
+                        payload.resize(if n.is_multiple_of(3) { 100 } else { 8 }, 0);
                         tx.enqueue("q", &payload).unwrap();
                     }
                     tx.commit().unwrap();
@@ -275,7 +275,7 @@ fn concurrent_producers_and_consumers_of_inline_payloads_deliver_each_item_once(
                     idle = 0;
                     let got: Vec<u32> = ms.iter().map(|m| u32::from_be_bytes(m.payload.as_ref().unwrap()[..4].try_into().unwrap())).collect();
                     // Every third firing rolls back: those items must come again.
-                    if firing % 3 == 0 {
+                    if firing.is_multiple_of(3) {
                         tx.rollback().unwrap();
                     } else {
                         tx.commit().unwrap();

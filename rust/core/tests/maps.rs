@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use rockcask_core::map_ops::{Direction, KeyRange};
+use rockcask_core::maps::{Direction, KeyRange};
 use rockcask_core::{Error, Store, StoreOptions};
 
 fn open(dir: &std::path::Path) -> Store {

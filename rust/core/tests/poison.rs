@@ -90,7 +90,7 @@ fn an_entry_reaching_the_limit_is_dead_lettered_with_its_reason_while_the_rest_f
     assert_eq!(store.queue_size("in").unwrap(), 0);
     assert_eq!(store.queue_size("in.dead").unwrap(), 1);
     let figures = store.metrics().unwrap();
-    let of = |name: &str| figures.queues.iter().find(|q| q.name == name).unwrap().counts.clone();
+    let of = |name: &str| figures.queues.iter().find(|q| q.name == name).unwrap().counts;
     assert_eq!(of("in").dead_lettered, 1);
     assert_eq!(of("in.dead").enqueued, 1);
     // Its object moved with it (queue-owned, owned now by the dead letter).

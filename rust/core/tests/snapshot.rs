@@ -553,7 +553,7 @@ fn maps_round_trip_through_a_snapshot_with_their_names_and_pairs_in_order() {
     let copy = open(&dir.path().join("b"));
     assert_eq!(copy.map_names().unwrap(), vec!["alpha", "counts", "zeta"]);
     let mut tx = copy.begin().unwrap();
-    let alpha = tx.map_scan("alpha", &Default::default(), rockcask_core::map_ops::Direction::Forward, 10).unwrap();
+    let alpha = tx.map_scan("alpha", &Default::default(), rockcask_core::maps::Direction::Forward, 10).unwrap();
     assert_eq!(alpha, vec![(b"a".to_vec(), vec![]), (vec![0xFF, 0x00], vec![7u8; 70_000])]);
     tx.map_add("counts", b"hits", 1).unwrap();
     tx.map_put("new", b"k", b"v").unwrap();

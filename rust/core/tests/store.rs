@@ -501,7 +501,8 @@ fn a_poll_that_cannot_read_what_it_claimed_rolls_back_and_loses_nothing() {
     {
         // Damage the first object underneath RockCask: an ownership flag it never writes.
         let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), dir.path(), rocksdb::DB::list_cf(&rocksdb::Options::default(), dir.path()).unwrap()).unwrap();
-        db.put_cf(db.cf_handle(rockcask_core::keys::CF_OBJECTS).unwrap(), damaged.as_bytes(), [9u8, 1, 2]).unwrap();
+        // The column family of objects (the on-disk layout, `keys.rs`).
+        db.put_cf(db.cf_handle("objects").unwrap(), damaged.as_bytes(), [9u8, 1, 2]).unwrap();
     }
     let store = open(dir.path());
     let mut tx = store.begin().unwrap();

@@ -6,7 +6,7 @@
 
 use jni::objects::JByteBuffer;
 use jni::Env;
-use rockcask_core::map_ops::{Direction, KeyRange};
+use rockcask_core::maps::{Direction, KeyRange};
 use rockcask_core::options::MAX_BATCH_ITEMS;
 
 use crate::args::{self, Count, MapName};

@@ -1,15 +1,15 @@
-//! `staging list|commit|abort`: the staging queues of exactly-once writers (`rockcask_core::staging`).
+//! `staging list|commit|abort`: the staging queues of exactly-once writers (`staging.rs`).
 
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use rockcask_core::staging::{self, StagedQueue};
 use rockcask_core::{Store, StoreOptions};
 
 use super::{finish_output, open_read_only};
 use crate::args::StagingFilter;
 use crate::failure::CliResult;
 use crate::render::escape_text;
+use crate::staging::{self, StagedQueue};
 
 pub fn list(dir: &Path, filter: &StagingFilter) -> CliResult {
     let store = open_read_only(dir)?;

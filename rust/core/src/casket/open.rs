@@ -11,7 +11,7 @@ use rocksdb::{Cache, ColumnFamilyDescriptor, DBCompressionType, Options, WriteBa
 use super::error::{CasketError, CasketResult, Ecode};
 use super::files::{self, Kind, LockMode, MarkerFile, OpenRegistration};
 use super::order::KeyOrder;
-use crate::rocks_options;
+use crate::store::tuning;
 use super::transaction::{has_undo, rollback_undo};
 use super::{pending, record_bytes, Casket, Inner, CF_DATA, EXTERNAL_COMPARATOR, META_BYTES, META_ID, META_RNUM, META_SEQ};
 
@@ -250,9 +250,9 @@ pub(super) fn count_record_bytes(db: &DB, order: &KeyOrder) -> CasketResult<u64>
 }
 
 fn open_db(dir: &Path, opts: &CasketOptions, cache: Option<&Cache>, creating: bool) -> CasketResult<DB> {
-    let db_opts = rocks_options::db_options(creating, 2, opts.write_buffer_bytes * 2);
+    let db_opts = tuning::base_db_options(creating, 2, opts.write_buffer_bytes * 2);
     let mut data = Options::default();
-    let mut table = rocks_options::table_options(cache);
+    let mut table = tuning::table_options(cache);
     table.set_cache_index_and_filter_blocks(true);
     data.set_block_based_table_factory(&table);
     data.set_write_buffer_size(opts.write_buffer_bytes.max(1 << 20));
@@ -262,7 +262,7 @@ fn open_db(dir: &Path, opts: &CasketOptions, cache: Option<&Cache>, creating: bo
         Compression::Zstd => DBCompressionType::Zstd,
     });
     // Consumed duplicates (the queue pattern) are tombstones.
-    rocks_options::compact_files_of_tombstones(&mut data);
+    tuning::compact_files_of_tombstones(&mut data);
     if let KeyOrder::External { compare, .. } = &opts.order {
         data.set_comparator(EXTERNAL_COMPARATOR, KeyOrder::rocks_comparator(compare.clone()));
     }

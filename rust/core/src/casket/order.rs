@@ -45,6 +45,9 @@ impl std::fmt::Debug for KeyOrder {
 const SEQ_LEN: usize = 8;
 const TERMINATOR: [u8; 2] = [0, 0];
 
+/// A comparator as RocksDB takes it.
+pub type RocksComparator = Box<dyn Fn(&[u8], &[u8]) -> Ordering>;
+
 impl KeyOrder {
     /// The name recorded in the casket, compared at every open.
     pub fn id(&self) -> String {
@@ -149,7 +152,7 @@ impl KeyOrder {
 
     /// The RocksDB comparator for external orders: user keys by the caller's function, then
     /// the sequence. Keys shorter than a sequence (never written) sort first, bytewise.
-    pub fn rocks_comparator(compare: ExternalCompare) -> Box<dyn Fn(&[u8], &[u8]) -> Ordering> {
+    pub fn rocks_comparator(compare: ExternalCompare) -> RocksComparator {
         Box::new(move |a: &[u8], b: &[u8]| {
             if a.len() < SEQ_LEN || b.len() < SEQ_LEN {
                 return a.cmp(b);

@@ -99,7 +99,7 @@ impl Pending {
             }
         }
         self.arena.clear();
-        rep.to_write_batch()
+        rep.write_batch()
     }
 }
 

@@ -1,28 +1,22 @@
-//! Runtime figures of a store: commits and their latency, group-commit writes, and per-queue
-//! counts (`queues.rs`), read with RocksDB's own figures by `Store::metrics` (`figures.rs`).
+//! The store-wide runtime counts of one open store (commits and their latency, group-commit
+//! writes) and the instruments they and the per-queue counts (`queue/metrics.rs`) are kept with:
+//! a clock, counters with a per-second rate, histograms. `Store::metrics` reads them with
+//! RocksDB's own figures (`store/figures.rs`).
 //!
 //! Cost on the commit path: relaxed atomic additions and two clock reads per commit, one per
 //! group write; the per-queue counts are plain additions under the queues' lock, where the
 //! commit path already holds it. Nothing is allocated per commit. With
 //! `StoreOptions::metrics` off nothing is counted and no clock is read.
 
-mod figures;
 mod histogram;
-mod queues;
 mod rate;
-#[cfg(test)]
-mod tests;
 
 use std::time::Instant;
 
-pub use figures::{QueueFigures, StoreMetrics};
 pub use histogram::Summary;
-pub use queues::QueueCounts;
-pub(crate) use queues::QueueMetrics;
-pub(crate) use rate::Clock;
+pub(crate) use rate::{Clock, RateCounter};
 
 use histogram::Histogram;
-use rate::RateCounter;
 
 /// The store-wide counts of one open store.
 pub(crate) struct Metrics {
@@ -35,6 +29,17 @@ pub(crate) struct Metrics {
     synced_write: Histogram,
     /// Commits per group write.
     group_size: Histogram,
+}
+
+/// The store-wide counts at one moment (`Metrics::read`).
+pub(crate) struct Counts {
+    pub counting: bool,
+    pub uptime: std::time::Duration,
+    pub commits: u64,
+    pub commits_per_second: f64,
+    pub commit_latency_nanos: Summary,
+    pub synced_write_nanos: Summary,
+    pub group_commit_size: Summary,
 }
 
 fn nanos(from: Instant, to: Instant) -> u64 {
@@ -50,6 +55,20 @@ impl Metrics {
             commit_latency: Histogram::default(),
             synced_write: Histogram::default(),
             group_size: Histogram::default(),
+        }
+    }
+
+    /// The counts as of now.
+    pub fn read(&self) -> Counts {
+        let now = self.clock.now();
+        Counts {
+            counting: self.enabled,
+            uptime: now,
+            commits: self.commits.total(),
+            commits_per_second: self.commits.per_second(now),
+            commit_latency_nanos: self.commit_latency.summary(),
+            synced_write_nanos: self.synced_write.summary(),
+            group_commit_size: self.group_size.summary(),
         }
     }
 
@@ -73,14 +92,5 @@ impl Metrics {
             self.synced_write.record(nanos(started, Instant::now()));
             self.group_size.record(commits as u64);
         }
-    }
-}
-
-/// A commit whose write failed consumed nothing: takes its claims back out of the consumed
-/// counts (the failure path; they are then handed back, and counted as returned).
-pub(crate) fn uncount_consumed(store: &crate::shared::Shared, claims: &[crate::buffered::Claim]) {
-    let mut queues = store.queues();
-    for c in claims {
-        queues.metrics.uncount_consumed(c.queue, 1);
     }
 }

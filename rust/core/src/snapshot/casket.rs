@@ -2,11 +2,17 @@
 //! (several consecutive ones for a key whose values would not fit a frame), in the casket's
 //! order, its duplicates in insertion order. Only caskets with a built-in key order can be
 //! exported: a caller-supplied order lives in the caller's code, which a reader does not have.
+//! A casket snapshot is imported into a new casket, built under a temporary name and moved into
+//! place once the whole file has checked out.
 
+use std::cell::{OnceCell, RefCell};
 use std::path::Path;
 
-use super::export::{encode_chunk, now_millis, stash, write_snapshot, Chunker, Item};
-use super::{Content, ExportOptions, Header, Progress, Summary};
+use super::read::{casket_target, read_snapshot, wrong_content, Target};
+use super::record_order::{Op, RecordOrder};
+use super::temp_files::TempCasket;
+use super::write::{encode_chunk, now_millis, stash, write_snapshot, Chunker, Item};
+use super::{Content, ExportOptions, Header, Progress, Summary, Throttle};
 use crate::casket::files::LockMode;
 use crate::casket::scan::describe;
 use crate::casket::{Casket, CasketError, CasketOptions, Ecode, KeyOrder, Kind};
@@ -98,3 +104,62 @@ pub fn export_casket(path: &Path, file: &Path, options: &ExportOptions, listener
     casket.close().map_err(casket_error(path))?;
     result
 }
+
+/// Creates the casket at `path` (which must not exist) from a casket snapshot, with the kind and
+/// key order the snapshot records. It is built under a temporary name beside `path` and moved
+/// there (data directory first, marker file last) once the whole file has checked out.
+pub fn import_casket(file: &Path, path: &Path, workers: usize, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
+    let temp = TempCasket::create(path)?;
+    let mut progress = Throttle::new(listener);
+    let casket: OnceCell<Casket> = OnceCell::new();
+    let order = RefCell::new(RecordOrder::default());
+    let mut in_transaction = 0usize;
+    let result = read_snapshot(
+        file,
+        workers,
+        &mut progress,
+        |header, content| {
+            if content != Content::Casket {
+                return Err(wrong_content(file, content, Content::Casket));
+            }
+            let (_, options) = casket_target(header).expect("checked with the header");
+            order.borrow_mut().casket_order = Some(options.order.clone());
+            let opened = Casket::open(&temp.path, options).map_err(casket_error(path))?;
+            opened.tranbegin().map_err(casket_error(path))?;
+            let _ = casket.set(opened);
+            Ok(Target::Casket)
+        },
+        |ops| {
+            let target = casket.get().expect("opened with the header");
+            let mut order = order.borrow_mut();
+            for op in &ops.ops {
+                order.check(op).map_err(|detail| ops.error(detail))?;
+                if let Op::KeyValues { key, values } = op {
+                    target.put_list(key, values.iter().map(Vec::as_slice)).map_err(casket_error(path))?;
+                    in_transaction += key.len() + values.iter().map(Vec::len).sum::<usize>();
+                }
+            }
+            if in_transaction >= CASKET_TRANSACTION_BYTES {
+                target.trancommit().and_then(|_| target.tranbegin()).map_err(casket_error(path))?;
+                in_transaction = 0;
+            }
+            Ok(())
+        },
+    );
+    let summary = match (result, casket.into_inner()) {
+        (Ok(summary), Some(target)) => {
+            target.trancommit().map_err(casket_error(path))?;
+            target.close().map_err(casket_error(path))?;
+            summary
+        }
+        (Err(e), _) => return Err(e),
+        (Ok(_), None) => unreachable!("a snapshot read to the end had its header read"),
+    };
+    progress.done(summary.done_progress())?;
+    temp.install(path)?;
+    Ok(summary)
+}
+
+/// Bytes of casket writes gathered before they are committed (well below the point where a
+/// casket transaction starts writing early with undo records).
+const CASKET_TRANSACTION_BYTES: usize = 16 << 20;

@@ -1,183 +1,18 @@
-//! Writing a snapshot: the calling thread reads the store under one RocksDB snapshot and cuts
-//! what it reads into chunks at points that depend only on the data; workers turn chunks into
-//! frames (records, compression, CRC); the calling thread writes the frames in chunk order.
+//! Exporting a store: the calling thread reads it under one RocksDB snapshot, in the order a
+//! snapshot holds it (queues, their entries, objects, maps, their pairs), into the items that
+//! `write.rs` cuts into frames and writes.
 
-use std::io::{BufWriter, Write};
-use std::ops::Range;
 use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, SnapshotWithThreadMode, DB};
 
-use super::format::{self, FRAME_RECORDS};
-use super::records;
-use super::parallel::ordered_map;
-use super::staging::TempFile;
-use super::{Content, Counts, ExportOptions, Header, Progress, Summary, Throttle};
-use crate::compress::{self, Compression, Policy};
-use crate::error::{Error, Result, RocksContext};
+use super::write::{encode_chunk, now_millis, stash, write_snapshot, Chunker, Item};
+use super::{Content, ExportOptions, Header, Progress, Summary};
 use crate::entry_records::PresentEntries;
-use crate::keys::{self, Ownership, CF_OBJECTS, CF_REFS};
+use crate::error::{Result, RocksContext};
+use crate::keys::{self, CF_OBJECTS, CF_REFS};
 use crate::shared::DbRef;
 use crate::store::Store;
-
-/// One record to be, as the reading thread read it: ranges of the chunk's byte arena (store
-/// values as stored), so reading costs one copy into the arena and no allocation per item.
-pub(crate) enum Item {
-    Queue { index: u32, name: Range<usize> },
-    Entry { queue: u32, position: u64, value: Range<usize> },
-    Object { id: Range<usize>, value: Range<usize>, owned_entries: u64 },
-    KeyValues { key: Range<usize>, values: Vec<Range<usize>> },
-    Map { index: u32, name: Range<usize> },
-    MapEntry { map: u32, key: Range<usize>, value: Range<usize> },
-}
-
-/// What the reading thread hands to a worker: items and the bytes they refer to.
-pub(crate) struct Chunk {
-    pub arena: Vec<u8>,
-    pub items: Vec<Item>,
-}
-
-/// Appends `bytes` to the arena; returns where they are.
-pub(crate) fn stash(arena: &mut Vec<u8>, bytes: &[u8]) -> Range<usize> {
-    let start = arena.len();
-    arena.extend_from_slice(bytes);
-    start..arena.len()
-}
-
-impl Item {
-    /// Bytes of the record this item becomes, within a few bytes (entries and objects are
-    /// weighed as queue-owned, which takes two bytes more), from the data alone.
-    fn weight(&self, arena: &[u8]) -> usize {
-        match self {
-            Item::Queue { index, name } => records::queue_len(*index, &arena[name.clone()]),
-            Item::Entry { queue, position, value } => {
-                // An entry holding its payload carries it (uncompressed) in its record.
-                let inline = keys::inline_payload(&arena[value.clone()]).ok().flatten();
-                let payload_len = inline.map(|(codec, stored)| compress::payload_len(codec, stored).min(compress::MAX_DECOMPRESSED));
-                records::entry_len(*queue, *position, true, payload_len)
-            }
-            // The record holds the payload uncompressed, whatever the store keeps.
-            Item::Object { id, value, owned_entries } => {
-                let payload_len = match arena[value.clone()].split_first() {
-                    // A damaged header may declare anything: no more than a payload may hold.
-                    Some((&flag, body)) => Compression::from_code(flag >> 4).map_or(body.len(), |codec| compress::payload_len(codec, body)).min(compress::MAX_DECOMPRESSED),
-                    None => 0,
-                };
-                records::object_len(&arena[id.clone()], true, payload_len, *owned_entries)
-            }
-            Item::KeyValues { key, values } => records::key_values_len(&arena[key.clone()], values.iter().map(|v| &arena[v.clone()])),
-            Item::Map { index, name } => records::map_len(*index, &arena[name.clone()]),
-            Item::MapEntry { map, key, value } => records::map_entry_len(*map, &arena[key.clone()], value.len()),
-        }
-    }
-
-    /// Where the item's bytes start in the arena (they are the last bytes appended for it).
-    fn start(&self) -> usize {
-        match self {
-            Item::Queue { name, .. } => name.start,
-            Item::Entry { value, .. } => value.start,
-            Item::Object { id, .. } => id.start,
-            Item::KeyValues { key, .. } => key.start,
-            Item::Map { name, .. } => name.start,
-            Item::MapEntry { key, .. } => key.start,
-        }
-    }
-
-    /// The item moved `by` bytes down (to the front of the next chunk's arena).
-    fn shifted(self, by: usize) -> Item {
-        let s = |r: Range<usize>| r.start - by..r.end - by;
-        match self {
-            Item::Queue { index, name } => Item::Queue { index, name: s(name) },
-            Item::Entry { queue, position, value } => Item::Entry { queue, position, value: s(value) },
-            Item::Object { id, value, owned_entries } => Item::Object { id: s(id), value: s(value), owned_entries },
-            Item::KeyValues { key, values } => Item::KeyValues { key: s(key), values: values.into_iter().map(s).collect() },
-            Item::Map { index, name } => Item::Map { index, name: s(name) },
-            Item::MapEntry { map, key, value } => Item::MapEntry { map, key: s(key), value: s(value) },
-        }
-    }
-
-    /// Appends the item's record to `body` and counts it.
-    fn encode(&self, arena: &[u8], body: &mut Vec<u8>, counts: &mut Counts) -> Result<()> {
-        counts.records += 1;
-        match self {
-            Item::Queue { index, name } => {
-                counts.queues += 1;
-                records::put_queue(body, *index, &arena[name.clone()]);
-            }
-            Item::Entry { queue, position, value } => {
-                counts.entries += 1;
-                let entry = keys::decode_entry(&arena[value.clone()])?;
-                let payload = entry.inline.as_ref().map(keys::Inline::payload).transpose()?;
-                if let Some(p) = &payload {
-                    counts.payload_bytes += p.len() as u64;
-                }
-                records::put_entry(body, *queue, *position, entry.id.as_bytes(), entry.own == Ownership::Owned, payload.as_deref());
-            }
-            Item::Object { id, value, owned_entries } => {
-                let (own, payload) = keys::object_payload(&arena[value.clone()])?;
-                counts.objects += 1;
-                counts.payload_bytes += payload.len() as u64;
-                records::put_object(body, &arena[id.clone()], own == Ownership::Owned, &payload, *owned_entries);
-            }
-            Item::KeyValues { key, values } => {
-                counts.keys += 1;
-                counts.values += values.len() as u64;
-                counts.payload_bytes += values.iter().map(|v| v.len() as u64).sum::<u64>();
-                records::put_key_values(body, &arena[key.clone()], values.iter().map(|v| &arena[v.clone()]));
-            }
-            Item::Map { index, name } => {
-                counts.maps += 1;
-                records::put_map(body, *index, &arena[name.clone()]);
-            }
-            Item::MapEntry { map, key, value } => {
-                counts.map_entries += 1;
-                records::put_map_entry(body, *map, &arena[key.clone()], &arena[value.clone()]);
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A frame ready to be written, with what it adds to the trailer's counts.
-pub(crate) struct Frame {
-    pub bytes: Vec<u8>,
-    pub counts: Counts,
-}
-
-/// Encodes a chunk's records into one frame (compressed with `compression` when it shrinks).
-pub(crate) fn encode_chunk(chunk: Chunk, compression: Compression) -> Result<Frame> {
-    let mut counts = Counts { frames: 1, ..Default::default() };
-    let weight: usize = chunk.items.iter().map(|i| i.weight(&chunk.arena)).sum();
-    let mut body = Vec::with_capacity(weight.min(format::MAX_FRAME_BYTES as usize));
-    for item in &chunk.items {
-        item.encode(&chunk.arena, &mut body, &mut counts)?;
-    }
-    if body.len() > format::MAX_FRAME_BYTES as usize {
-        return Err(Error::InvalidArgument(format!(
-            "a frame of {} bytes exceeds the {} a snapshot frame may hold (one record is too large)",
-            body.len(),
-            format::MAX_FRAME_BYTES
-        )));
-    }
-    let (codec, stored) = Policy { codec: compression, threshold: 0 }.compress(&body);
-    let mut bytes = Vec::with_capacity(stored.len() + format::FRAME_FIXED_BYTES + format::CRC_BYTES);
-    format::encode_frame(&mut bytes, FRAME_RECORDS, codec, counts.records as u32, body.len() as u32, &stored);
-    Ok(Frame { bytes, counts })
-}
-
-pub(crate) fn add_counts(total: &mut Counts, part: &Counts) {
-    total.frames += part.frames;
-    total.records += part.records;
-    total.queues += part.queues;
-    total.entries += part.entries;
-    total.objects += part.objects;
-    total.keys += part.keys;
-    total.values += part.values;
-    total.payload_bytes += part.payload_bytes;
-    total.maps += part.maps;
-    total.map_entries += part.map_entries;
-}
 
 pub(crate) fn export_store(store: &Store, file: &Path, options: &ExportOptions, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
     // Before taking the read lock below: taking it twice in one thread can deadlock against a
@@ -199,112 +34,6 @@ pub(crate) fn export_store(store: &Store, file: &Path, options: &ExportOptions, 
     };
     let mut chunker = Chunker::new(options)?;
     write_snapshot(file, options, header, expected, listener, || chunker.next_chunk(|arena| source.next_item(arena)), |chunk| encode_chunk(chunk, options.compression))
-}
-
-/// Cuts items into chunks (future frames) of at most `budget` bytes and `MAX_FRAME_RECORDS`
-/// items, where the cut depends only on the items: an item that would take a chunk past the
-/// budget starts the next one, so only an item larger than the budget makes a larger frame,
-/// alone.
-pub(crate) struct Chunker {
-    budget: usize,
-    /// An item that did not fit the last chunk, with its bytes: the next chunk starts with it.
-    ahead: Option<(Item, Vec<u8>)>,
-}
-
-impl Chunker {
-    pub fn new(options: &ExportOptions) -> Result<Chunker> {
-        if options.frame_bytes == 0 || options.frame_bytes > format::MAX_FRAME_TARGET {
-            return Err(Error::InvalidArgument(format!("frame size must be 1 to {} bytes, got {}", format::MAX_FRAME_TARGET, options.frame_bytes)));
-        }
-        Ok(Chunker { budget: options.frame_bytes, ahead: None })
-    }
-
-    /// The next chunk; `next_item` appends an item's bytes to the arena it is given and returns
-    /// the item (None when there are no more).
-    pub fn next_chunk(&mut self, mut next_item: impl FnMut(&mut Vec<u8>) -> Result<Option<Item>>) -> Result<Option<Chunk>> {
-        let (mut items, mut arena, mut weight) = match self.ahead.take() {
-            Some((item, bytes)) => {
-                let w = item.weight(&bytes);
-                (vec![item], bytes, w)
-            }
-            None => (Vec::new(), Vec::with_capacity(self.budget.min(4 << 20) + 1024), 0),
-        };
-        while items.len() < format::MAX_FRAME_RECORDS as usize {
-            let Some(item) = next_item(&mut arena)? else { break };
-            let w = item.weight(&arena);
-            if !items.is_empty() && weight + w > self.budget {
-                let start = item.start();
-                let mut bytes = Vec::with_capacity((arena.len() - start).max(self.budget.min(4 << 20) + 1024));
-                bytes.extend_from_slice(&arena[start..]);
-                arena.truncate(start);
-                // A large item carried over must not leave its room in this chunk's arena.
-                if arena.capacity() > 2 * arena.len() + (4 << 20) {
-                    arena.shrink_to_fit();
-                }
-                self.ahead = Some((item.shifted(start), bytes));
-                break;
-            }
-            weight += w;
-            items.push(item);
-        }
-        Ok((!items.is_empty()).then_some(Chunk { arena, items }))
-    }
-}
-
-/// The file is handed to the device in steps of this many bytes as it is written.
-const WRITEBACK_BYTES: u64 = 8 << 20;
-
-/// Writes header, frames and trailer to a temporary file beside `file`, syncs it and renames it
-/// to `file`. `next_chunk` runs in the calling thread, `encode` in the workers.
-pub(crate) fn write_snapshot<C: Send>(
-    file: &Path,
-    options: &ExportOptions,
-    header: Header,
-    records_expected: u64,
-    listener: &mut dyn FnMut(&Progress) -> Result<()>,
-    next_chunk: impl FnMut() -> Result<Option<C>>,
-    encode: impl Fn(C) -> Result<Frame> + Sync,
-) -> Result<Summary> {
-    if !options.overwrite && file.exists() {
-        return Err(Error::TargetExists { path: file.to_path_buf(), why: "exists; choose another name or allow overwriting".into() });
-    }
-    let temp = TempFile::create(file)?;
-    let mut out = BufWriter::with_capacity(256 << 10, temp.file.try_clone().map_err(Error::io("opening the snapshot file"))?);
-    let write_err = || Error::io(format!("writing {}", temp.path.display()));
-    let head = format::encode_header(&header);
-    out.write_all(&head).map_err(write_err())?;
-    let mut crc = crc32c::crc32c(&head);
-    let mut bytes = head.len() as u64;
-    let mut counts = Counts::default();
-    let mut progress = Throttle::new(listener);
-    let mut written_back = 0u64;
-    ordered_map(options.workers, next_chunk, encode, |frame: Frame| {
-        out.write_all(&frame.bytes).map_err(write_err())?;
-        crc = crc32c::crc32c_append(crc, &frame.bytes);
-        bytes += frame.bytes.len() as u64;
-        if bytes - written_back >= WRITEBACK_BYTES {
-            out.flush().map_err(write_err())?;
-            temp.start_writeback(written_back, bytes - written_back);
-            written_back = bytes;
-        }
-        add_counts(&mut counts, &frame.counts);
-        progress.tick(|| Progress { records: counts.records, records_expected, bytes, ..Default::default() })
-    })?;
-    let end = format::encode_trailer_and_end(&counts, crc);
-    out.write_all(&end).map_err(write_err())?;
-    bytes += end.len() as u64;
-    out.flush().map_err(write_err())?;
-    drop(out);
-    temp.sync()?;
-    // The last report goes out before the file takes its name: a listener that fails on it
-    // still leaves nothing behind.
-    progress.done(Progress { records: counts.records, records_expected: counts.records, bytes, bytes_expected: bytes, done: true })?;
-    temp.persist(file, options.overwrite)?;
-    Ok(Summary { file: file.to_path_buf(), header, counts, file_bytes: bytes, format_version: format::FORMAT_VERSION })
-}
-
-pub(crate) fn now_millis() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 type RawIter<'a> = DBRawIteratorWithThreadMode<'a, DB>;
@@ -334,8 +63,8 @@ enum Phase<'a> {
 
 impl<'a> StoreReader<'a> {
     fn new(db: &'a DbRef<'a>, snapshot: &'a SnapshotWithThreadMode<'a, DB>) -> Result<Self> {
-        let queues = crate::store::named_ids(db.db(), read_options(snapshot), keys::meta_queue_prefix(), "queues for a snapshot")?;
-        let maps = crate::store::named_ids(db.db(), read_options(snapshot), crate::maps::meta_map_prefix(), "maps for a snapshot")?;
+        let queues = crate::registry::named_ids(db.db(), read_options(snapshot), keys::meta_queue_prefix(), "queues for a snapshot")?;
+        let maps = crate::registry::named_ids(db.db(), read_options(snapshot), crate::maps::meta_map_prefix(), "maps for a snapshot")?;
         Ok(StoreReader { db, snapshot, queues, definitions_emitted: 0, maps, phase: Phase::Queues })
     }
 
@@ -458,69 +187,3 @@ fn read_options(snapshot: &SnapshotWithThreadMode<'_, DB>) -> ReadOptions {
     ro
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// An object item with a raw payload of `payload_len` bytes.
-    fn object(payload_len: usize) -> impl FnMut(&mut Vec<u8>) -> Item {
-        move |arena| {
-            let id = stash(arena, &[0; 16]);
-            let value = stash(arena, &vec![0; payload_len + 1]);
-            Item::Object { id, value, owned_entries: 0 }
-        }
-    }
-
-    fn chunk_sizes(budget: usize, mut items: Vec<Box<dyn FnMut(&mut Vec<u8>) -> Item>>) -> Vec<usize> {
-        let mut chunker = Chunker::new(&ExportOptions { frame_bytes: budget, ..ExportOptions::default() }).unwrap();
-        items.reverse();
-        let mut sizes = Vec::new();
-        while let Some(chunk) = chunker.next_chunk(|arena| Ok(items.pop().map(|mut make| make(arena)))).unwrap() {
-            // Every item's bytes came along, also those of an item carried over.
-            let mut counts = Counts::default();
-            let mut body = Vec::new();
-            for item in &chunk.items {
-                item.encode(&chunk.arena, &mut body, &mut counts).unwrap();
-            }
-            sizes.push(chunk.items.len());
-        }
-        sizes
-    }
-
-    #[test]
-    fn an_item_that_would_overflow_a_chunk_starts_the_next_and_a_big_one_goes_alone() {
-        // Records of about 125 bytes, one of about 10,025; budget 300.
-        let items: Vec<Box<dyn FnMut(&mut Vec<u8>) -> Item>> =
-            vec![Box::new(object(100)), Box::new(object(100)), Box::new(object(10_000)), Box::new(object(100)), Box::new(object(100)), Box::new(object(100))];
-        assert_eq!(chunk_sizes(300, items), vec![2, 1, 2, 1]);
-    }
-
-    #[test]
-    fn chunks_hold_at_most_the_frame_record_limit() {
-        let entries: Vec<Box<dyn FnMut(&mut Vec<u8>) -> Item>> = (0..format::MAX_FRAME_RECORDS as u64 + 10)
-            .map(|p| {
-                Box::new(move |arena: &mut Vec<u8>| Item::Entry { queue: 0, position: p, value: stash(arena, &keys::entry_value(uuid::Uuid::nil(), Ownership::Owned)) })
-                    as Box<dyn FnMut(&mut Vec<u8>) -> Item>
-            })
-            .collect();
-        assert_eq!(chunk_sizes(format::MAX_FRAME_TARGET, entries), vec![format::MAX_FRAME_RECORDS as usize, 10]);
-    }
-
-    #[test]
-    fn a_compressed_object_weighs_what_its_payload_will() {
-        let payload = vec![7u8; 100_000];
-        let (codec, body) = Policy { codec: Compression::Zstd, threshold: 0 }.compress(&payload);
-        let value = [&[keys::object_flag(Ownership::Owned, codec)][..], &body].concat();
-        assert!(value.len() < 1000);
-        let mut arena = Vec::new();
-        let item = Item::Object { id: stash(&mut arena, &[0; 16]), value: stash(&mut arena, &value), owned_entries: 0 };
-        assert!(item.weight(&arena) >= 100_000);
-    }
-
-    #[test]
-    fn frame_sizes_beyond_the_target_limit_are_refused() {
-        for bad in [0, format::MAX_FRAME_TARGET + 1] {
-            assert!(Chunker::new(&ExportOptions { frame_bytes: bad, ..ExportOptions::default() }).is_err());
-        }
-    }
-}

@@ -18,9 +18,8 @@
 use std::io::{self, Read};
 
 use prost::Message;
-
-use crate::codec::snapshot_pb::{Header, Trailer};
-use crate::compress::Compression;
+use rockcask_codec::compress::Compression;
+use rockcask_codec::snapshot_pb::{Header, Trailer};
 
 pub const MAGIC: [u8; 8] = *b"\x89RCKSNP\n";
 pub const END_MAGIC: [u8; 8] = *b"RCKSNEND";
@@ -145,7 +144,7 @@ impl RawFrame {
     /// The decompressed body, at most `raw_len` bytes (checked against MAX_FRAME_BYTES on read).
     pub fn decompressed(&self) -> Result<std::borrow::Cow<'_, [u8]>, FormatError> {
         let codec = Compression::from_code(self.compression).ok_or_else(|| self.error(format!("unknown frame compression code {}", self.compression)))?;
-        let body = crate::compress::decompress_at_most(codec, self.body(), self.raw_len as usize)
+        let body = rockcask_codec::compress::decompress_at_most(codec, self.body(), self.raw_len as usize)
             .map_err(|e| self.error(format!("frame body does not decompress: {e}")))?;
         if body.len() != self.raw_len as usize {
             return Err(self.error(format!("frame body is {} bytes once decompressed; its header says {}", body.len(), self.raw_len)));
@@ -362,7 +361,7 @@ mod tests {
     fn a_compressed_body_is_never_inflated_beyond_its_declared_length() {
         // 1 MiB of zeros compresses to a few hundred bytes; the frame says 1,000 bytes.
         let zeros = vec![0u8; 1 << 20];
-        let (codec, body) = crate::compress::Policy { codec: Compression::Zstd, threshold: 0 }.compress(&zeros);
+        let (codec, body) = rockcask_codec::compress::Policy { codec: Compression::Zstd, threshold: 0 }.compress(&zeros);
         assert_eq!(codec, Compression::Zstd);
         let mut file = encode_header(&Header::default());
         encode_frame(&mut file, FRAME_RECORDS, codec, 1, 1000, &body);

@@ -10,21 +10,25 @@ mod export;
 pub mod format;
 mod import;
 mod parallel;
+mod read;
 mod record_order;
 mod records;
-mod staging;
+mod temp_files;
+mod write;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub use crate::codec::snapshot_pb::{Content, Header, Trailer as Counts};
-use crate::compress::Compression;
+use rockcask_codec::compress::Compression;
+pub use rockcask_codec::snapshot_pb::{Content, Header, Trailer as Counts};
+
 use crate::error::{Error, Result, RocksContext};
 use crate::options::StoreOptions;
 use crate::store::Store;
 
-pub use casket::export_casket;
-pub use import::{import_casket, import_store, read_header, verify};
+pub use casket::{export_casket, import_casket};
+pub use import::import_store;
+pub use read::{read_header, verify};
 
 /// How to write a snapshot.
 #[derive(Clone, Debug)]

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Mutex;
 
+use crate::error::Error;
 use crate::options::MAX_WORKERS;
 
 /// Why a run's workers could not be had. The run stops and reports it: it never makes more
@@ -29,11 +30,11 @@ impl std::fmt::Display for WorkerError {
     }
 }
 
-impl From<WorkerError> for crate::Error {
+impl From<WorkerError> for Error {
     fn from(e: WorkerError) -> Self {
         match e {
-            WorkerError::TooMany { .. } => crate::Error::InvalidArgument(e.to_string()),
-            WorkerError::SpawnFailed { started, wanted, source } => crate::Error::Io {
+            WorkerError::TooMany { .. } => Error::InvalidArgument(e.to_string()),
+            WorkerError::SpawnFailed { started, wanted, source } => Error::Io {
                 context: format!("could not start worker thread {} of {wanted} (ask for fewer workers)", started + 1),
                 source,
             },

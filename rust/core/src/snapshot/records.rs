@@ -164,7 +164,7 @@ pub fn put_map_entry(out: &mut Vec<u8>, map: u32, key: &[u8], value: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::snapshot_pb::{self as pb, record::Kind};
+    use rockcask_codec::snapshot_pb::{self as pb, record::Kind};
     use prost::Message;
 
     fn prost_bytes(kind: Kind) -> Vec<u8> {

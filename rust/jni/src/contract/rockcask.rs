@@ -79,7 +79,7 @@ slots! {
 /// Limits Java checks before a call, so that its exceptions name the Java argument (the maps'
 /// calls use them too).
 pub const STORE_LIMITS: JavaConstants = {
-    use rockcask_core::keys::MAX_QUEUE_NAME_BYTES;
+    use rockcask_core::MAX_QUEUE_NAME_BYTES;
     use rockcask_core::options::{MAX_BATCH_ITEMS, MAX_BLOCK_CACHE_BYTES, MAX_INLINE_PAYLOAD_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES, MAX_PAYLOAD_BYTES, MAX_QUEUE_CACHE_BYTES, MAX_WORKERS, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
     JavaConstants {
         class: WIRE,

@@ -9,22 +9,25 @@
 //! then its consumed entries stay in it, and the queue's head layout, written by every commit
 //! that consumes, says which of its entries are present. Readers that go by the queue's state
 //! (polls) read only present sequences; readers of a RocksDB snapshot (dumps, exports) read the
-//! head layout under the same snapshot (`PresentEntries`).
+//! head layout under the same snapshot (`present.rs`).
 //!
 //! Finding the record that holds a sequence: a seek for the greatest key at or below the
 //! largest block key the sequence could start (`seek_for_prev`). No record and no deleted
 //! record has a key between the record holding a present sequence and that key (records never
 //! overlap), so the seek lands on it without walking tombstones.
 
-use std::collections::{BTreeSet, VecDeque};
+mod present;
+
+use std::collections::VecDeque;
 use std::ops::Range;
 
 use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, DB};
 
 use crate::error::{Error, Result, RocksContext};
-use crate::keys::{self, Entry, QueueId, CF_ENTRIES, MAX_BLOCK_BYTES, MAX_BLOCK_ENTRIES};
-use crate::queue::HeadLayout;
-use crate::shared::DbRef;
+use crate::keys::{self, Entry, QueueId, CF_ENTRIES, CF_META, MAX_BLOCK_BYTES, MAX_BLOCK_ENTRIES};
+use crate::shared::{DbRef, Shared};
+
+pub(crate) use present::PresentEntries;
 
 /// How a commit lays out its `items` to one queue: the number of entries of each record, in
 /// order (1: a single-entry record). Blocks take entries up to `MAX_BLOCK_ENTRIES` and
@@ -75,6 +78,43 @@ pub(crate) fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result
     Ok(read)
 }
 
+/// Calls `each` with the queue, number and value of every `meta` record in the key range
+/// `[start, end)` of `d/` or `x/` records (`keys.rs`), in key order, until it returns false.
+pub(crate) fn for_each_per_entry_record(
+    db: &DB,
+    (start, end): (Vec<u8>, Vec<u8>),
+    what: &str,
+    mut each: impl FnMut(QueueId, u64, &[u8]) -> Result<bool>,
+) -> Result<()> {
+    let meta = db.cf_handle(CF_META).expect("opened with all column families");
+    let mut ro = ReadOptions::default();
+    ro.set_iterate_upper_bound(end);
+    let mut it = db.raw_iterator_cf_opt(meta, ro);
+    it.seek(start);
+    while let (Some(k), Some(v)) = (it.key(), it.value()) {
+        let (queue, seq) = keys::decode_per_entry_meta_key(k)?;
+        if !each(queue, seq, v)? {
+            break;
+        }
+        it.next();
+    }
+    it.status().context(|| format!("reading {what}"))
+}
+
+/// The entries at `seqs` of queue `qid` (`None` where there is none), claimed to be consumed:
+/// the queue's state learns the blocks they were read from, for the commit that consumes the
+/// last entry of one to delete it.
+pub(crate) fn read_claimed(store: &Shared, db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Vec<Option<Entry>>> {
+    let read = read_entries(db, qid, seqs)?;
+    if !read.blocks.is_empty() {
+        let mut queues = store.queues();
+        if let Some(q) = queues.state_mut(qid) {
+            q.note_blocks(read.blocks);
+        }
+    }
+    Ok(read.entries)
+}
+
 /// Read options bounding an iterator to the records that may hold sequences `low..=high` of
 /// queue `qid`: from the lowest first sequence a block holding `low` may have, to `high`.
 fn bounded(qid: QueueId, low: u64, high: u64) -> ReadOptions {
@@ -82,7 +122,7 @@ fn bounded(qid: QueueId, low: u64, high: u64) -> ReadOptions {
     ro.set_iterate_lower_bound(keys::entry_key(qid, keys::lowest_block_start(low)).to_vec());
     ro.set_iterate_upper_bound(match high.checked_add(1) {
         Some(next) => keys::entry_key(qid, next).to_vec(),
-        None => crate::store::queue_upper_bound(qid),
+        None => keys::queue_upper_bound(qid),
     });
     ro
 }
@@ -114,7 +154,7 @@ fn read_run(it: &mut DBRawIteratorWithThreadMode<'_, DB>, qid: QueueId, first: u
 
 /// Puts `it` on the record holding sequence `seq` of queue `qid`, or, when none does, on the
 /// first record after it.
-fn seek_record_holding(it: &mut DBRawIteratorWithThreadMode<'_, DB>, qid: QueueId, seq: u64) -> Result<()> {
+pub(super) fn seek_record_holding(it: &mut DBRawIteratorWithThreadMode<'_, DB>, qid: QueueId, seq: u64) -> Result<()> {
     it.seek_for_prev(keys::block_key(qid, seq, u32::MAX));
     match it.key() {
         Some(k) => {
@@ -133,7 +173,7 @@ fn seek_record_holding(it: &mut DBRawIteratorWithThreadMode<'_, DB>, qid: QueueI
 }
 
 /// The entries of one record, in order: `(sequence, where its value lies in the record's value)`.
-struct RecordEntries {
+pub(super) struct RecordEntries {
     block: bool,
     /// The sequence of the next entry given, and one past the record's last.
     next_seq: u64,
@@ -144,7 +184,7 @@ struct RecordEntries {
 
 impl RecordEntries {
     /// The entries of the record under entry key `key`.
-    fn of(key: &[u8]) -> Result<RecordEntries> {
+    pub(super) fn of(key: &[u8]) -> Result<RecordEntries> {
         let (first, n) = keys::record_span(key)?;
         Ok(RecordEntries::new(key.len() == keys::BLOCK_KEY_BYTES, first, n))
     }
@@ -154,7 +194,7 @@ impl RecordEntries {
     }
 
     /// The next entry of the record whose value is `value`.
-    fn next(&mut self, value: &[u8]) -> Result<Option<(u64, Range<usize>)>> {
+    pub(super) fn next(&mut self, value: &[u8]) -> Result<Option<(u64, Range<usize>)>> {
         if self.next_seq == self.end {
             if self.block && self.at != value.len() {
                 return Err(Error::Corrupt(format!("block ending at sequence {}: {} bytes past its entries", self.end, value.len() - self.at)));
@@ -173,80 +213,17 @@ impl RecordEntries {
     }
 }
 
-fn reading_entries() -> String {
+pub(super) fn reading_entries() -> String {
     "reading queue entries".to_string()
-}
-
-/// Which entries of a queue are present in a RocksDB snapshot: those at or above the head its
-/// head layout records and those it lists below it.
-struct Presence {
-    head: u64,
-    below_head: BTreeSet<u64>,
-}
-
-impl Presence {
-    fn holds(&self, seq: u64) -> bool {
-        seq >= self.head || self.below_head.contains(&seq)
-    }
-
-    fn lowest(&self) -> u64 {
-        self.below_head.first().map_or(self.head, |&b| b.min(self.head))
-    }
-}
-
-/// The present entries of one queue under a RocksDB snapshot, in sequence order (FIFO order:
-/// entries handed back below the head are taken before the head), each as its entry value.
-pub(crate) struct PresentEntries<'a> {
-    it: DBRawIteratorWithThreadMode<'a, DB>,
-    presence: Presence,
-    record: Option<RecordEntries>,
-}
-
-impl<'a> PresentEntries<'a> {
-    /// `read_options` gives the options of every read (the snapshot, cache use); `name` names
-    /// the queue in errors.
-    pub fn new(db: &'a DB, read_options: impl Fn() -> ReadOptions, qid: QueueId, name: &str) -> Result<PresentEntries<'a>> {
-        let meta = db.cf_handle(keys::CF_META).expect("opened with all column families");
-        let layout = match db.get_pinned_cf_opt(meta, keys::meta_head_key(qid), &read_options()).context(|| format!("reading the head of queue '{name}'"))? {
-            Some(v) => HeadLayout::decode(&v).ok_or_else(|| Error::Corrupt(format!("head layout of queue '{name}'")))?,
-            None => HeadLayout::default(),
-        };
-        let presence = Presence { head: layout.head, below_head: layout.below_head_set() };
-        let mut ro = read_options();
-        ro.set_iterate_lower_bound(keys::entry_key(qid, keys::lowest_block_start(presence.lowest())).to_vec());
-        ro.set_iterate_upper_bound(crate::store::queue_upper_bound(qid));
-        let mut it = db.raw_iterator_cf_opt(db.cf_handle(CF_ENTRIES).expect("opened with all column families"), ro);
-        seek_record_holding(&mut it, qid, presence.lowest())?;
-        Ok(PresentEntries { it, presence, record: None })
-    }
-
-    /// The next present entry: its sequence and value.
-    pub fn next(&mut self) -> Result<Option<(u64, &[u8])>> {
-        loop {
-            if let Some(record) = &mut self.record {
-                let value = self.it.value().expect("on a record");
-                if let Some((seq, range)) = record.next(value)? {
-                    if self.presence.holds(seq) {
-                        return Ok(Some((seq, &self.it.value().expect("on a record")[range])));
-                    }
-                    continue;
-                }
-                self.record = None;
-                self.it.next();
-            }
-            let Some(k) = self.it.key() else {
-                self.it.status().context(reading_entries)?;
-                return Ok(None);
-            };
-            self.record = Some(RecordEntries::of(k)?);
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
+    use rockcask_codec::compress::Compression;
+
     use super::*;
-    use crate::compress::Compression;
 
     fn inline(n: usize, len: usize) -> VecDeque<Entry> {
         (0..n).map(|_| Entry::inline(uuid::Uuid::nil(), Compression::None, vec![7; len])).collect()

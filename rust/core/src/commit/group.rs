@@ -4,7 +4,7 @@
 //! others. Concurrent committers thus share one fsync instead of paying one each in turn.
 //!
 //! A leader that finds fewer commits waiting than recent groups held first waits a little for
-//! the others (`commit_rhythm.rs`).
+//! the others (`rhythm.rs`).
 //!
 //! A failed group write leaves the store failed for writes (RocksDB itself refuses further
 //! writes after a failed WAL write): later commits are refused until the store is reopened.
@@ -17,86 +17,40 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex};
-use uuid::Uuid;
 
 use crate::batch::BatchRep;
-use crate::commit_rhythm::Rhythm;
+use super::rhythm::Rhythm;
 use crate::error::{Error, Result, RocksStatus};
-use crate::hash::IdMap;
-use crate::keys::QueueId;
-
-/// What commits prepared but not yet written have done to objects, so that the next commit
-/// prepared under the commit lock reads the state it will be written after, not the disk's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PendingObject {
-    /// Deleted (explicitly or with its last owning entry).
-    Deleted,
-    /// Alive and queue-owned, with this many owning entries.
-    Count(u64),
-    /// Alive and written by `put` after a delete: owned by no entry, so consuming an entry
-    /// written for the object deleted before it leaves it alone.
-    Put,
-}
-
-/// State guarded by the commit lock.
-#[derive(Default)]
-pub(crate) struct CommitState {
-    pub pending_objects: IdMap<Uuid, (PendingObject, u64)>,
-    /// Ticket of the last commit prepared that deletes objects with `delete`: a transaction
-    /// that read its entries' objects before that commit was written re-reads, at commit,
-    /// whether the objects it consumes are still queue-owned (`Buffered::decide_references`).
-    pub last_delete: Option<u64>,
-    pub maps: crate::maps::MapCommitState,
-    /// The memory of the last written batch (`BatchRep::reusing`), for the next commit's
-    /// entries: a large commit in fresh memory pays a page fault per 4 KiB on top of the copy.
-    pub spare_batch: Vec<u8>,
-}
-
-/// A written batch's memory is kept for the next commit up to this size (a commit of 10^5
-/// small entries is about 6 MB).
-pub(crate) const MAX_SPARE_BATCH_BYTES: usize = 16 << 20;
-
-impl CommitState {
-    /// Keeps `buffer` for the next commit, unless it is larger than `MAX_SPARE_BATCH_BYTES` or
-    /// smaller than the one kept; returns the buffer not kept, for the caller to free once it
-    /// has released the commit lock (freeing megabytes is an `munmap`).
-    pub fn keep_spare_batch(&mut self, buffer: Vec<u8>) -> Vec<u8> {
-        if buffer.capacity() <= MAX_SPARE_BATCH_BYTES && buffer.capacity() > self.spare_batch.capacity() {
-            return std::mem::replace(&mut self.spare_batch, buffer);
-        }
-        buffer
-    }
-}
+use crate::keys::{Entry, QueueId};
+use crate::read_cache::WriteMarks;
 
 /// A prepared commit waiting to be written.
-pub(crate) struct Prepared {
-    pub batch: BatchRep,
+pub(super) struct Prepared {
+    pub(super) batch: BatchRep,
     /// Entries to publish per queue once written.
-    pub appends: Vec<Append>,
+    pub(super) appends: Vec<Append>,
     /// The keys of the maps family it writes, marked in the map cache until it is dropped: held
     /// for its `Drop`, never read.
-    #[allow(dead_code)]
-    pub map_marks: crate::read_cache::WriteMarks,
+    pub(super) _map_marks: WriteMarks,
     /// Likewise the ids of the objects it writes that the object cache could hold.
-    #[allow(dead_code)]
-    pub object_marks: crate::read_cache::WriteMarks,
+    pub(super) _object_marks: WriteMarks,
 }
 
 /// The entries a commit adds to one queue, published once it is written.
-pub(crate) struct Append {
-    pub queue: QueueId,
+pub(super) struct Append {
+    pub(super) queue: QueueId,
     /// The sequences reserved for them: `first..first + n`.
-    pub first: u64,
-    pub n: u64,
+    pub(super) first: u64,
+    pub(super) n: u64,
     /// As written, to be kept in memory once published (`entry_cache.rs`); none for dead
     /// letters, which only a listing or an explicit move reads.
-    pub entries: std::collections::VecDeque<crate::keys::Entry>,
+    pub(super) entries: VecDeque<Entry>,
     /// The payload bytes they count.
-    pub bytes: u64,
+    pub(super) bytes: u64,
 }
 
 #[derive(Default)]
-pub(crate) struct Pipeline {
+struct Pipeline {
     next_ticket: u64,
     waiting: VecDeque<(u64, Prepared)>,
     leader: bool,
@@ -126,12 +80,12 @@ impl Failure {
 pub(crate) struct GroupCommit {
     pipeline: Mutex<Pipeline>,
     written: Condvar,
-    /// Notified on each commit queued, for a leader waiting for more (`commit_rhythm.rs`).
+    /// Notified on each commit queued, for a leader waiting for more (`rhythm.rs`).
     arrived: Condvar,
     failure: OnceLock<Failure>,
     /// Makes the next group write fail as a full disk does, before it reaches RocksDB.
     #[cfg(test)]
-    pub fail_next_write: std::sync::atomic::AtomicBool,
+    fail_next_write: std::sync::atomic::AtomicBool,
 }
 
 impl Default for GroupCommit {
@@ -159,7 +113,7 @@ impl GroupCommit {
     }
 
     /// Queue a prepared commit. Call under the commit lock, so tickets follow preparation order.
-    pub fn submit(&self, prepared: Prepared) -> u64 {
+    pub(super) fn submit(&self, prepared: Prepared) -> u64 {
         let mut p = self.pipeline.lock();
         let ticket = p.next_ticket;
         p.next_ticket += 1;
@@ -170,9 +124,9 @@ impl GroupCommit {
     }
 
     /// Wait until `ticket` is written, leading the write of a group when no one else is:
-    /// `write` writes one group's batches, in order, and publishes them (`commit.rs`). `path`
+    /// `write` writes one group's batches, in order, and publishes them (`commit/mod.rs`). `path`
     /// names the store in errors.
-    pub fn wait(&self, path: &Path, ticket: u64, write: impl Fn(&mut [(u64, Prepared)]) -> Result<()>) -> Result<()> {
+    pub(super) fn wait(&self, path: &Path, ticket: u64, write: impl Fn(&mut [(u64, Prepared)]) -> Result<()>) -> Result<()> {
         let mut p = self.pipeline.lock();
         loop {
             if p.done_below > ticket {
@@ -216,6 +170,18 @@ impl GroupCommit {
             }
             self.written.notify_all();
         }
+    }
+
+    /// The next group write is to fail as a full disk does, before it reaches RocksDB.
+    #[cfg(test)]
+    pub(crate) fn fail_next_write(&self) {
+        self.fail_next_write.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether this group write is to fail (`fail_next_write`).
+    #[cfg(test)]
+    pub(super) fn simulates_a_failure(&self) -> bool {
+        self.fail_next_write.swap(false, std::sync::atomic::Ordering::SeqCst)
     }
 
     fn write_group(&self, group: &mut [(u64, Prepared)], write: impl Fn(&mut [(u64, Prepared)]) -> Result<()>) -> Result<()> {

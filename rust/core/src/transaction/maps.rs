@@ -1,53 +1,15 @@
 //! A transaction's operations on named maps (`maps.rs` says what they promise). Writes are
 //! buffered in key order and read back by the transaction's own reads and scans; the commit
-//! (`commit.rs`) checks the keys read and writes everything with the rest of the transaction.
+//! (`commit/maps.rs`) checks the keys read and writes everything with the rest of the
+//! transaction.
 
-use std::ops::Bound;
-
-use crate::buffered::MapWrite;
+use crate::commit::buffered::MapWrite;
 use crate::error::{Error, Result, RocksContext};
-use crate::keys;
-use crate::maps::{self, MapId};
+use crate::maps::{self, Direction, KeyRange, MapId};
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
-use crate::shared::{DbRef, Shared};
+use crate::map_reads::{stored_value, stored_values};
+use crate::shared::DbRef;
 use crate::transaction::Transaction;
-
-/// Which way a scan goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    Forward,
-    Reverse,
-}
-
-/// A scan's key range within one map: `from` included, `to` excluded (`None`: unbounded).
-#[derive(Clone, Debug, Default)]
-pub struct KeyRange {
-    pub from: Option<Vec<u8>>,
-    pub to: Option<Vec<u8>>,
-}
-
-impl KeyRange {
-    /// Every key starting with `prefix`.
-    pub fn prefix(prefix: &[u8]) -> KeyRange {
-        KeyRange { from: Some(prefix.to_vec()), to: prefix_end(prefix) }
-    }
-
-    fn contains(&self, key: &[u8]) -> bool {
-        self.from.as_deref().is_none_or(|f| key >= f) && self.to.as_deref().is_none_or(|t| key < t)
-    }
-}
-
-/// The first key after every key starting with `prefix` (`None` if there is none).
-fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
-    let mut end = prefix.to_vec();
-    while let Some(last) = end.pop() {
-        if last < 0xFF {
-            end.push(last + 1);
-            return Some(end);
-        }
-    }
-    None
-}
 
 impl Transaction {
     /// Stores `value` under `key` in map `map` (created at commit if it does not exist).
@@ -56,7 +18,7 @@ impl Transaction {
         if value.len() > MAX_PAYLOAD_BYTES {
             return Err(Error::InvalidArgument(format!("map value of {} bytes exceeds the limit of {MAX_PAYLOAD_BYTES} bytes", value.len())));
         }
-        self.buf.map_writes.insert((map.to_string(), key.to_vec()), MapWrite::Put(value.to_vec()));
+        self.buf.write_map(map, key, MapWrite::Put(value.to_vec()));
         Ok(())
     }
 
@@ -64,7 +26,7 @@ impl Transaction {
     pub fn map_delete(&mut self, map: &str, key: &[u8]) -> Result<bool> {
         self.check_map_write(map, key)?;
         let existed = self.map_value(map, key, false)?.is_some();
-        self.buf.map_writes.insert((map.to_string(), key.to_vec()), MapWrite::Delete);
+        self.buf.write_map(map, key, MapWrite::Delete);
         Ok(existed)
     }
 
@@ -73,13 +35,7 @@ impl Transaction {
     /// wraps. The commit fails if the value there is not a counter.
     pub fn map_add(&mut self, map: &str, key: &[u8], delta: i64) -> Result<()> {
         self.check_map_write(map, key)?;
-        let entry = self.buf.map_writes.entry((map.to_string(), key.to_vec())).or_insert(MapWrite::Add(0));
-        *entry = match entry {
-            MapWrite::Add(d) => MapWrite::Add(d.wrapping_add(delta)),
-            MapWrite::Delete => MapWrite::Put(delta.to_le_bytes().to_vec()),
-            MapWrite::Put(v) => MapWrite::Put(maps::decode_counter(v, map, key)?.wrapping_add(delta).to_le_bytes().to_vec()),
-        };
-        Ok(())
+        self.buf.add_to_counter(map, key, delta)
     }
 
     /// The value under `key` in map `map`, this transaction's own writes included. A key read
@@ -87,7 +43,7 @@ impl Transaction {
     /// with `Error::Conflict`.
     pub fn map_get(&mut self, map: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.check_open()?;
-        keys::validate_queue_name(map)?;
+        maps::validate_map_name(map)?;
         maps::validate_map_key(key)?;
         self.map_value(map, key, true)
     }
@@ -99,7 +55,7 @@ impl Transaction {
     /// `map_get` of each key, in order, the stored ones read in one batched lookup.
     pub fn map_get_many(&mut self, map: &str, keys_wanted: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
         self.check_open()?;
-        keys::validate_queue_name(map)?;
+        maps::validate_map_name(map)?;
         if keys_wanted.len() > MAX_BATCH_ITEMS {
             return Err(Error::InvalidArgument(format!("{} keys are more than the {MAX_BATCH_ITEMS} one call reads", keys_wanted.len())));
         }
@@ -109,16 +65,16 @@ impl Transaction {
         let store = self.store.clone();
         let db = store.db()?;
         let written_below = store.group_commit().written_below();
-        let id = store.map_names().by_name.get(map).copied();
+        let id = store.map_id(map);
         let stored: Vec<Option<Vec<u8>>> = match (id, db.maps_cf()) {
             (Some(id), Some(cf)) => stored_values(&store, db.db(), cf, id, keys_wanted, map)?,
             _ => vec![None; keys_wanted.len()],
         };
         let mut out = Vec::with_capacity(keys_wanted.len());
         for (key, stored) in keys_wanted.iter().zip(stored) {
-            let own = self.buf.map_writes.get(&(map.to_string(), key.clone())).cloned();
+            let own = self.buf.map_write(map, key).cloned();
             if !matches!(own, Some(MapWrite::Put(_) | MapWrite::Delete)) {
-                self.buf.map_reads.push((map.to_string(), key.clone(), written_below));
+                self.buf.note_map_read(map, key, written_below);
             }
             out.push(apply_own(own, stored, map, key)?);
         }
@@ -129,22 +85,19 @@ impl Transaction {
     /// this transaction sees them (its own writes merged in). Not checked at commit.
     pub fn map_scan(&mut self, map: &str, range: &KeyRange, direction: Direction, limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         self.check_open()?;
-        keys::validate_queue_name(map)?;
+        maps::validate_map_name(map)?;
         if limit > MAX_BATCH_ITEMS {
             return Err(Error::InvalidArgument(format!("a scan of {limit} pairs is more than the {MAX_BATCH_ITEMS} one call returns")));
         }
         let store = self.store.clone();
         let db = store.db()?;
-        let id = store.map_names().by_name.get(map).copied();
+        let id = store.map_id(map);
         let stored = StoredScan::new(&db, id, range, direction)?;
-        let lower = (map.to_string(), range.from.clone().unwrap_or_default());
         let own_range = self
             .buf
-            .map_writes
-            .range((Bound::Included(lower), Bound::Unbounded))
-            .take_while(|((m, _), _)| m == map)
-            .filter(|((_, k), _)| range.contains(k))
-            .map(|((_, k), w)| (k.clone(), w.clone()));
+            .map_writes_from(map, range.from.clone().unwrap_or_default())
+            .filter(|(k, _)| range.contains(k))
+            .map(|(k, w)| (k.to_vec(), w.clone()));
         let mut own: Vec<(Vec<u8>, MapWrite)> = own_range.collect();
         if direction == Direction::Reverse {
             own.reverse();
@@ -155,14 +108,14 @@ impl Transaction {
     fn check_map_write(&self, map: &str, key: &[u8]) -> Result<()> {
         self.check_open()?;
         self.store.writable_db()?;
-        keys::validate_queue_name(map)?;
+        maps::validate_map_name(map)?;
         maps::validate_map_key(key)
     }
 
     /// The value of `key` as this transaction sees it; `record` notes a read from the store for
     /// the commit's check.
     fn map_value(&mut self, map: &str, key: &[u8], record: bool) -> Result<Option<Vec<u8>>> {
-        let own = self.buf.map_writes.get(&(map.to_string(), key.to_vec())).cloned();
+        let own = self.buf.map_write(map, key).cloned();
         if let Some(MapWrite::Put(v)) = own {
             return Ok(Some(v));
         }
@@ -172,59 +125,13 @@ impl Transaction {
         let store = self.store.clone();
         let db = store.db()?;
         let written_below = store.group_commit().written_below();
-        let id = store.map_names().by_name.get(map).copied();
+        let id = store.map_id(map);
         let stored = stored_value(&store, &db, id, map, key)?;
         if record {
-            self.buf.map_reads.push((map.to_string(), key.to_vec(), written_below));
+            self.buf.note_map_read(map, key, written_below);
         }
         apply_own(own, stored, map, key)
     }
-}
-
-/// `key`'s value in the store (map `id`; `None` when the map does not exist).
-pub(crate) fn stored_value(store: &Shared, db: &DbRef<'_>, id: Option<MapId>, map: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-    with_stored_value(store, db, id, map, key, |v| v.map(<[u8]>::to_vec))
-}
-
-/// `read` of `key`'s value in the store (map `id`; `None` when the map does not exist or has no
-/// such key): from the map cache when it holds it, else from RocksDB (then kept when it may be).
-pub(crate) fn with_stored_value<R>(store: &Shared, db: &DbRef<'_>, id: Option<MapId>, map: &str, key: &[u8], read: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
-    let (Some(id), Some(cf)) = (id, db.maps_cf()) else { return Ok(read(None)) };
-    let full = maps::map_key(id, key);
-    let cache = store.map_cache();
-    let fill = match cache.lookup(&full) {
-        Ok(hit) => return Ok(read(Some(hit.value()))),
-        Err(fill) => fill,
-    };
-    let value = db.db().get_pinned_cf(cf, &full).context(reading_map(map))?;
-    if let Some(fill) = fill {
-        cache.fill(fill, &full, value.as_deref());
-    }
-    Ok(read(value.as_deref()))
-}
-
-/// The stored values of `keys` in map `id`: those in the map cache from it, the others read in
-/// one batched lookup (and kept when they may be).
-fn stored_values(store: &Shared, db: &rocksdb::DB, cf: &rocksdb::ColumnFamily, id: MapId, keys: &[Vec<u8>], map: &str) -> Result<Vec<Option<Vec<u8>>>> {
-    let cache = store.map_cache();
-    let full: Vec<Vec<u8>> = keys.iter().map(|k| maps::map_key(id, k)).collect();
-    let mut out: Vec<Option<Vec<u8>>> = vec![None; keys.len()];
-    let mut missed: Vec<(usize, Option<crate::read_cache::Fill>)> = Vec::new();
-    for (i, k) in full.iter().enumerate() {
-        match cache.lookup(k) {
-            Ok(hit) => out[i] = Some(hit.value().to_vec()),
-            Err(fill) => missed.push((i, fill)),
-        }
-    }
-    let read = db.batched_multi_get_cf(cf, missed.iter().map(|(i, _)| &full[*i]), false);
-    for ((i, fill), value) in missed.into_iter().zip(read) {
-        let value = value.context(reading_map(map))?;
-        if let Some(fill) = fill {
-            cache.fill(fill, &full[i], value.as_deref());
-        }
-        out[i] = value.map(|v| v.to_vec());
-    }
-    Ok(out)
 }
 
 /// A stored value with this transaction's pending `Add` applied (other writes are final).
@@ -238,10 +145,6 @@ fn apply_own(own: Option<MapWrite>, stored: Option<Vec<u8>>, map: &str, key: &[u
         }
         None => Ok(stored),
     }
-}
-
-fn reading_map(map: &str) -> impl Fn() -> String + '_ {
-    move || format!("reading map '{map}'")
 }
 
 /// The stored pairs of one map in a range, in scan order.
@@ -324,18 +227,4 @@ fn merge(mut stored: StoredScan<'_>, own: Vec<(Vec<u8>, MapWrite)>, direction: D
     }
     stored.status()?;
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prefix_ranges_end_after_every_key_with_the_prefix() {
-        assert_eq!(prefix_end(b"ab"), Some(b"ac".to_vec()));
-        assert_eq!(prefix_end(&[1, 0xFF]), Some(vec![2]));
-        assert_eq!(prefix_end(&[0xFF, 0xFF]), None);
-        let r = KeyRange::prefix(b"user/");
-        assert!(r.contains(b"user/1") && r.contains(b"user/") && !r.contains(b"user0") && !r.contains(b"use"));
-    }
 }

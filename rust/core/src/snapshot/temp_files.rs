@@ -116,24 +116,24 @@ pub(crate) fn check_new_dir(target: &Path) -> Result<()> {
 
 /// A directory built beside its destination and renamed onto it when complete (replacing an
 /// empty directory there); removed with its content unless installed.
-pub(crate) struct StagingDir {
+pub(crate) struct TempDir {
     pub path: PathBuf,
     installed: bool,
 }
 
-impl StagingDir {
-    pub fn create(target: &Path) -> Result<StagingDir> {
+impl TempDir {
+    pub fn create(target: &Path) -> Result<TempDir> {
         check_new_dir(target)?;
         let path = temporary_beside(target, "importing")?;
         std::fs::create_dir(&path).map_err(Error::io(format!("creating {}", path.display())))?;
-        Ok(StagingDir { path, installed: false })
+        Ok(TempDir { path, installed: false })
     }
 
     /// A scratch directory beside `target`, for work files; removed when dropped.
-    pub fn scratch(target: &Path) -> Result<StagingDir> {
+    pub fn scratch(target: &Path) -> Result<TempDir> {
         let path = temporary_beside(target, "scratch")?;
         std::fs::create_dir(&path).map_err(Error::io(format!("creating {}", path.display())))?;
-        Ok(StagingDir { path, installed: false })
+        Ok(TempDir { path, installed: false })
     }
 
     pub fn install(mut self, target: &Path) -> Result<()> {
@@ -150,7 +150,7 @@ impl StagingDir {
     }
 }
 
-impl Drop for StagingDir {
+impl Drop for TempDir {
     fn drop(&mut self) {
         if !self.installed {
             let _ = std::fs::remove_dir_all(&self.path);
@@ -161,17 +161,17 @@ impl Drop for StagingDir {
 /// A casket (marker file plus its RocksDB directory beside it) built under a temporary path
 /// and moved to its destination when complete: the directory first, the marker last (the
 /// marker is what makes a casket exist).
-pub(crate) struct StagingCasket {
+pub(crate) struct TempCasket {
     pub path: PathBuf,
     installed: bool,
 }
 
-impl StagingCasket {
-    pub fn create(target: &Path) -> Result<StagingCasket> {
+impl TempCasket {
+    pub fn create(target: &Path) -> Result<TempCasket> {
         if target.exists() || data_dir(target).exists() {
             return Err(exists_error(target, "exists; a casket snapshot is imported into a new casket"));
         }
-        Ok(StagingCasket { path: temporary_beside(target, "importing")?, installed: false })
+        Ok(TempCasket { path: temporary_beside(target, "importing")?, installed: false })
     }
 
     pub fn install(mut self, target: &Path) -> Result<()> {
@@ -200,7 +200,7 @@ impl StagingCasket {
     }
 }
 
-impl Drop for StagingCasket {
+impl Drop for TempCasket {
     fn drop(&mut self) {
         if !self.installed {
             let _ = std::fs::remove_file(&self.path);

@@ -5,8 +5,7 @@
 //! entries to the tail of its target without copying payloads; aborting drops them. Both are
 //! what the command line offers for the staging queues of a job that will never come back.
 
-use crate::error::Result;
-use crate::store::Store;
+use rockcask_core::{Result, Store};
 
 /// What separates the target's name from the rest.
 pub const STAGING_INFIX: &str = ".staging/";
@@ -90,8 +89,9 @@ pub fn abort(store: &Store, queue: &StagingQueue) -> Result<u64> {
 
 #[cfg(test)]
 mod tests {
+    use rockcask_core::StoreOptions;
+
     use super::*;
-    use crate::StoreOptions;
 
     #[test]
     fn names_format_and_parse_as_the_shared_golden_vectors_say() {

@@ -28,7 +28,7 @@ impl Store {
     /// the moment of the call (one RocksDB snapshot); returns how many it visited. A map that
     /// does not exist is an `Error::InvalidArgument`.
     pub fn visit_map(&self, map: &str, visit: &mut PairVisitor<'_>) -> Result<u64> {
-        keys::validate_queue_name(map)?;
+        crate::maps::validate_map_name(map)?;
         let db = self.shared.db()?;
         let snapshot = db.db().snapshot();
         let mut ro = ReadOptions::default();

@@ -1,4 +1,4 @@
-//! Per-queue counts, kept beside the queues' state (`Queues::metrics`) and updated only where
+//! Per-queue counts, kept beside the queues' state (`Queues::metrics_mut`) and updated only where
 //! the queues' lock is already held (claims, commits being prepared, group writes published,
 //! hand-backs), so counting takes no lock of its own.
 //!
@@ -13,9 +13,9 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use crate::keys::QueueId;
-use crate::queue::{QueueState, Queues};
+use crate::metrics::{Clock, RateCounter};
 
-use super::rate::{Clock, RateCounter};
+use super::{QueueState, Queues};
 
 /// The counts of every queue of one store, by queue id.
 #[derive(Debug, Default)]
@@ -226,5 +226,99 @@ impl Queues {
     pub(crate) fn counts_of(&mut self, queue: QueueId) -> Option<QueueCounts> {
         let Queues { states, metrics, .. } = self;
         states.get(&queue).map(|q| metrics.read(q))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::{Store, StoreOptions};
+
+    #[test]
+    fn dead_lettered_entries_are_counted_per_queue() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), StoreOptions { sync_on_commit: false, metrics: true, ..StoreOptions::default() }).unwrap();
+        let mut tx = store.begin().unwrap();
+        for i in 0..3 {
+            tx.enqueue("in", format!("{i}").as_bytes()).unwrap();
+        }
+        tx.commit().unwrap();
+        let id = store.shared.queues().id("in").unwrap();
+        store.shared.queues().metrics.count_dead_lettered(id, 2);
+        store.shared.queues().metrics.count_dead_lettered(id, 1);
+        assert_eq!(store.queue_metrics("in").unwrap().unwrap().counts.dead_lettered, 3);
+        assert_eq!(store.metrics().unwrap().queues[0].counts.dead_lettered, 3);
+    }
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// Publishes `n` entries of `q` at `at` ms, as a group write does.
+    fn publish(m: &mut QueueMetrics, q: &mut QueueState, n: u64, at: u64) {
+        q.reserve(n, 0);
+        q.publish(n, 0);
+        m.published_at(q, n, ms(at));
+    }
+
+    fn consume(q: &mut QueueState, n: usize) {
+        let mut seqs = Vec::new();
+        q.claim(n, &mut seqs);
+        seqs.iter().for_each(|&s| q.consumed(s));
+    }
+
+    #[test]
+    fn the_oldest_age_follows_the_head_and_entries_handed_back_keep_theirs() {
+        let mut q = QueueState::new(0, 0, 0);
+        let mut m = QueueMetrics::at_open(true, Clock::start(), &HashMap::new());
+        publish(&mut m, &mut q, 5, 1_000); // 0..5
+        publish(&mut m, &mut q, 5, 2_000); // 5..10
+        assert_eq!(m.read_at(&q, ms(3_000)).oldest_entry_age_millis, Some(2_000));
+
+        // Claimed and handed back: below the head, still the oldest.
+        let mut claimed = Vec::new();
+        q.claim(3, &mut claimed);
+        claimed.iter().rev().for_each(|&s| q.give_back(s));
+        publish(&mut m, &mut q, 1, 2_500); // 10..11, prunes nothing below entry 0
+        assert_eq!(m.read_at(&q, ms(3_000)).oldest_entry_age_millis, Some(2_000));
+
+        consume(&mut q, 5); // 0..5 gone
+        let c = m.read_at(&q, ms(3_000));
+        assert_eq!((c.oldest_entry_age_millis, c.oldest_age_is_lower_bound), (Some(1_000), false));
+        consume(&mut q, 5);
+        assert_eq!(m.read_at(&q, ms(3_000)).oldest_entry_age_millis, Some(500));
+        consume(&mut q, 1);
+        assert_eq!(m.read_at(&q, ms(3_000)).oldest_entry_age_millis, None);
+        assert_eq!(m.marks(0), 0, "marks of consumed entries are dropped");
+    }
+
+    #[test]
+    fn marks_of_one_millisecond_are_merged_so_memory_follows_time_not_commits() {
+        let mut q = QueueState::new(0, 0, 0);
+        let mut m = QueueMetrics::at_open(true, Clock::start(), &HashMap::new());
+        for _ in 0..1_000 {
+            publish(&mut m, &mut q, 1, 7);
+        }
+        publish(&mut m, &mut q, 1, 8);
+        assert_eq!(m.marks(0), 2);
+        consume(&mut q, 1_000);
+        assert_eq!(m.read_at(&q, ms(10)).oldest_entry_age_millis, Some(2));
+    }
+
+    #[test]
+    fn entries_there_at_open_have_the_time_since_open_as_their_age() {
+        let mut states = HashMap::new();
+        states.insert(0, QueueState::new(0, 0, 4));
+        let mut m = QueueMetrics::at_open(true, Clock::start(), &states);
+        let mut q = states.remove(&0).unwrap();
+        let c = m.read_at(&q, ms(500));
+        assert_eq!((c.oldest_entry_age_millis, c.oldest_age_is_lower_bound, c.enqueued), (Some(500), true, 0));
+        publish(&mut m, &mut q, 2, 600);
+        consume(&mut q, 4);
+        let c = m.read_at(&q, ms(700));
+        assert_eq!((c.oldest_entry_age_millis, c.oldest_age_is_lower_bound, c.enqueued), (Some(100), false, 2));
     }
 }
