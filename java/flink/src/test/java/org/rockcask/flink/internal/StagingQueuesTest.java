@@ -42,7 +42,7 @@ public class StagingQueuesTest {
         assertFalse(StagingQueues.parse(prefix + "/4").isPresent());
     }
 
-    /** The command-line tool reads the same vectors (rust/core/src/staging.rs). */
+    /** The command-line tool reads the same vectors (rust/cli/src/staging.rs). */
     @Test
     public void namesFormatAndParseAsTheSharedGoldenVectorsSay() throws IOException {
         Path vectors = Paths.get(System.getProperty("rockcask.test.goldenDir"), "staging-queue-names.tsv");
