@@ -7,7 +7,9 @@ use libfuzzer_sys::fuzz_target;
 use rockcask_codec::{encode, flat, Column, ColumnRef, MessageType};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, input)) = data.split_first() else { return };
+    let Some((&pick, input)) = data.split_first() else {
+        return;
+    };
     let ty = MessageType::from_code(u32::from(pick) % 25).expect("25 types");
     let mut words = vec![0u64; input.len().div_ceil(8)];
     // SAFETY: the u64 buffer holds at least input.len() bytes.
@@ -16,7 +18,9 @@ fuzz_target!(|data: &[u8]| {
     let copied = flat::read(input);
     let viewed = flat::read_borrowed(aligned).map(|v| v.expect("aligned"));
     assert_eq!(copied.is_ok(), viewed.is_ok());
-    let (Ok((names, columns)), Ok((vnames, vcolumns))) = (copied, viewed) else { return };
+    let (Ok((names, columns)), Ok((vnames, vcolumns))) = (copied, viewed) else {
+        return;
+    };
     let refs: Vec<ColumnRef<'_>> = columns.iter().map(Column::as_ref).collect();
     assert_eq!(encode(ty, names.as_ref(), &refs), encode(ty, vnames, &vcolumns));
 });

@@ -11,5 +11,7 @@ fn main() {
         println!("cargo:rerun-if-changed={dir}/{f}");
     }
     let descriptors = protox::compile(files, [&dir]).expect("compiling rust/proto");
-    prost_build::Config::new().compile_fds(descriptors).expect("generating Rust for rust/proto");
+    prost_build::Config::new()
+        .compile_fds(descriptors)
+        .expect("generating Rust for rust/proto");
 }

@@ -296,7 +296,10 @@ pub struct RequiredLineage {
 
 impl From<RequiredLineage> for StagingFilter {
     fn from(f: RequiredLineage) -> StagingFilter {
-        StagingFilter { lineage: Some(f.lineage), target: f.target }
+        StagingFilter {
+            lineage: Some(f.lineage),
+            target: f.target,
+        }
     }
 }
 
@@ -309,7 +312,10 @@ pub struct Workers {
 
 impl Workers {
     pub fn get(&self) -> usize {
-        self.workers.map_or_else(|| rockcask_core::snapshot::ExportOptions::default().workers, usize::from)
+        self.workers.map_or_else(
+            || rockcask_core::snapshot::ExportOptions::default().workers,
+            usize::from,
+        )
     }
 }
 

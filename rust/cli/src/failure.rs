@@ -22,7 +22,10 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(code: u8, message: impl Into<String>) -> Failure {
-        Failure { code, message: message.into() }
+        Failure {
+            code,
+            message: message.into(),
+        }
     }
 
     /// A missing input file gets the same exit code as a missing store: "nothing there".
@@ -45,10 +48,17 @@ impl From<Error> for Failure {
             Error::Snapshot { .. } => DAMAGED,
             Error::TargetExists { .. } => TARGET_EXISTS,
             // 130 for Ctrl-C, 143 for SIGTERM, as a shell reports a command the signal killed.
-            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::Interrupted && crate::interrupt::requested() => crate::interrupt::exit_code(),
+            Error::Io { source, .. }
+                if source.kind() == std::io::ErrorKind::Interrupted && crate::interrupt::requested() =>
+            {
+                crate::interrupt::exit_code()
+            }
             _ => FAILURE,
         };
-        Failure { code, message: e.to_string() }
+        Failure {
+            code,
+            message: e.to_string(),
+        }
     }
 }
 

@@ -50,6 +50,9 @@ pub fn check() -> Result<(), Error> {
     }
     Err(Error::Io {
         context: "interrupted".into(),
-        source: std::io::Error::new(std::io::ErrorKind::Interrupted, "stopped by a signal; nothing was left behind"),
+        source: std::io::Error::new(
+            std::io::ErrorKind::Interrupted,
+            "stopped by a signal; nothing was left behind",
+        ),
     })
 }

@@ -53,7 +53,14 @@ impl ProgressBar {
         } else {
             Mode::Off
         };
-        ProgressBar { label, measure, mode, start: Instant::now(), drawn_len: 0, last_line: None }
+        ProgressBar {
+            label,
+            measure,
+            mode,
+            start: Instant::now(),
+            drawn_len: 0,
+            last_line: None,
+        }
     }
 
     /// The listener to hand to the core. It also stops the work once Ctrl-C was pressed.
@@ -106,11 +113,20 @@ impl ProgressBar {
         let bar = match fraction {
             Some(f) => {
                 let full = (f * BAR_WIDTH as f64).round() as usize;
-                format!("[{}{}] {:>3.0}%", "#".repeat(full), "-".repeat(BAR_WIDTH - full), f * 100.0)
+                format!(
+                    "[{}{}] {:>3.0}%",
+                    "#".repeat(full),
+                    "-".repeat(BAR_WIDTH - full),
+                    f * 100.0
+                )
             }
             None => format!("[{}]    ?", "?".repeat(BAR_WIDTH)),
         };
-        let rate = if elapsed > 0.0 { megabytes(p.bytes) / elapsed } else { 0.0 };
+        let rate = if elapsed > 0.0 {
+            megabytes(p.bytes) / elapsed
+        } else {
+            0.0
+        };
         let amount = match self.measure {
             Measure::Records => format!("{} records, {} written", p.records, human_bytes(p.bytes)),
             Measure::Bytes => format!("{} / {}", human_bytes(p.bytes), human_bytes(p.bytes_expected)),
@@ -149,24 +165,58 @@ mod tests {
     use super::*;
 
     fn bar(measure: Measure) -> ProgressBar {
-        ProgressBar { label: "test", measure, mode: Mode::Off, start: Instant::now() - Duration::from_secs(10), drawn_len: 0, last_line: None }
+        ProgressBar {
+            label: "test",
+            measure,
+            mode: Mode::Off,
+            start: Instant::now() - Duration::from_secs(10),
+            drawn_len: 0,
+            last_line: None,
+        }
     }
 
     #[test]
     fn an_export_bar_counts_records_and_never_reaches_100_percent_before_the_end() {
         let b = bar(Measure::Records);
-        let line = b.line(&Progress { records: 500, records_expected: 1000, bytes: 20_000_000, ..Default::default() });
-        assert!(line.contains(" 50%") && line.contains("500 records, 20.0 MB written") && line.contains("2.0 MB/s") && line.contains("ETA 0:10"), "{line}");
-        let over = b.line(&Progress { records: 1500, records_expected: 1000, ..Default::default() });
+        let line = b.line(&Progress {
+            records: 500,
+            records_expected: 1000,
+            bytes: 20_000_000,
+            ..Default::default()
+        });
+        assert!(
+            line.contains(" 50%")
+                && line.contains("500 records, 20.0 MB written")
+                && line.contains("2.0 MB/s")
+                && line.contains("ETA 0:10"),
+            "{line}"
+        );
+        let over = b.line(&Progress {
+            records: 1500,
+            records_expected: 1000,
+            ..Default::default()
+        });
         assert!(over.contains(" 99%"), "{over}");
-        let done = b.line(&Progress { records: 1500, records_expected: 1500, done: true, ..Default::default() });
+        let done = b.line(&Progress {
+            records: 1500,
+            records_expected: 1500,
+            done: true,
+            ..Default::default()
+        });
         assert!(done.contains("100%") && done.contains("in 0:10"), "{done}");
     }
 
     #[test]
     fn an_import_bar_counts_bytes_of_the_file() {
-        let line = bar(Measure::Bytes).line(&Progress { bytes: 25_000_000, bytes_expected: 100_000_000, ..Default::default() });
-        assert!(line.contains(" 25%") && line.contains("25.0 MB / 100.0 MB") && line.contains("ETA 0:30"), "{line}");
+        let line = bar(Measure::Bytes).line(&Progress {
+            bytes: 25_000_000,
+            bytes_expected: 100_000_000,
+            ..Default::default()
+        });
+        assert!(
+            line.contains(" 25%") && line.contains("25.0 MB / 100.0 MB") && line.contains("ETA 0:30"),
+            "{line}"
+        );
         let unknown = bar(Measure::Bytes).line(&Progress::default());
         assert!(unknown.contains("?") && unknown.contains("ETA --:--"), "{unknown}");
     }

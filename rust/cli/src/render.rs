@@ -58,7 +58,8 @@ pub fn base64(bytes: &[u8], out: &mut String) {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     out.reserve(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let n = (chunk[0] as u32) << 16 | (*chunk.get(1).unwrap_or(&0) as u32) << 8 | *chunk.get(2).unwrap_or(&0) as u32;
+        let n =
+            (chunk[0] as u32) << 16 | (*chunk.get(1).unwrap_or(&0) as u32) << 8 | *chunk.get(2).unwrap_or(&0) as u32;
         for i in 0..4 {
             if i <= chunk.len() {
                 out.push(ALPHABET[(n >> (18 - 6 * i) & 0x3F) as usize] as char);
@@ -96,7 +97,12 @@ pub fn utc_time(unix_millis: i64) -> String {
     let millis = unix_millis.rem_euclid(1000);
     let (days, day_secs) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", day_secs / 3600, day_secs / 60 % 60, day_secs % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        day_secs / 3600,
+        day_secs / 60 % 60,
+        day_secs % 60
+    )
 }
 
 /// Year, month, day of a count of days since 1970-01-01 in the proleptic Gregorian calendar
@@ -147,7 +153,10 @@ mod tests {
 
     #[test]
     fn text_escapes_everything_that_could_break_a_line() {
-        assert_eq!(with(escape_text, b"a\tb\nc\rd\\e\0f\x1bg\x7f"), "a\\tb\\nc\\rd\\\\e\\0f\\u{1b}g\\u{7f}");
+        assert_eq!(
+            with(escape_text, b"a\tb\nc\rd\\e\0f\x1bg\x7f"),
+            "a\\tb\\nc\\rd\\\\e\\0f\\u{1b}g\\u{7f}"
+        );
         assert_eq!(with(escape_text, "héllo ✓".as_bytes()), "héllo ✓");
         assert_eq!(with(escape_text, b"bad \xff byte"), "bad \u{fffd} byte");
         assert_eq!(with(payload_text, b"-"), "\\u{2d}");
@@ -159,7 +168,15 @@ mod tests {
     fn hex_and_base64_match_their_rfc_test_vectors() {
         assert_eq!(with(hex, b"\x00\x0f\xab\xff"), "000fabff");
         // RFC 4648, section 10.
-        for (plain, encoded) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")] {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
             assert_eq!(with(base64, plain.as_bytes()), encoded);
         }
         assert_eq!(with(base64, &[0xfb, 0xff]), "+/8=");

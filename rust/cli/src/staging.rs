@@ -26,7 +26,10 @@ pub struct StagingQueue {
 
 impl StagingQueue {
     pub fn name(&self) -> String {
-        format!("{}{STAGING_INFIX}{}/{}/{}", self.target, self.lineage, self.subtask, self.epoch)
+        format!(
+            "{}{STAGING_INFIX}{}/{}/{}",
+            self.target, self.lineage, self.subtask, self.epoch
+        )
     }
 
     /// The parts of `name`, or `None` when it is not a staging queue's name in canonical form
@@ -40,7 +43,12 @@ impl StagingQueue {
             return None;
         }
         let subtask = canonical_number(subtask, i32::MAX as u64)? as u32;
-        Some(StagingQueue { target: target.to_string(), lineage: lineage.to_string(), subtask, epoch: canonical_number(epoch, i64::MAX as u64)? })
+        Some(StagingQueue {
+            target: target.to_string(),
+            lineage: lineage.to_string(),
+            subtask,
+            epoch: canonical_number(epoch, i64::MAX as u64)?,
+        })
     }
 }
 
@@ -63,7 +71,10 @@ pub fn list(store: &Store) -> Result<Vec<StagedQueue>> {
     let mut found = Vec::new();
     for name in store.queue_names()? {
         if let Some(queue) = StagingQueue::parse(&name) {
-            found.push(StagedQueue { entries: store.queue_size(&name)?, queue });
+            found.push(StagedQueue {
+                entries: store.queue_size(&name)?,
+                queue,
+            });
         }
     }
     found.sort_by(|a, b| a.queue.cmp(&b.queue));
@@ -95,7 +106,10 @@ mod tests {
 
     #[test]
     fn names_format_and_parse_as_the_shared_golden_vectors_say() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden/staging-queue-names.tsv");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/golden/staging-queue-names.tsv"
+        );
         let text = std::fs::read_to_string(path).unwrap();
         let mut checked = 0;
         for line in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
@@ -104,7 +118,12 @@ mod tests {
             if cols[1] == "invalid" {
                 assert_eq!(parsed, None, "{line}");
             } else {
-                let expected = StagingQueue { target: cols[1].into(), lineage: cols[2].into(), subtask: cols[3].parse().unwrap(), epoch: cols[4].parse().unwrap() };
+                let expected = StagingQueue {
+                    target: cols[1].into(),
+                    lineage: cols[2].into(),
+                    subtask: cols[3].parse().unwrap(),
+                    epoch: cols[4].parse().unwrap(),
+                };
                 assert_eq!(parsed.as_ref(), Some(&expected), "{line}");
                 assert_eq!(expected.name(), cols[0]);
             }
@@ -116,9 +135,21 @@ mod tests {
     #[test]
     fn committing_moves_to_the_target_in_order_and_aborting_drops_and_both_forget_the_queue() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap();
+        let store = Store::open(
+            dir.path(),
+            StoreOptions {
+                sync_on_commit: false,
+                ..StoreOptions::default()
+            },
+        )
+        .unwrap();
         let stage = |subtask, epoch, items: &[&str]| {
-            let q = StagingQueue { target: "out".into(), lineage: "job".into(), subtask, epoch };
+            let q = StagingQueue {
+                target: "out".into(),
+                lineage: "job".into(),
+                subtask,
+                epoch,
+            };
             let mut tx = store.begin().unwrap();
             for item in items {
                 tx.enqueue(&q.name(), item.as_bytes()).unwrap();
@@ -134,14 +165,23 @@ mod tests {
         tx.commit().unwrap();
 
         let listed = list(&store).unwrap();
-        assert_eq!(listed.iter().map(|s| (&s.queue, s.entries)).collect::<Vec<_>>(), vec![(&early, 2), (&late, 1), (&other, 1)]);
+        assert_eq!(
+            listed.iter().map(|s| (&s.queue, s.entries)).collect::<Vec<_>>(),
+            vec![(&early, 2), (&late, 1), (&other, 1)]
+        );
         assert_eq!(commit(&store, &early).unwrap(), 2);
         assert_eq!(commit(&store, &late).unwrap(), 1);
         assert_eq!(abort(&store, &other).unwrap(), 1);
         assert_eq!(commit(&store, &early).unwrap(), 0, "committing again finds nothing");
         let out = store.begin().unwrap().peek("out", 10).unwrap();
-        assert_eq!(out.iter().map(|m| m.payload.clone().unwrap()).collect::<Vec<_>>(), vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
+        assert_eq!(
+            out.iter().map(|m| m.payload.clone().unwrap()).collect::<Vec<_>>(),
+            vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]
+        );
         assert!(list(&store).unwrap().is_empty());
-        assert_eq!(store.queue_names().unwrap(), vec!["out", "out.staging/not-a-staging-queue"]);
+        assert_eq!(
+            store.queue_names().unwrap(),
+            vec!["out", "out.staging/not-a-staging-queue"]
+        );
     }
 }

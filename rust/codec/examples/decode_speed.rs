@@ -9,7 +9,12 @@ fn main() {
     let mut sa = Blobs::default();
     (0..i).for_each(|_| sa.push(b"Dummy text"));
     let ia = vec![0i32; i];
-    let msg = encode(MessageType::TargetObject, Blobs::default().as_ref(), &[ColumnRef::I32(&ia), ColumnRef::Blobs(sa.as_ref())]).unwrap();
+    let msg = encode(
+        MessageType::TargetObject,
+        Blobs::default().as_ref(),
+        &[ColumnRef::I32(&ia), ColumnRef::Blobs(sa.as_ref())],
+    )
+    .unwrap();
     let mut out = vec![0u8; 1 << 20];
     for _ in 0..3 {
         let t0 = Instant::now();

@@ -24,7 +24,12 @@ pub enum Compression {
 
 impl Compression {
     /// Every codec.
-    pub const ALL: [Compression; 4] = [Compression::None, Compression::Lz4, Compression::Zstd, Compression::Snappy];
+    pub const ALL: [Compression; 4] = [
+        Compression::None,
+        Compression::Lz4,
+        Compression::Zstd,
+        Compression::Snappy,
+    ];
 
     /// The byte recorded with each value (0 is raw, so values written before compression
     /// existed read as raw). Java's `org.rockcask.Compression` takes these codes from
@@ -62,7 +67,10 @@ pub struct Policy {
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { codec: Compression::None, threshold: 256 }
+        Policy {
+            codec: Compression::None,
+            threshold: 256,
+        }
     }
 }
 
@@ -114,23 +122,35 @@ pub fn decompress_at_most(codec: Compression, body: &[u8], limit: usize) -> Resu
     if codec != Compression::None {
         if let Some(declared) = declared_len(codec, body)? {
             if declared > limit {
-                return Err(format!("{} body of {} bytes claims {declared} bytes, more than the {limit} allowed", codec.name(), body.len()));
+                return Err(format!(
+                    "{} body of {} bytes claims {declared} bytes, more than the {limit} allowed",
+                    codec.name(),
+                    body.len()
+                ));
             }
         }
     }
     match codec {
         Compression::None => Ok(Cow::Borrowed(body)),
-        Compression::Lz4 => lz4_flex::decompress_size_prepended(body).map(Cow::Owned).map_err(|e| format!("lz4: {e}")),
+        Compression::Lz4 => lz4_flex::decompress_size_prepended(body)
+            .map(Cow::Owned)
+            .map_err(|e| format!("lz4: {e}")),
         Compression::Zstd => {
             let mut out = Vec::new();
             let decoder = zstd::stream::read::Decoder::new(body).map_err(|e| format!("zstd: {e}"))?;
-            decoder.take(limit as u64 + 1).read_to_end(&mut out).map_err(|e| format!("zstd: {e}"))?;
+            decoder
+                .take(limit as u64 + 1)
+                .read_to_end(&mut out)
+                .map_err(|e| format!("zstd: {e}"))?;
             if out.len() > limit {
                 return Err(format!("zstd body decompresses beyond the {limit} bytes allowed"));
             }
             Ok(Cow::Owned(out))
         }
-        Compression::Snappy => snap::raw::Decoder::new().decompress_vec(body).map(Cow::Owned).map_err(|e| format!("snappy: {e}")),
+        Compression::Snappy => snap::raw::Decoder::new()
+            .decompress_vec(body)
+            .map(Cow::Owned)
+            .map_err(|e| format!("snappy: {e}")),
     }
 }
 
@@ -140,7 +160,10 @@ fn declared_len(codec: Compression, body: &[u8]) -> Result<Option<usize>, String
     match codec {
         Compression::None => Ok(None),
         Compression::Lz4 => {
-            let declared = body.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize).ok_or("lz4 body shorter than its length")?;
+            let declared = body
+                .get(..4)
+                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
+                .ok_or("lz4 body shorter than its length")?;
             // An lz4 block expands at most 255 times.
             if declared > (body.len() - 4).saturating_mul(255).saturating_add(16) {
                 return Err(format!("lz4 body of {} bytes claims {declared} bytes", body.len()));
@@ -192,7 +215,10 @@ mod tests {
 
     #[test]
     fn small_and_incompressible_payloads_are_stored_raw() {
-        let p = Policy { codec: Compression::Zstd, threshold: 256 };
+        let p = Policy {
+            codec: Compression::Zstd,
+            threshold: 256,
+        };
         let small = text(100);
         assert_eq!(p.compress(&small).0, Compression::None);
         let mut noise = vec![0u8; 4096];
@@ -211,7 +237,10 @@ mod tests {
 
     #[test]
     fn an_owned_payload_stored_raw_is_handed_back_not_copied() {
-        let p = Policy { codec: Compression::Lz4, threshold: 256 };
+        let p = Policy {
+            codec: Compression::Lz4,
+            threshold: 256,
+        };
         let small = text(100);
         let at = small.as_ptr();
         let (used, body) = p.compress_owned(small);
@@ -228,7 +257,11 @@ mod tests {
         assert!(decompress(Compression::Snappy, &[0xff, 0xff, 0xff, 0xff, 0x07, 0x00]).is_err());
         assert!(decompress(Compression::Zstd, b"not a zstd frame").is_err());
         let payload = text(5000);
-        let (_, body) = Policy { codec: Compression::Lz4, threshold: 0 }.compress(&payload);
+        let (_, body) = Policy {
+            codec: Compression::Lz4,
+            threshold: 0,
+        }
+        .compress(&payload);
         assert!(decompress(Compression::Lz4, &body[..body.len() / 2]).is_err());
     }
 }

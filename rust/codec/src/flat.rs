@@ -41,7 +41,11 @@ struct In<'a> {
 
 impl<'a> In<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len()).ok_or_else(|| format!("flat input ends at {} of {}", self.pos, self.buf.len()))?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.buf.len())
+            .ok_or_else(|| format!("flat input ends at {} of {}", self.pos, self.buf.len()))?;
         let s = &self.buf[self.pos..end];
         self.pos = end;
         Ok(s)
@@ -95,7 +99,9 @@ pub fn read_borrowed(buf: &[u8]) -> Result<Option<(BlobsRef<'_>, Vec<ColumnRef<'
     let mut input = In { buf, pos: 0 };
     let name_count = input.u32()? as usize;
     let name_bytes = input.u32()? as usize;
-    let Some(names) = blobs_in_place(&mut input, name_count, name_bytes)? else { return Ok(None) };
+    let Some(names) = blobs_in_place(&mut input, name_count, name_bytes)? else {
+        return Ok(None);
+    };
     let column_count = input.u32()? as usize;
     input.u32()?;
     let mut columns = Vec::with_capacity(column_count.min(buf.len() / HEADER_BYTES));
@@ -134,7 +140,10 @@ impl Out<'_> {
     fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
         let end = self.pos + bytes.len();
         if end > self.buf.len() {
-            return Err(format!("decoded form needs more than the {} bytes given", self.buf.len()));
+            return Err(format!(
+                "decoded form needs more than the {} bytes given",
+                self.buf.len()
+            ));
         }
         self.buf[self.pos..end].copy_from_slice(bytes);
         self.pos = end;

@@ -39,7 +39,11 @@ pub struct CodecError {
 
 impl std::fmt::Display for CodecError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "not a valid {} message: {} at byte {}", self.message, self.detail, self.offset)
+        write!(
+            f,
+            "not a valid {} message: {} at byte {}",
+            self.message, self.detail, self.offset
+        )
     }
 }
 

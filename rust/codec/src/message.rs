@@ -39,7 +39,14 @@ pub enum MessageType {
     TargetObject,
 }
 
-const KINDS: [Kind; 6] = [Kind::Bytes, Kind::Integers, Kind::Longs, Kind::Floats, Kind::Doubles, Kind::Strings];
+const KINDS: [Kind; 6] = [
+    Kind::Bytes,
+    Kind::Integers,
+    Kind::Longs,
+    Kind::Floats,
+    Kind::Doubles,
+    Kind::Strings,
+];
 const SHAPES: [Shape; 4] = [Shape::List, Shape::Map, Shape::Array, Shape::Frame];
 
 impl Kind {
@@ -59,7 +66,10 @@ impl Shape {
 impl MessageType {
     /// Every message type, in a fixed order (its index is its `code`).
     pub fn all() -> Vec<MessageType> {
-        let mut all: Vec<MessageType> = SHAPES.iter().flat_map(|&s| KINDS.iter().map(move |&k| MessageType::Basic(s, k))).collect();
+        let mut all: Vec<MessageType> = SHAPES
+            .iter()
+            .flat_map(|&s| KINDS.iter().map(move |&k| MessageType::Basic(s, k)))
+            .collect();
         all.push(MessageType::TargetObject);
         all
     }
@@ -82,8 +92,22 @@ impl MessageType {
     pub fn name(self) -> &'static str {
         const NAMES: [[&str; 6]; 4] = [
             ["Bytes", "Integers", "Longs", "Floats", "Doubles", "Strings"],
-            ["BytesMap", "IntegersMap", "LongsMap", "FloatsMap", "DoublesMap", "StringsMap"],
-            ["BytesArray", "IntegersArray", "LongsArray", "FloatsArray", "DoublesArray", "StringsArray"],
+            [
+                "BytesMap",
+                "IntegersMap",
+                "LongsMap",
+                "FloatsMap",
+                "DoublesMap",
+                "StringsMap",
+            ],
+            [
+                "BytesArray",
+                "IntegersArray",
+                "LongsArray",
+                "FloatsArray",
+                "DoublesArray",
+                "StringsArray",
+            ],
             [
                 "DenseByteDataFrame",
                 "DenseIntegerDataFrame",
@@ -126,7 +150,10 @@ impl Blobs {
     }
 
     pub fn as_ref(&self) -> BlobsRef<'_> {
-        BlobsRef { data: &self.data, ends: &self.ends }
+        BlobsRef {
+            data: &self.data,
+            ends: &self.ends,
+        }
     }
 }
 
@@ -143,7 +170,10 @@ impl<'a> BlobsRef<'a> {
         let mut prev = 0u32;
         for &e in self.ends {
             if e < prev || e as usize > self.data.len() {
-                return Err(format!("element end {e} out of order or beyond the {} bytes", self.data.len()));
+                return Err(format!(
+                    "element end {e} out of order or beyond the {} bytes",
+                    self.data.len()
+                ));
             }
             prev = e;
         }
@@ -151,7 +181,10 @@ impl<'a> BlobsRef<'a> {
     }
 
     pub fn to_owned(&self) -> Blobs {
-        Blobs { data: self.data.to_vec(), ends: self.ends.to_vec() }
+        Blobs {
+            data: self.data.to_vec(),
+            ends: self.ends.to_vec(),
+        }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
@@ -306,7 +339,9 @@ pub fn encode(ty: MessageType, names: BlobsRef<'_>, columns: &[ColumnRef<'_>]) -
             }
             let total = repeated_len(1, ia) + repeated_len(2, sa);
             if total > MAX_MESSAGE {
-                return Err(format!("TargetObjectProto of {total} bytes would exceed the 2 GiB a Java array holds"));
+                return Err(format!(
+                    "TargetObjectProto of {total} bytes would exceed the 2 GiB a Java array holds"
+                ));
             }
             let mut out = Vec::with_capacity(total);
             put_repeated(&mut out, 1, ia);
@@ -319,7 +354,12 @@ pub fn encode(ty: MessageType, names: BlobsRef<'_>, columns: &[ColumnRef<'_>]) -
     }
     let named = matches!(shape, Shape::Map | Shape::Frame);
     if named && names.ends.len() != columns.len() {
-        return Err(format!("{} needs one name per column: {} names, {} columns", ty.name(), names.ends.len(), columns.len()));
+        return Err(format!(
+            "{} needs one name per column: {} names, {} columns",
+            ty.name(),
+            names.ends.len(),
+            columns.len()
+        ));
     }
     if !named && !names.ends.is_empty() {
         return Err(format!("{} has no names", ty.name()));
@@ -327,15 +367,26 @@ pub fn encode(ty: MessageType, names: BlobsRef<'_>, columns: &[ColumnRef<'_>]) -
     if shape == Shape::List && columns.len() != 1 {
         return Err(format!("{} is one list, got {} columns", ty.name(), columns.len()));
     }
-    let names_len = if shape == Shape::Map { repeated_len(1, &ColumnRef::Blobs(names)) } else { 0 };
+    let names_len = if shape == Shape::Map {
+        repeated_len(1, &ColumnRef::Blobs(names))
+    } else {
+        0
+    };
     let total = names_len
         + match shape {
             Shape::List => repeated_len(1, &columns[0]),
             Shape::Map | Shape::Array => columns.iter().map(|c| nested_len(repeated_len(1, c))).sum(),
-            Shape::Frame => names.iter().zip(columns).map(|(n, c)| nested_len(labeled_len(n, c))).sum(),
+            Shape::Frame => names
+                .iter()
+                .zip(columns)
+                .map(|(n, c)| nested_len(labeled_len(n, c)))
+                .sum(),
         };
     if total > MAX_MESSAGE {
-        return Err(format!("{} of {total} bytes would exceed the 2 GiB a Java array holds", ty.name()));
+        return Err(format!(
+            "{} of {total} bytes would exceed the 2 GiB a Java array holds",
+            ty.name()
+        ));
     }
     let mut out = Vec::with_capacity(total);
     match shape {
@@ -468,13 +519,19 @@ fn decode_boxed(ty: MessageType, bytes: &[u8]) -> Result<Decoded, Box<CodecError
                     r.skip(field, wire)?;
                 }
             }
-            return Ok(Decoded { names, columns: vec![ia, sa] });
+            return Ok(Decoded {
+                names,
+                columns: vec![ia, sa],
+            });
         }
     };
     if shape == Shape::List {
         let mut col = Column::empty(kind);
         read_list(r, &mut col)?;
-        return Ok(Decoded { names, columns: vec![col] });
+        return Ok(Decoded {
+            names,
+            columns: vec![col],
+        });
     }
     while !r.is_done() {
         // Every list costs 16 bytes of flat form (and a `Column` here) for as little as 2 input

@@ -26,7 +26,12 @@ pub struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     pub fn new(buf: &'a [u8], message: &'static str) -> Reader<'a> {
-        Reader { buf, pos: 0, base: 0, message }
+        Reader {
+            buf,
+            pos: 0,
+            base: 0,
+            message,
+        }
     }
 
     pub fn is_done(&self) -> bool {
@@ -62,7 +67,11 @@ impl<'a> Reader<'a> {
     /// Boxed, so that every `Result` on the hot path stays two words wide.
     #[cold]
     pub fn error(&self, at: usize, what: impl Into<String>) -> Box<CodecError> {
-        Box::new(CodecError { message: self.message, offset: at, detail: what.into() })
+        Box::new(CodecError {
+            message: self.message,
+            offset: at,
+            detail: what.into(),
+        })
     }
 
     #[inline]
@@ -115,14 +124,20 @@ impl<'a> Reader<'a> {
 
     pub fn fixed32(&mut self) -> Result<[u8; 4], Box<CodecError>> {
         let at = self.offset();
-        let bytes = self.buf.get(self.pos..self.pos + 4).ok_or_else(|| self.error(at, "truncated 32-bit value"))?;
+        let bytes = self
+            .buf
+            .get(self.pos..self.pos + 4)
+            .ok_or_else(|| self.error(at, "truncated 32-bit value"))?;
         self.pos += 4;
         Ok(bytes.try_into().expect("4 bytes"))
     }
 
     pub fn fixed64(&mut self) -> Result<[u8; 8], Box<CodecError>> {
         let at = self.offset();
-        let bytes = self.buf.get(self.pos..self.pos + 8).ok_or_else(|| self.error(at, "truncated 64-bit value"))?;
+        let bytes = self
+            .buf
+            .get(self.pos..self.pos + 8)
+            .ok_or_else(|| self.error(at, "truncated 64-bit value"))?;
         self.pos += 8;
         Ok(bytes.try_into().expect("8 bytes"))
     }
@@ -138,7 +153,12 @@ impl<'a> Reader<'a> {
         }
         let start = self.pos;
         self.pos += len as usize;
-        Ok(Reader { buf: &self.buf[start..self.pos], pos: 0, base: self.base + start, message: self.message })
+        Ok(Reader {
+            buf: &self.buf[start..self.pos],
+            pos: 0,
+            base: self.base + start,
+            message: self.message,
+        })
     }
 
     /// Skips a field this message does not know (or knows with another wire type, which

@@ -33,10 +33,35 @@ fn random_column(r: &mut Rng, kind: Kind) -> Column {
         _ => r.below(40) as usize,
     };
     match kind {
-        Kind::Integers => Column::I32((0..n).map(|_| [0, -1, 1, i32::MIN, i32::MAX, r.next() as i32][r.below(6) as usize]).collect()),
-        Kind::Longs => Column::I64((0..n).map(|_| [0, -1, i64::MIN, i64::MAX, r.next() as i64][r.below(5) as usize]).collect()),
-        Kind::Floats => Column::F32((0..n).map(|_| [0.0, -0.0, f32::NAN, f32::INFINITY, f32::MIN_POSITIVE, f32::from_bits(r.next() as u32)][r.below(6) as usize]).collect()),
-        Kind::Doubles => Column::F64((0..n).map(|_| [0.0, -0.0, f64::NAN, f64::NEG_INFINITY, f64::from_bits(r.next())][r.below(5) as usize]).collect()),
+        Kind::Integers => Column::I32(
+            (0..n)
+                .map(|_| [0, -1, 1, i32::MIN, i32::MAX, r.next() as i32][r.below(6) as usize])
+                .collect(),
+        ),
+        Kind::Longs => Column::I64(
+            (0..n)
+                .map(|_| [0, -1, i64::MIN, i64::MAX, r.next() as i64][r.below(5) as usize])
+                .collect(),
+        ),
+        Kind::Floats => Column::F32(
+            (0..n)
+                .map(|_| {
+                    [
+                        0.0,
+                        -0.0,
+                        f32::NAN,
+                        f32::INFINITY,
+                        f32::MIN_POSITIVE,
+                        f32::from_bits(r.next() as u32),
+                    ][r.below(6) as usize]
+                })
+                .collect(),
+        ),
+        Kind::Doubles => Column::F64(
+            (0..n)
+                .map(|_| [0.0, -0.0, f64::NAN, f64::NEG_INFINITY, f64::from_bits(r.next())][r.below(5) as usize])
+                .collect(),
+        ),
         Kind::Strings => {
             let mut b = Blobs::default();
             (0..n).for_each(|_| b.push(random_string(r).as_bytes()));
@@ -69,7 +94,10 @@ fn random_message(r: &mut Rng, ty: MessageType) -> Decoded {
 // ---- conversion to and from the prost types -------------------------------------------------
 
 fn strings(b: &Blobs) -> Vec<String> {
-    b.as_ref().iter().map(|s| String::from_utf8(s.to_vec()).expect("test strings are UTF-8")).collect()
+    b.as_ref()
+        .iter()
+        .map(|s| String::from_utf8(s.to_vec()).expect("test strings are UTF-8"))
+        .collect()
 }
 
 fn blobs<T: AsRef<[u8]>>(items: &[T]) -> Blobs {
@@ -118,29 +146,67 @@ macro_rules! reference {
         [
             Reference {
                 encode: |d| pb::$list::from_column(&d.columns[0]).encode_to_vec(),
-                decode: |b| pb::$list::decode(b).map(|m| Decoded { names: Blobs::default(), columns: vec![m.to_column()] }),
+                decode: |b| {
+                    pb::$list::decode(b).map(|m| Decoded {
+                        names: Blobs::default(),
+                        columns: vec![m.to_column()],
+                    })
+                },
             },
             Reference {
-                encode: |d| pb::$map { key: strings(&d.names), value: d.columns.iter().map(pb::$list::from_column).collect() }.encode_to_vec(),
-                decode: |b| pb::$map::decode(b).map(|m| Decoded { names: blobs(&m.key), columns: m.value.iter().map(List::to_column).collect() }),
+                encode: |d| {
+                    pb::$map {
+                        key: strings(&d.names),
+                        value: d.columns.iter().map(pb::$list::from_column).collect(),
+                    }
+                    .encode_to_vec()
+                },
+                decode: |b| {
+                    pb::$map::decode(b).map(|m| Decoded {
+                        names: blobs(&m.key),
+                        columns: m.value.iter().map(List::to_column).collect(),
+                    })
+                },
             },
             Reference {
-                encode: |d| pb::$array { value: d.columns.iter().map(pb::$list::from_column).collect() }.encode_to_vec(),
-                decode: |b| pb::$array::decode(b).map(|m| Decoded { names: Blobs::default(), columns: m.value.iter().map(List::to_column).collect() }),
+                encode: |d| {
+                    pb::$array {
+                        value: d.columns.iter().map(pb::$list::from_column).collect(),
+                    }
+                    .encode_to_vec()
+                },
+                decode: |b| {
+                    pb::$array::decode(b).map(|m| Decoded {
+                        names: Blobs::default(),
+                        columns: m.value.iter().map(List::to_column).collect(),
+                    })
+                },
             },
             Reference {
                 encode: |d| {
                     let column = strings(&d.names)
                         .into_iter()
                         .zip(&d.columns)
-                        .map(|(n, c)| Labeled { name: Some(n), data: Some(pb::$list::from_column(c)) })
+                        .map(|(n, c)| Labeled {
+                            name: Some(n),
+                            data: Some(pb::$list::from_column(c)),
+                        })
                         .collect();
                     pb::$frame { column }.encode_to_vec()
                 },
                 decode: |b| {
                     pb::$frame::decode(b).map(|m| Decoded {
-                        names: blobs(&m.column.iter().map(|c| c.name.clone().unwrap_or_default()).collect::<Vec<_>>()),
-                        columns: m.column.iter().map(|c| c.data.clone().unwrap_or_default().to_column()).collect(),
+                        names: blobs(
+                            &m.column
+                                .iter()
+                                .map(|c| c.name.clone().unwrap_or_default())
+                                .collect::<Vec<_>>(),
+                        ),
+                        columns: m
+                            .column
+                            .iter()
+                            .map(|c| c.data.clone().unwrap_or_default().to_column())
+                            .collect(),
                     })
                 },
             },
@@ -152,16 +218,69 @@ fn reference(ty: MessageType) -> Reference {
     let [list, map, array, frame] = match ty {
         MessageType::TargetObject => {
             return Reference {
-                encode: |d| pb::TargetObjectProto { ia: match &d.columns[0] { Column::I32(v) => v.clone(), _ => panic!() }, sa: match &d.columns[1] { Column::Blobs(b) => strings(b), _ => panic!() } }.encode_to_vec(),
-                decode: |b| pb::TargetObjectProto::decode(b).map(|m| Decoded { names: Blobs::default(), columns: vec![Column::I32(m.ia), Column::Blobs(blobs(&m.sa))] }),
+                encode: |d| {
+                    pb::TargetObjectProto {
+                        ia: match &d.columns[0] {
+                            Column::I32(v) => v.clone(),
+                            _ => panic!(),
+                        },
+                        sa: match &d.columns[1] {
+                            Column::Blobs(b) => strings(b),
+                            _ => panic!(),
+                        },
+                    }
+                    .encode_to_vec()
+                },
+                decode: |b| {
+                    pb::TargetObjectProto::decode(b).map(|m| Decoded {
+                        names: Blobs::default(),
+                        columns: vec![Column::I32(m.ia), Column::Blobs(blobs(&m.sa))],
+                    })
+                },
             }
         }
-        MessageType::Basic(_, Kind::Bytes) => reference!(Bytes, BytesMap, BytesArray, DenseByteDataFrame, pb::dense_byte_data_frame::LabeledBytes),
-        MessageType::Basic(_, Kind::Integers) => reference!(Integers, IntegersMap, IntegersArray, DenseIntegerDataFrame, pb::dense_integer_data_frame::LabeledInteger),
-        MessageType::Basic(_, Kind::Longs) => reference!(Longs, LongsMap, LongsArray, DenseLongDataFrame, pb::dense_long_data_frame::LabeledLongs),
-        MessageType::Basic(_, Kind::Floats) => reference!(Floats, FloatsMap, FloatsArray, DenseFloatDataFrame, pb::dense_float_data_frame::LabeledFloats),
-        MessageType::Basic(_, Kind::Doubles) => reference!(Doubles, DoublesMap, DoublesArray, DenseDoublesDataFrame, pb::dense_doubles_data_frame::LabeledDoubles),
-        MessageType::Basic(_, Kind::Strings) => reference!(Strings, StringsMap, StringsArray, DenseStringsDataFrame, pb::dense_strings_data_frame::LabeledStrings),
+        MessageType::Basic(_, Kind::Bytes) => reference!(
+            Bytes,
+            BytesMap,
+            BytesArray,
+            DenseByteDataFrame,
+            pb::dense_byte_data_frame::LabeledBytes
+        ),
+        MessageType::Basic(_, Kind::Integers) => reference!(
+            Integers,
+            IntegersMap,
+            IntegersArray,
+            DenseIntegerDataFrame,
+            pb::dense_integer_data_frame::LabeledInteger
+        ),
+        MessageType::Basic(_, Kind::Longs) => reference!(
+            Longs,
+            LongsMap,
+            LongsArray,
+            DenseLongDataFrame,
+            pb::dense_long_data_frame::LabeledLongs
+        ),
+        MessageType::Basic(_, Kind::Floats) => reference!(
+            Floats,
+            FloatsMap,
+            FloatsArray,
+            DenseFloatDataFrame,
+            pb::dense_float_data_frame::LabeledFloats
+        ),
+        MessageType::Basic(_, Kind::Doubles) => reference!(
+            Doubles,
+            DoublesMap,
+            DoublesArray,
+            DenseDoublesDataFrame,
+            pb::dense_doubles_data_frame::LabeledDoubles
+        ),
+        MessageType::Basic(_, Kind::Strings) => reference!(
+            Strings,
+            StringsMap,
+            StringsArray,
+            DenseStringsDataFrame,
+            pb::dense_strings_data_frame::LabeledStrings
+        ),
     };
     match ty {
         MessageType::Basic(Shape::List, _) => list,
@@ -181,7 +300,12 @@ fn same(a: &Decoded, b: &Decoded) -> bool {
                 Column::I64(v) => v.iter().map(|&x| x as u64).collect(),
                 Column::F32(v) => v.iter().map(|&x| u64::from(x.to_bits())).collect(),
                 Column::F64(v) => v.iter().map(|&x| x.to_bits()).collect(),
-                Column::Blobs(b) => b.data.iter().map(|&x| u64::from(x)).chain(b.ends.iter().map(|&e| u64::from(e) << 32)).collect(),
+                Column::Blobs(b) => b
+                    .data
+                    .iter()
+                    .map(|&x| u64::from(x))
+                    .chain(b.ends.iter().map(|&e| u64::from(e) << 32))
+                    .collect(),
             })
             .collect()
     };
@@ -218,7 +342,10 @@ fn codes_and_names_cover_all_25_types() {
         assert_eq!(ty.code() as usize, i);
         assert_eq!(MessageType::from_code(ty.code()), Some(*ty));
     }
-    assert_eq!(MessageType::Basic(Shape::Frame, Kind::Integers).name(), "DenseIntegerDataFrame");
+    assert_eq!(
+        MessageType::Basic(Shape::Frame, Kind::Integers).name(),
+        "DenseIntegerDataFrame"
+    );
     assert_eq!(MessageType::from_code(25), None);
 }
 
@@ -226,7 +353,9 @@ fn codes_and_names_cover_all_25_types() {
 fn packed_numbers_unknown_fields_and_repeated_frame_data_are_accepted() {
     // Integers {1, 300, -1} packed, with an unknown varint field 9 and an unknown group 10.
     let mut packed = vec![0x48, 0x07, 0x0a];
-    let body = [0x01, 0xac, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
+    let body = [
+        0x01, 0xac, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+    ];
     packed.push(body.len() as u8);
     packed.extend_from_slice(&body);
     packed.extend_from_slice(&[0x53, 0x08, 0x01, 0x54]);
@@ -291,7 +420,10 @@ fn errors_name_the_message_type_and_the_offset() {
     let input = [0x0a, 0x02, b'a', b'b', 0x12, 0x80, 0x80, 0x80, 0x80, 0x08];
     let e = decode(ty, &input).unwrap_err();
     assert_eq!((e.message, e.offset), ("StringsMap", 5));
-    assert!(e.to_string().contains("StringsMap") && e.to_string().contains("byte 5"), "{e}");
+    assert!(
+        e.to_string().contains("StringsMap") && e.to_string().contains("byte 5"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -301,6 +433,14 @@ fn encoding_checks_its_arguments() {
     assert!(encode(list, Blobs::default().as_ref(), &[]).is_err());
     let map = MessageType::Basic(Shape::Map, Kind::Integers);
     assert!(encode(map, blobs(&["a", "b"]).as_ref(), &[ColumnRef::I32(&[1])]).is_err());
-    let bad = rockcask_codec::BlobsRef { data: b"abc", ends: &[2, 1] };
-    assert!(encode(MessageType::Basic(Shape::List, Kind::Strings), Blobs::default().as_ref(), &[ColumnRef::Blobs(bad)]).is_err());
+    let bad = rockcask_codec::BlobsRef {
+        data: b"abc",
+        ends: &[2, 1],
+    };
+    assert!(encode(
+        MessageType::Basic(Shape::List, Kind::Strings),
+        Blobs::default().as_ref(),
+        &[ColumnRef::Blobs(bad)]
+    )
+    .is_err());
 }

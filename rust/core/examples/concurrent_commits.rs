@@ -18,7 +18,8 @@ fn main() {
     {
         let mut tx = store.begin().expect("begin");
         for i in 0..(threads * 100) as u32 {
-            tx.enqueue(if i % 2 == 0 { "a" } else { "b" }, &i.to_be_bytes()).expect("enqueue");
+            tx.enqueue(if i % 2 == 0 { "a" } else { "b" }, &i.to_be_bytes())
+                .expect("enqueue");
         }
         tx.commit().expect("commit");
     }
@@ -47,5 +48,9 @@ fn main() {
     let n = commits.load(Ordering::Relaxed);
     let total = store.queue_size("a").expect("size") + store.queue_size("b").expect("size");
     assert_eq!(total, (threads * 100) as u64, "items conserved");
-    println!("{threads} threads: {n} synced commits in {:.1} s = {:.0} commits/s", started.elapsed().as_secs_f64(), n as f64 / started.elapsed().as_secs_f64());
+    println!(
+        "{threads} threads: {n} synced commits in {:.1} s = {:.0} commits/s",
+        started.elapsed().as_secs_f64(),
+        n as f64 / started.elapsed().as_secs_f64()
+    );
 }

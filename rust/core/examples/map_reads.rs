@@ -31,7 +31,9 @@ fn main() {
     let keys: u64 = args.get(1).map_or(1_000_000, |s| s.parse().expect("keys"));
     let value_bytes: usize = args.get(2).map_or(40, |s| s.parse().expect("value_bytes"));
     let temp = tempfile::tempdir().expect("temp dir");
-    let dir = args.get(3).map_or_else(|| temp.path().join("store"), std::path::PathBuf::from);
+    let dir = args
+        .get(3)
+        .map_or_else(|| temp.path().join("store"), std::path::PathBuf::from);
     let cache_mib: usize = args.get(4).map_or(64, |s| s.parse().expect("cache_mib"));
     let map_cache_mib: usize = args.get(5).map_or(32, |s| s.parse().expect("map_cache_mib"));
     let value = |k: u64| {
@@ -50,14 +52,30 @@ fn main() {
             tx.commit().expect("commit");
         }
         store.close().expect("close");
-        println!("loaded {keys} values of {value_bytes} bytes in {:.1} s", t0.elapsed().as_secs_f64());
+        println!(
+            "loaded {keys} values of {value_bytes} bytes in {:.1} s",
+            t0.elapsed().as_secs_f64()
+        );
     }
     let t0 = Instant::now();
-    let store = Store::open(&dir, StoreOptions { block_cache_bytes: cache_mib << 20, map_cache_bytes: map_cache_mib << 20, ..StoreOptions::default() }).expect("reopen");
+    let store = Store::open(
+        &dir,
+        StoreOptions {
+            block_cache_bytes: cache_mib << 20,
+            map_cache_bytes: map_cache_mib << 20,
+            ..StoreOptions::default()
+        },
+    )
+    .expect("reopen");
     println!("reopened in {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     let mut order: Vec<u64> = (0..keys).collect();
     let mut gen = Gen(0x9E37_79B9_7F4A_7C15);
-    for (name, shuffle) in [("key order", false), ("key order again", false), ("shuffled", true), ("shuffled again", false)] {
+    for (name, shuffle) in [
+        ("key order", false),
+        ("key order again", false),
+        ("shuffled", true),
+        ("shuffled again", false),
+    ] {
         if shuffle {
             for i in (1..order.len()).rev() {
                 order.swap(i, gen.next() as usize % (i + 1));

@@ -34,7 +34,9 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let rounds: usize = args.get(1).map_or(20, |s| s.parse().expect("rounds"));
     let temp = tempfile::tempdir().expect("temp dir");
-    let root = args.get(2).map_or_else(|| temp.path().to_path_buf(), std::path::PathBuf::from);
+    let root = args
+        .get(2)
+        .map_or_else(|| temp.path().to_path_buf(), std::path::PathBuf::from);
     let (mut create, mut close, mut reopen) = (Vec::new(), Vec::new(), Vec::new());
     let (mut bare_create, mut bare_reopen) = (Vec::new(), Vec::new());
     for i in 0..rounds {
@@ -55,6 +57,15 @@ fn main() {
         drop(db);
     }
     println!("medians of {rounds} rounds, ms (in {}):", root.display());
-    println!("  RockCask: create {:.2}, close {:.2}, reopen {:.2}", median(create), median(close), median(reopen));
-    println!("  bare RocksDB, same 5 column families: create {:.2}, reopen {:.2}", median(bare_create), median(bare_reopen));
+    println!(
+        "  RockCask: create {:.2}, close {:.2}, reopen {:.2}",
+        median(create),
+        median(close),
+        median(reopen)
+    );
+    println!(
+        "  bare RocksDB, same 5 column families: create {:.2}, reopen {:.2}",
+        median(bare_create),
+        median(bare_reopen)
+    );
 }

@@ -20,9 +20,17 @@ fn main() {
     let sync = args.get(4).is_none_or(|s| s != "0");
     let metrics = args.get(5).is_none_or(|s| s != "0");
     let inline_payload_bytes: usize = args.get(6).map_or(0, |s| s.parse().expect("inline"));
-    let queue_cache_bytes: usize = args.get(7).map_or(StoreOptions::default().queue_cache_bytes, |s| s.parse().expect("queue_cache"));
+    let queue_cache_bytes: usize = args.get(7).map_or(StoreOptions::default().queue_cache_bytes, |s| {
+        s.parse().expect("queue_cache")
+    });
     let root = tempfile::tempdir().expect("temp dir");
-    let options = StoreOptions { sync_on_commit: sync, metrics, inline_payload_bytes, queue_cache_bytes, ..StoreOptions::default() };
+    let options = StoreOptions {
+        sync_on_commit: sync,
+        metrics,
+        inline_payload_bytes,
+        queue_cache_bytes,
+        ..StoreOptions::default()
+    };
     let store = Store::open(root.path().join("store"), options).expect("open");
     let payload = [7u8; 64];
     let mut tx = store.begin().expect("begin");
@@ -56,13 +64,26 @@ fn main() {
         if sync { "synced" } else { "unsynced" },
         if inline_payload_bytes >= payload.len() { "inline" } else { "in objects" }
     );
-    println!("cycles/s {:.0}  transactions/s {:.0}", (transactions * batch) as f64 / elapsed, transactions as f64 / elapsed);
-    println!("per transaction: poll {:.1} us, enqueues {:.1} us, commit {:.1} us", per_tx(poll), per_tx(enqueue), per_tx(commit));
+    println!(
+        "cycles/s {:.0}  transactions/s {:.0}",
+        (transactions * batch) as f64 / elapsed,
+        transactions as f64 / elapsed
+    );
+    println!(
+        "per transaction: poll {:.1} us, enqueues {:.1} us, commit {:.1} us",
+        per_tx(poll),
+        per_tx(enqueue),
+        per_tx(commit)
+    );
     if metrics {
         // RocksDB's write of each commit's batch, its log sync included: what any store on
         // RocksDB doing the same work pays per transaction at least.
         let w = store.metrics().expect("metrics").synced_write_nanos;
-        println!("RocksDB write per commit: mean {:.1} us, p50 {:.1} us", w.mean() / 1e3, w.p50 as f64 / 1e3);
+        println!(
+            "RocksDB write per commit: mean {:.1} us, p50 {:.1} us",
+            w.mean() / 1e3,
+            w.p50 as f64 / 1e3
+        );
     }
     assert_eq!(store.queue_size("q").expect("size"), depth as u64);
     store.close().expect("close");

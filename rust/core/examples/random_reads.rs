@@ -30,9 +30,13 @@ fn main() {
     let objects: usize = args.get(1).map_or(1_000_000, |s| s.parse().expect("objects"));
     let per_call: usize = args.get(2).map_or(1_000, |s| s.parse().expect("per_call"));
     let temp = tempfile::tempdir().expect("temp dir");
-    let dir = args.get(3).map_or_else(|| temp.path().join("store"), std::path::PathBuf::from);
+    let dir = args
+        .get(3)
+        .map_or_else(|| temp.path().join("store"), std::path::PathBuf::from);
     let mut gen = Ids(0x9E37_79B9_7F4A_7C15);
-    let mut ids: Vec<Uuid> = (0..objects).map(|_| Uuid::from_u64_pair(gen.next(), gen.next())).collect();
+    let mut ids: Vec<Uuid> = (0..objects)
+        .map(|_| Uuid::from_u64_pair(gen.next(), gen.next()))
+        .collect();
     if !dir.exists() {
         let t0 = Instant::now();
         let store = Store::open(&dir, StoreOptions::default()).expect("open");
@@ -50,8 +54,18 @@ fn main() {
     }
     let t0 = Instant::now();
     let cache_mib: usize = args.get(4).map_or(64, |s| s.parse().expect("cache_mib"));
-    let object_cache_bytes = args.get(5).map_or(StoreOptions::default().object_cache_bytes, |s| s.parse::<usize>().expect("object_cache_mib") << 20);
-    let store = Store::open(&dir, StoreOptions { block_cache_bytes: cache_mib << 20, object_cache_bytes, ..StoreOptions::default() }).expect("reopen");
+    let object_cache_bytes = args.get(5).map_or(StoreOptions::default().object_cache_bytes, |s| {
+        s.parse::<usize>().expect("object_cache_mib") << 20
+    });
+    let store = Store::open(
+        &dir,
+        StoreOptions {
+            block_cache_bytes: cache_mib << 20,
+            object_cache_bytes,
+            ..StoreOptions::default()
+        },
+    )
+    .expect("reopen");
     println!("reopened in {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     for i in (1..ids.len()).rev() {
         ids.swap(i, gen.next() as usize % (i + 1));
@@ -77,9 +91,18 @@ fn main() {
         }
         assert_eq!(bytes, ids.len() * 256);
         let seconds = t0.elapsed().as_secs_f64();
-        println!("{pass}: {:.0} reads/s ({} per call)", ids.len() as f64 / seconds, per_call);
+        println!(
+            "{pass}: {:.0} reads/s ({} per call)",
+            ids.len() as f64 / seconds,
+            per_call
+        );
     }
     let m = store.metrics().expect("metrics");
-    println!("object cache: {} hits, {} misses, {} MiB", m.object_cache_hits, m.object_cache_misses, m.object_cache_bytes >> 20);
+    println!(
+        "object cache: {} hits, {} misses, {} MiB",
+        m.object_cache_hits,
+        m.object_cache_misses,
+        m.object_cache_bytes >> 20
+    );
     store.close().expect("close");
 }

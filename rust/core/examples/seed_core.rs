@@ -18,14 +18,27 @@ fn main() {
     let n: usize = args.get(1).map_or(100_000, |s| s.parse().expect("N"));
     let reps: usize = args.get(2).map_or(4, |s| s.parse().expect("reps"));
     let put_mode = args.get(3).is_some_and(|m| m == "put");
-    let inline_payload_bytes = if args.get(3).is_some_and(|m| m == "inline") { 1024 } else { 0 };
-    let queue_cache_bytes: usize = args.get(4).map_or(StoreOptions::default().queue_cache_bytes, |s| s.parse().expect("queue_cache"));
+    let inline_payload_bytes = if args.get(3).is_some_and(|m| m == "inline") {
+        1024
+    } else {
+        0
+    };
+    let queue_cache_bytes: usize = args.get(4).map_or(StoreOptions::default().queue_cache_bytes, |s| {
+        s.parse().expect("queue_cache")
+    });
     let raw = args.get(5).is_none_or(|m| m != "noraw");
     let same_store = args.get(6).is_some_and(|m| m == "same");
     let root = tempfile::tempdir().expect("temp dir");
-    let options = StoreOptions { inline_payload_bytes, queue_cache_bytes, ..StoreOptions::default() };
+    let options = StoreOptions {
+        inline_payload_bytes,
+        queue_cache_bytes,
+        ..StoreOptions::default()
+    };
     let mut kept = same_store.then(|| Store::open(root.path().join("rc"), options.clone()).expect("open"));
-    println!("{:>9} {:>12} {:>12} {:>12} {:>14} {:>14}", "N", "buffer ms", "commit ms", "items/s", "raw batch ms", "raw items/s");
+    println!(
+        "{:>9} {:>12} {:>12} {:>12} {:>14} {:>14}",
+        "N", "buffer ms", "commit ms", "items/s", "raw batch ms", "raw items/s"
+    );
     for rep in 0..reps {
         let payloads: Vec<Vec<u8>> = (0..n).map(|_| Uuid::new_v4().to_string().into_bytes()).collect();
         let store = match kept.take() {
@@ -56,7 +69,13 @@ fn main() {
         }
         let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
         if !raw {
-            println!("{:>9} {:>12.2} {:>12.2} {:>12.0}", n, ms(t0, t1), ms(t1, t2), n as f64 / (t2 - t0).as_secs_f64());
+            println!(
+                "{:>9} {:>12.2} {:>12.2} {:>12.0}",
+                n,
+                ms(t0, t1),
+                ms(t1, t2),
+                n as f64 / (t2 - t0).as_secs_f64()
+            );
             continue;
         }
 

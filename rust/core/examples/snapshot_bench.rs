@@ -30,10 +30,15 @@ fn main() {
         return;
     }
     let work = PathBuf::from(args.first().cloned().unwrap_or_else(|| "target/snapshot-bench".into()));
-    let sizes: Vec<u64> = args.get(1).map_or(vec![1_000_000, 4_000_000], |s| s.split(',').map(|n| n.parse().expect("item counts")).collect());
+    let sizes: Vec<u64> = args.get(1).map_or(vec![1_000_000, 4_000_000], |s| {
+        s.split(',').map(|n| n.parse().expect("item counts")).collect()
+    });
     std::fs::create_dir_all(&work).expect("work directory");
     println!("Snapshot export/import: N queued items of {PAYLOAD}-byte payloads; each run in a child process, after a");
-    println!("dd of 1 GiB (bs=1M conv=fdatasync) in {} measuring the disk just then; medians of {RUNS} runs", work.display());
+    println!(
+        "dd of 1 GiB (bs=1M conv=fdatasync) in {} measuring the disk just then; medians of {RUNS} runs",
+        work.display()
+    );
     println!();
     println!(
         "{:>9} {:>7} {:>7} | {:>8} {:>9} {:>8} {:>9} {:>7} {:>9}",
@@ -47,7 +52,17 @@ fn main() {
         build_store(&store, n);
         // What opening and closing the store costs by itself, for scale.
         let open_kb = median((0..RUNS).map(|_| run_child("open", &[path(&store)]).2 as f64).collect());
-        println!("{n:>9} {:>7} {:>7} | {:>8} {:>9} {:>8} {:>9} {:>7} {:>6.0} MB", "open", "-", "", "", "", "", "", open_kb / 1024.0);
+        println!(
+            "{n:>9} {:>7} {:>7} | {:>8} {:>9} {:>8} {:>9} {:>7} {:>6.0} MB",
+            "open",
+            "-",
+            "",
+            "",
+            "",
+            "",
+            "",
+            open_kb / 1024.0
+        );
         // 2 workers on every size (the RSS comparison); 1 worker on the first size as well.
         let workers: &[usize] = if n == sizes[0] { &[1, 2] } else { &[2] };
         for &w in workers {
@@ -95,13 +110,21 @@ fn main() {
         let _ = std::fs::remove_dir_all(&store);
     }
     println!();
-    println!("slowest export or import: {:.0}% of dd's sequential write bandwidth (bar: >= 50%)", 100.0 * slowest);
+    println!(
+        "slowest export or import: {:.0}% of dd's sequential write bandwidth (bar: >= 50%)",
+        100.0 * slowest
+    );
     if let (Some(first), Some(last)) = (sizes.first(), sizes.last()) {
         for what in ["export", "import"] {
             let at = |n: u64| peaks.iter().find(|p| p.0 == n && p.1 == what).map(|p| p.2 as f64);
             if let (Some(a), Some(b)) = (at(*first), at(*last)) {
                 if first != last {
-                    println!("{what}: peak RSS {:.0} MB at N={first}, {:.0} MB at N={last}: {:+.1}% (bar: < +10%)", a / 1024.0, b / 1024.0, 100.0 * (b - a) / a);
+                    println!(
+                        "{what}: peak RSS {:.0} MB at N={first}, {:.0} MB at N={last}: {:+.1}% (bar: < +10%)",
+                        a / 1024.0,
+                        b / 1024.0,
+                        100.0 * (b - a) / a
+                    );
                 }
             }
         }
@@ -120,7 +143,14 @@ fn path(p: &Path) -> String {
 /// Pseudo-random payloads (xorshift), so neither RocksDB nor a snapshot compresses them away.
 fn build_store(dir: &Path, n: u64) {
     let started = Instant::now();
-    let store = Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).expect("create store");
+    let store = Store::open(
+        dir,
+        StoreOptions {
+            sync_on_commit: false,
+            ..StoreOptions::default()
+        },
+    )
+    .expect("create store");
     let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ n;
     let mut payload = vec![0u8; PAYLOAD];
     let mut done = 0;
@@ -133,23 +163,40 @@ fn build_store(dir: &Path, n: u64) {
                 state ^= state << 17;
                 chunk.copy_from_slice(&state.to_le_bytes()[..chunk.len()]);
             }
-            tx.enqueue(["parse.out", "index.in", "archive"][(done % 3) as usize], &payload).expect("enqueue");
+            tx.enqueue(["parse.out", "index.in", "archive"][(done % 3) as usize], &payload)
+                .expect("enqueue");
             done += 1;
         }
         tx.commit().expect("commit");
     }
     store.compact().expect("compact");
     store.close().expect("close");
-    eprintln!("(built a store of {n} items in {:.1} s)", started.elapsed().as_secs_f64());
+    eprintln!(
+        "(built a store of {n} items in {:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
 }
 
 /// Runs one export or import in a child process; returns (seconds, file bytes, peak RSS KiB).
 fn run_child(what: &str, args: &[String]) -> (f64, u64, u64) {
-    let out = Command::new(std::env::current_exe().expect("own path")).arg("child").arg(what).args(args).output().expect("child process");
-    assert!(out.status.success(), "{what} failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(std::env::current_exe().expect("own path"))
+        .arg("child")
+        .arg(what)
+        .args(args)
+        .output()
+        .expect("child process");
+    assert!(
+        out.status.success(),
+        "{what} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     let v: Vec<&str> = text.split_whitespace().collect();
-    (v[0].parse().expect("seconds"), v[1].parse().expect("bytes"), v[2].parse().expect("rss"))
+    (
+        v[0].parse().expect("seconds"),
+        v[1].parse().expect("bytes"),
+        v[2].parse().expect("rss"),
+    )
 }
 
 fn child(args: &[String]) {
@@ -160,21 +207,58 @@ fn child(args: &[String]) {
     }
     if args[0] == "open" {
         // `child open STORE`: open and close only, for the peak RSS of the store itself.
-        let store = Store::open(&args[1], StoreOptions { create_if_missing: false, ..StoreOptions::default() }).expect("open store");
+        let store = Store::open(
+            &args[1],
+            StoreOptions {
+                create_if_missing: false,
+                ..StoreOptions::default()
+            },
+        )
+        .expect("open store");
         store.close().expect("close");
         println!("0 0 {}", peak_rss_kb());
         return;
     }
-    let (what, from, to, workers) = (&args[0], Path::new(&args[1]), Path::new(&args[2]), args[3].parse().expect("workers"));
+    let (what, from, to, workers) = (
+        &args[0],
+        Path::new(&args[1]),
+        Path::new(&args[2]),
+        args[3].parse().expect("workers"),
+    );
     let started = Instant::now();
     let summary = match what.as_str() {
         "export" => {
-            let store = Store::open(from, StoreOptions { create_if_missing: false, ..StoreOptions::default() }).expect("open store");
-            let s = store.export_to(to, &ExportOptions { workers, ..ExportOptions::default() }, &mut no_progress()).expect("export");
+            let store = Store::open(
+                from,
+                StoreOptions {
+                    create_if_missing: false,
+                    ..StoreOptions::default()
+                },
+            )
+            .expect("open store");
+            let s = store
+                .export_to(
+                    to,
+                    &ExportOptions {
+                        workers,
+                        ..ExportOptions::default()
+                    },
+                    &mut no_progress(),
+                )
+                .expect("export");
             store.close().expect("close");
             s
         }
-        _ => snapshot::import_store(from, to, &ImportOptions { workers, store: StoreOptions::default() }, &mut no_progress()).expect("import"),
+        _ => snapshot::import_store(
+            from,
+            to,
+            &ImportOptions {
+                workers,
+                store: StoreOptions::default(),
+            },
+            &mut no_progress(),
+        )
+        .expect("import"),
     };
     let secs = started.elapsed().as_secs_f64();
     println!("{secs} {} {}", summary.file_bytes, peak_rss_kb());
@@ -192,7 +276,13 @@ fn peak_rss_kb() -> u64 {
 fn dd_mb_per_s(dir: &Path) -> f64 {
     let f = dir.join(".dd-probe");
     let out = Command::new("dd")
-        .args(["if=/dev/zero", &format!("of={}", f.display()), "bs=1M", "count=1024", "conv=fdatasync"])
+        .args([
+            "if=/dev/zero",
+            &format!("of={}", f.display()),
+            "bs=1M",
+            "count=1024",
+            "conv=fdatasync",
+        ])
         .output()
         .expect("running dd");
     let _ = std::fs::remove_file(&f);

@@ -47,8 +47,15 @@ fn commit_timed(mut tx: Transaction) {
 
 fn report_stage(name: &str) {
     let t = STAGE_TIMES.with(Cell::get);
-    if let (Some(preparing), Some(committing)) = (t.preparing_nanos.checked_div(t.commits), t.committing_nanos.checked_div(t.commits)) {
-        eprintln!("  {name}: {} us preparing, {} us committing per firing", preparing / 1000, committing / 1000);
+    if let (Some(preparing), Some(committing)) = (
+        t.preparing_nanos.checked_div(t.commits),
+        t.committing_nanos.checked_div(t.commits),
+    ) {
+        eprintln!(
+            "  {name}: {} us preparing, {} us committing per firing",
+            preparing / 1000,
+            committing / 1000
+        );
     }
 }
 
@@ -117,44 +124,60 @@ impl Flow {
 /// fresh store.
 fn run(items: u64, batch: usize, inline_payload_bytes: usize, threaded: bool) -> (f64, f64, f64) {
     let root = tempfile::tempdir().expect("temp dir");
-    let options = StoreOptions { inline_payload_bytes, ..StoreOptions::default() };
+    let options = StoreOptions {
+        inline_payload_bytes,
+        ..StoreOptions::default()
+    };
     let store = Store::open(root.path().join("store"), options).expect("open");
-    let flow = Arc::new(Flow { store, batch, consumed: AtomicU64::new(0) });
+    let flow = Arc::new(Flow {
+        store,
+        batch,
+        consumed: AtomicU64::new(0),
+    });
     let started = Instant::now();
     if threaded {
         let wait = Duration::from_secs(30);
         let producer = {
             let flow = flow.clone();
-            std::thread::Builder::new().name("producer".into()).spawn(move || {
-                let mut produced = 0;
-                while produced < items {
-                    while produced - flow.consumed.load(Ordering::Acquire) >= MAX_IN_FLIGHT {
-                        std::thread::sleep(Duration::from_micros(50));
+            std::thread::Builder::new()
+                .name("producer".into())
+                .spawn(move || {
+                    let mut produced = 0;
+                    while produced < items {
+                        while produced - flow.consumed.load(Ordering::Acquire) >= MAX_IN_FLIGHT {
+                            std::thread::sleep(Duration::from_micros(50));
+                        }
+                        flow.produce(produced);
+                        produced += batch as u64;
                     }
-                    flow.produce(produced);
-                    produced += batch as u64;
-                }
-                report_stage("producer");
-            }).unwrap()
+                    report_stage("producer");
+                })
+                .unwrap()
         };
         let transformer = {
             let flow = flow.clone();
-            std::thread::Builder::new().name("transformer".into()).spawn(move || {
-                let mut transformed = 0;
-                while transformed < items {
-                    transformed += flow.transform(wait);
-                }
-                report_stage("transformer");
-            }).unwrap()
+            std::thread::Builder::new()
+                .name("transformer".into())
+                .spawn(move || {
+                    let mut transformed = 0;
+                    while transformed < items {
+                        transformed += flow.transform(wait);
+                    }
+                    report_stage("transformer");
+                })
+                .unwrap()
         };
         let consumer = {
             let flow = flow.clone();
-            std::thread::Builder::new().name("consumer".into()).spawn(move || {
-                while flow.consumed.load(Ordering::Acquire) < items {
-                    flow.consume(wait);
-                }
-                report_stage("consumer");
-            }).unwrap()
+            std::thread::Builder::new()
+                .name("consumer".into())
+                .spawn(move || {
+                    while flow.consumed.load(Ordering::Acquire) < items {
+                        flow.consume(wait);
+                    }
+                    report_stage("consumer");
+                })
+                .unwrap()
         };
         for t in [producer, transformer, consumer] {
             t.join().expect("stage");
@@ -171,7 +194,11 @@ fn run(items: u64, batch: usize, inline_payload_bytes: usize, threaded: bool) ->
     let elapsed = started.elapsed().as_secs_f64();
     assert_eq!(flow.consumed.load(Ordering::Acquire), items);
     let m = flow.store.metrics().expect("metrics");
-    (items as f64 / elapsed, m.group_commit_size.mean(), m.synced_write_nanos.mean() / 1e3)
+    (
+        items as f64 / elapsed,
+        m.group_commit_size.mean(),
+        m.synced_write_nanos.mean() / 1e3,
+    )
 }
 
 fn main() {
@@ -180,11 +207,20 @@ fn main() {
     let batch: usize = args.get(2).map_or(100, |s| s.parse().expect("batch"));
     let rounds: usize = args.get(3).map_or(3, |s| s.parse().expect("rounds"));
     let inline_payload_bytes: usize = args.get(4).map_or(1024, |s| s.parse().expect("inline"));
-    assert!(batch > 0 && items.is_multiple_of(batch as u64), "items must be a multiple of a positive batch");
-    println!("{:>6} {:>20} {:>6} {:>6} {:>22} {:>6} {:>6} {:>8}", "round", "one thread items/s", "group", "sync", "three threads items/s", "group", "sync", "ratio");
+    assert!(
+        batch > 0 && items.is_multiple_of(batch as u64),
+        "items must be a multiple of a positive batch"
+    );
+    println!(
+        "{:>6} {:>20} {:>6} {:>6} {:>22} {:>6} {:>6} {:>8}",
+        "round", "one thread items/s", "group", "sync", "three threads items/s", "group", "sync", "ratio"
+    );
     for r in 1..=rounds {
         let (one, g1, s1) = run(items, batch, inline_payload_bytes, false);
         let (three, g3, s3) = run(items, batch, inline_payload_bytes, true);
-        println!("{r:>6} {one:>20.0} {g1:>6.2} {s1:>6.0} {three:>22.0} {g3:>6.2} {s3:>6.0} {:>7.2}x", three / one);
+        println!(
+            "{r:>6} {one:>20.0} {g1:>6.2} {s1:>6.0} {three:>22.0} {g3:>6.2} {s3:>6.0} {:>7.2}x",
+            three / one
+        );
     }
 }

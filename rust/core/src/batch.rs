@@ -54,7 +54,8 @@ fn put_varint32(out: &mut Vec<u8>, mut v: u32) {
 }
 
 fn len32(n: usize, what: &str) -> Result<u32> {
-    u32::try_from(n).map_err(|_| Error::InvalidArgument(format!("{what} of {n} bytes is too large for one write batch record")))
+    u32::try_from(n)
+        .map_err(|_| Error::InvalidArgument(format!("{what} of {n} bytes is too large for one write batch record")))
 }
 
 impl BatchRep {
@@ -132,7 +133,10 @@ impl BatchRep {
     }
 
     pub fn mark(&self) -> Mark {
-        Mark { len: self.rep.len(), count: self.count }
+        Mark {
+            len: self.rep.len(),
+            count: self.count,
+        }
     }
 
     pub fn truncate(&mut self, mark: Mark) {
@@ -175,9 +179,13 @@ pub(crate) fn cf_id(cf: &ColumnFamily, name: &str) -> Result<u32> {
                     return Ok(id);
                 }
             }
-            Err(Error::Internal("unreadable column family id in RocksDB's write batch".into()))
+            Err(Error::Internal(
+                "unreadable column family id in RocksDB's write batch".into(),
+            ))
         }
-        _ => Err(Error::Internal(format!("RocksDB's write batch format is not the one RockCask writes (column family '{name}')"))),
+        _ => Err(Error::Internal(format!(
+            "RocksDB's write batch format is not the one RockCask writes (column family '{name}')"
+        ))),
     }
 }
 
@@ -190,7 +198,9 @@ pub(crate) fn check_encoding(cf: &ColumnFamily, id: u32) -> Result<()> {
     ours.put(id, b"key", &[7u8; 300]);
     ours.delete(id, b"key2");
     if ours.write_batch().data() != theirs.data() {
-        return Err(Error::Internal("RocksDB's write batch format is not the one RockCask writes".into()));
+        return Err(Error::Internal(
+            "RocksDB's write batch format is not the one RockCask writes".into(),
+        ));
     }
     Ok(())
 }
@@ -201,8 +211,17 @@ pub(crate) fn verify_format(db: &DB) -> Result<CfIds> {
     let cf = |name: &str| -> &ColumnFamily { db.cf_handle(name).expect("opened with all column families") };
     use crate::keys::{CF_ENTRIES, CF_META, CF_OBJECTS, CF_REFS};
     let id_of = |name: &str| cf_id(cf(name), name);
-    let maps = db.cf_handle(crate::keys::CF_MAPS).map(|cf| cf_id(cf, crate::keys::CF_MAPS)).transpose()?;
-    let ids = CfIds { entries: id_of(CF_ENTRIES)?, objects: id_of(CF_OBJECTS)?, refs: id_of(CF_REFS)?, meta: id_of(CF_META)?, maps };
+    let maps = db
+        .cf_handle(crate::keys::CF_MAPS)
+        .map(|cf| cf_id(cf, crate::keys::CF_MAPS))
+        .transpose()?;
+    let ids = CfIds {
+        entries: id_of(CF_ENTRIES)?,
+        objects: id_of(CF_OBJECTS)?,
+        refs: id_of(CF_REFS)?,
+        meta: id_of(CF_META)?,
+        maps,
+    };
     let mut theirs = WriteBatch::default();
     theirs.put_cf(cf(CF_OBJECTS), b"key", vec![7u8; 300]);
     theirs.delete_cf(cf(CF_REFS), b"key2");
@@ -212,7 +231,9 @@ pub(crate) fn verify_format(db: &DB) -> Result<CfIds> {
     ours.delete(ids.refs, b"key2");
     ours.single_delete(ids.entries, b"k3");
     if ours.write_batch().data() != theirs.data() {
-        return Err(Error::Internal("RocksDB's write batch format is not the one RockCask writes".into()));
+        return Err(Error::Internal(
+            "RocksDB's write batch format is not the one RockCask writes".into(),
+        ));
     }
     Ok(ids)
 }

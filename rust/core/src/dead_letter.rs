@@ -99,10 +99,15 @@ pub(crate) fn records_of(db: &DbRef<'_>, qid: QueueId, max: usize) -> Result<BTr
     if max == 0 {
         return Ok(out);
     }
-    for_each_per_entry_record(db.db(), keys::meta_dead_letter_range(qid), "dead letters", |_, seq, v| {
-        out.insert(seq, DeadLetterRecord::decode(v)?);
-        Ok(out.len() < max)
-    })?;
+    for_each_per_entry_record(
+        db.db(),
+        keys::meta_dead_letter_range(qid),
+        "dead letters",
+        |_, seq, v| {
+            out.insert(seq, DeadLetterRecord::decode(v)?);
+            Ok(out.len() < max)
+        },
+    )?;
     Ok(out)
 }
 
@@ -121,9 +126,19 @@ mod tests {
 
     #[test]
     fn records_round_trip_and_garbage_is_refused() {
-        let r = DeadLetterRecord { origin_queue: "parse €".into(), origin_sequence: u64::MAX, deliveries: 3, reason: "bad input: 'x'".into(), dead_at_millis: 1_700_000_000_000 };
+        let r = DeadLetterRecord {
+            origin_queue: "parse €".into(),
+            origin_sequence: u64::MAX,
+            deliveries: 3,
+            reason: "bad input: 'x'".into(),
+            dead_at_millis: 1_700_000_000_000,
+        };
         assert_eq!(DeadLetterRecord::decode(&r.encode()).unwrap(), r);
-        let empty = DeadLetterRecord { origin_queue: String::new(), reason: String::new(), ..r.clone() };
+        let empty = DeadLetterRecord {
+            origin_queue: String::new(),
+            reason: String::new(),
+            ..r.clone()
+        };
         assert_eq!(DeadLetterRecord::decode(&empty.encode()).unwrap(), empty);
         assert!(DeadLetterRecord::decode(&r.encode()[..20]).is_err());
         let mut bad = r.encode();

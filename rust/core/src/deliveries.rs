@@ -20,7 +20,11 @@ pub fn encode(entries: impl IntoIterator<Item = (u64, u32)>) -> Vec<u8> {
     let mut runs: Vec<(u64, u32, u32)> = Vec::new();
     for (seq, count) in entries {
         match runs.last_mut() {
-            Some((start, len, c)) if *c == count && start.checked_add(u64::from(*len)) == Some(seq) && *len < u32::MAX => *len += 1,
+            Some((start, len, c))
+                if *c == count && start.checked_add(u64::from(*len)) == Some(seq) && *len < u32::MAX =>
+            {
+                *len += 1
+            }
             _ => runs.push((seq, 1, count)),
         }
     }
@@ -43,7 +47,10 @@ pub fn decode(v: &[u8]) -> Result<Vec<(u64, u32)>> {
         let start = u64::from_le_bytes(run[..8].try_into().expect("8 bytes"));
         let len = u32::from_le_bytes(run[8..12].try_into().expect("4 bytes"));
         let count = u32::from_le_bytes(run[12..].try_into().expect("4 bytes"));
-        let last = len.checked_sub(1).and_then(|l| start.checked_add(u64::from(l))).ok_or_else(|| Error::Corrupt(format!("delivery record run {start}+{len}")))?;
+        let last = len
+            .checked_sub(1)
+            .and_then(|l| start.checked_add(u64::from(l)))
+            .ok_or_else(|| Error::Corrupt(format!("delivery record run {start}+{len}")))?;
         out.extend((start..=last).map(|seq| (seq, count)));
     }
     Ok(out)
@@ -55,14 +62,24 @@ mod tests {
     use crate::{keys, QueueConfig, Store, StoreOptions};
 
     fn open(dir: &std::path::Path) -> Store {
-        Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+        Store::open(
+            dir,
+            StoreOptions {
+                sync_on_commit: false,
+                ..StoreOptions::default()
+            },
+        )
+        .unwrap()
     }
 
     /// The delivery records on disk, as (queue id, record number, entries counted).
     fn records(store: &Store) -> Vec<(u32, u64, usize)> {
         let db = store.shared.db().unwrap();
         let mut out = Vec::new();
-        for item in db.db().prefix_iterator_cf(db.cf(keys::CF_META), keys::meta_deliveries_prefix()) {
+        for item in db
+            .db()
+            .prefix_iterator_cf(db.cf(keys::CF_META), keys::meta_deliveries_prefix())
+        {
             let (k, v) = item.unwrap();
             if !k.starts_with(keys::meta_deliveries_prefix()) {
                 break;
@@ -77,7 +94,15 @@ mod tests {
     fn a_poll_writes_one_record_which_goes_once_it_counts_no_entry() {
         let dir = tempfile::tempdir().unwrap();
         let store = open(dir.path());
-        store.configure_queue("q", QueueConfig { max_deliveries: Some(5), ..QueueConfig::default() }).unwrap();
+        store
+            .configure_queue(
+                "q",
+                QueueConfig {
+                    max_deliveries: Some(5),
+                    ..QueueConfig::default()
+                },
+            )
+            .unwrap();
         let mut tx = store.begin().unwrap();
         for i in 0..10u8 {
             tx.enqueue("q", &[i]).unwrap();
@@ -86,7 +111,11 @@ mod tests {
 
         let mut tx = store.begin().unwrap();
         tx.poll("q", 4).unwrap();
-        assert_eq!(records(&store).iter().map(|r| r.2).collect::<Vec<_>>(), vec![4], "one record for the poll");
+        assert_eq!(
+            records(&store).iter().map(|r| r.2).collect::<Vec<_>>(),
+            vec![4],
+            "one record for the poll"
+        );
         tx.commit().unwrap();
         assert!(records(&store).is_empty(), "consumed: nothing left to count");
 
@@ -117,7 +146,14 @@ mod tests {
         let store = open(dir.path());
         assert_eq!(records(&store).len(), 1);
         let mut tx = store.begin().unwrap();
-        assert_eq!(tx.poll("q", 10).unwrap().iter().map(|m| m.deliveries).collect::<Vec<_>>(), vec![2, 2, 1]);
+        assert_eq!(
+            tx.poll("q", 10)
+                .unwrap()
+                .iter()
+                .map(|m| m.deliveries)
+                .collect::<Vec<_>>(),
+            vec![2, 2, 1]
+        );
         tx.commit().unwrap();
         assert!(records(&store).is_empty());
         let next = store.shared.queues().next_delivery_record();
@@ -135,9 +171,27 @@ mod tests {
         {
             let db = store.shared.db().unwrap();
             // One for an entry long consumed, one for the present entry, superseded by a later one.
-            db.db().put_cf(db.cf(keys::CF_META), keys::meta_deliveries_key(qid, 7), encode([(99, 3)])).unwrap();
-            db.db().put_cf(db.cf(keys::CF_META), keys::meta_deliveries_key(qid, 8), encode([(0, 1)])).unwrap();
-            db.db().put_cf(db.cf(keys::CF_META), keys::meta_deliveries_key(qid, 9), encode([(0, 2)])).unwrap();
+            db.db()
+                .put_cf(
+                    db.cf(keys::CF_META),
+                    keys::meta_deliveries_key(qid, 7),
+                    encode([(99, 3)]),
+                )
+                .unwrap();
+            db.db()
+                .put_cf(
+                    db.cf(keys::CF_META),
+                    keys::meta_deliveries_key(qid, 8),
+                    encode([(0, 1)]),
+                )
+                .unwrap();
+            db.db()
+                .put_cf(
+                    db.cf(keys::CF_META),
+                    keys::meta_deliveries_key(qid, 9),
+                    encode([(0, 2)]),
+                )
+                .unwrap();
         }
         store.close().unwrap();
         let store = open(dir.path());

@@ -57,7 +57,10 @@ struct Ring {
 
 /// What an entry's payload costs beside its slot.
 fn payload_charge(entry: &Entry) -> usize {
-    entry.inline.as_ref().map_or(0, |i| i.stored.capacity() + PAYLOAD_OVERHEAD_BYTES)
+    entry
+        .inline
+        .as_ref()
+        .map_or(0, |i| i.stored.capacity() + PAYLOAD_OVERHEAD_BYTES)
 }
 
 impl Ring {
@@ -91,7 +94,11 @@ impl Ring {
         if self.slots.len() < self.slots.capacity() {
             return 0;
         }
-        self.slots.capacity().max(MIN_SLOTS).min(room / SLOT_BYTES).max(MIN_SLOTS)
+        self.slots
+            .capacity()
+            .max(MIN_SLOTS)
+            .min(room / SLOT_BYTES)
+            .max(MIN_SLOTS)
     }
 
     /// Drops the newest entry (or hole); returns the bytes released.
@@ -129,12 +136,14 @@ impl Ring {
         }
         before - self.slot_charge()
     }
-
 }
 
 impl EntryCache {
     pub fn new(capacity: usize) -> EntryCache {
-        EntryCache { capacity, ..EntryCache::default() }
+        EntryCache {
+            capacity,
+            ..EntryCache::default()
+        }
     }
 
     /// Bytes charged for the entries and slots kept now.
@@ -189,7 +198,14 @@ impl EntryCache {
     /// `holding` bytes, until `cost` more bytes fit; returns whether they do.
     fn make_room(&mut self, cost: usize, holding: usize) -> bool {
         while self.bytes + cost > self.capacity {
-            let Some((&victim, _)) = self.rings.iter().filter(|(_, r)| r.bytes > holding).max_by_key(|(_, r)| r.bytes) else { return false };
+            let Some((&victim, _)) = self
+                .rings
+                .iter()
+                .filter(|(_, r)| r.bytes > holding)
+                .max_by_key(|(_, r)| r.bytes)
+            else {
+                return false;
+            };
             let ring = self.rings.get_mut(&victim).expect("just found");
             while self.bytes + cost > self.capacity && ring.bytes > holding && !ring.slots.is_empty() {
                 self.bytes -= ring.pop_back();
@@ -208,7 +224,9 @@ impl EntryCache {
 
     /// `take` of each of `seqs` (one lookup of the queue for them all).
     pub fn take_all(&mut self, queue: QueueId, seqs: &[u64]) -> Vec<Option<Entry>> {
-        let Some(ring) = self.rings.get_mut(&queue) else { return vec![None; seqs.len()] };
+        let Some(ring) = self.rings.get_mut(&queue) else {
+            return vec![None; seqs.len()];
+        };
         let mut taken = Vec::with_capacity(seqs.len());
         for &seq in seqs {
             let (entry, released) = ring.take(seq);
@@ -250,7 +268,12 @@ mod tests {
             total += held;
         }
         assert_eq!(c.bytes(), total);
-        assert!(c.bytes() <= c.capacity, "{} bytes charged in a cache of {}", c.bytes(), c.capacity);
+        assert!(
+            c.bytes() <= c.capacity,
+            "{} bytes charged in a cache of {}",
+            c.bytes(),
+            c.capacity
+        );
         total
     }
 
@@ -318,7 +341,11 @@ mod tests {
         }
         audit(&c);
         let idle = c.rings[&1].slots.len();
-        assert!(c.bytes() + SLOT_BYTES * MIN_SLOTS > capacity, "full: {} of {capacity}", c.bytes());
+        assert!(
+            c.bytes() + SLOT_BYTES * MIN_SLOTS > capacity,
+            "full: {} of {capacity}",
+            c.bytes()
+        );
         // Queue 2 is consumed as it is published: it is kept, at queue 1's newest entries' cost.
         for batch in 0..100u64 {
             c.publish(2, batch * 10, (0..10).map(|i| entry(i as u8)));
@@ -341,7 +368,11 @@ mod tests {
         let mut c = EntryCache::new(1 << 20);
         let mut stored = Vec::with_capacity(64 << 10);
         stored.extend_from_slice(&[1u8; 100]);
-        c.publish(1, 0, [Entry::inline(uuid::Uuid::nil(), Compression::Lz4, stored)].into_iter());
+        c.publish(
+            1,
+            0,
+            [Entry::inline(uuid::Uuid::nil(), Compression::Lz4, stored)].into_iter(),
+        );
         assert!(audit(&c) < 4 << 10, "{} bytes for a payload of 100", c.bytes());
     }
 
@@ -352,7 +383,11 @@ mod tests {
         let full = audit(&c);
         let seqs: Vec<u64> = (0..990).collect();
         c.take_all(1, &seqs);
-        assert!(audit(&c) < full / 10, "{} of {full} bytes left for 10 entries", c.bytes());
+        assert!(
+            audit(&c) < full / 10,
+            "{} of {full} bytes left for 10 entries",
+            c.bytes()
+        );
     }
 
     #[test]
@@ -372,7 +407,10 @@ mod tests {
     fn a_batch_taken_at_once_is_what_single_takes_give() {
         let mut c = EntryCache::new(1 << 20);
         c.publish(1, 5, (0..4).map(entry));
-        assert_eq!(c.take_all(1, &[4, 6, 5, 9, 6]), vec![None, Some(entry(1)), Some(entry(0)), None, None]);
+        assert_eq!(
+            c.take_all(1, &[4, 6, 5, 9, 6]),
+            vec![None, Some(entry(1)), Some(entry(0)), None, None]
+        );
         audit(&c);
         assert_eq!(c.take_all(2, &[5, 6]), vec![None, None]);
         assert_eq!(c.take_all(1, &[8, 7]), vec![Some(entry(3)), Some(entry(2))]);

@@ -41,13 +41,23 @@ pub enum Error {
 
     /// RocksDB refused; `status` is its status code, `context` what RockCask was doing.
     #[error("{status:?}: {context}: {message}")]
-    Rocks { status: RocksStatus, context: String, message: String },
+    Rocks {
+        status: RocksStatus,
+        context: String,
+        message: String,
+    },
 
     /// A commit would leave `queue` holding more entries than its capacity. Nothing was
     /// written and the transaction is still open: commit again once consumers made room (or
     /// with a wait), or roll back.
     #[error("queue '{queue}' is full: it holds {depth} of its {capacity} {unit} and this commit adds {adding}")]
-    QueueFull { queue: String, capacity: u64, depth: u64, adding: u64, unit: &'static str },
+    QueueFull {
+        queue: String,
+        capacity: u64,
+        depth: u64,
+        adding: u64,
+        unit: &'static str,
+    },
 
     /// A map key this transaction read was written by another commit since: its reads are
     /// stale, so nothing of it was written (it ended as a rollback does). Retry it.
@@ -69,7 +79,12 @@ pub enum Error {
 
     /// A snapshot file that cannot be read or trusted: which file, where, and why.
     #[error("snapshot {}: {detail} (at byte {offset}{})", file.display(), frame.map(|f| format!(", frame {f}")).unwrap_or_default())]
-    Snapshot { file: PathBuf, offset: u64, frame: Option<u64>, detail: String },
+    Snapshot {
+        file: PathBuf,
+        offset: u64,
+        frame: Option<u64>,
+        detail: String,
+    },
 
     /// The destination of an export, import or checkpoint is already there.
     #[error("{} {why}", path.display())]
@@ -96,6 +111,10 @@ pub(crate) trait RocksContext<T> {
 
 impl<T> RocksContext<T> for std::result::Result<T, rocksdb::Error> {
     fn context(self, what: impl FnOnce() -> String) -> Result<T> {
-        self.map_err(|e| Error::Rocks { status: e.kind(), context: what(), message: e.into_string() })
+        self.map_err(|e| Error::Rocks {
+            status: e.kind(),
+            context: what(),
+            message: e.into_string(),
+        })
     }
 }

@@ -103,7 +103,9 @@ pub fn record_span(key: &[u8]) -> Result<(u64, u32)> {
         BLOCK_KEY_BYTES => {
             let n = u32::from_be_bytes(key[12..].try_into().expect("4 bytes"));
             if !(2..=MAX_BLOCK_ENTRIES).contains(&n) || first.checked_add(u64::from(n)).is_none() {
-                return Err(Error::Corrupt(format!("block key of {n} entries from sequence {first}")));
+                return Err(Error::Corrupt(format!(
+                    "block key of {n} entries from sequence {first}"
+                )));
             }
             Ok((first, n))
         }
@@ -119,7 +121,10 @@ pub fn lowest_block_start(seq: u64) -> u64 {
 
 /// Bytes of the block value of `entries`.
 pub fn block_value_len<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> usize {
-    entries.into_iter().map(|e| BLOCK_ENTRY_LENGTH_BYTES + encoded_entry_len(e)).sum()
+    entries
+        .into_iter()
+        .map(|e| BLOCK_ENTRY_LENGTH_BYTES + encoded_entry_len(e))
+        .sum()
 }
 
 /// The block value of `entries` into `out` of `block_value_len(entries)` bytes.
@@ -140,7 +145,10 @@ pub fn block_entry_at(block: &[u8], at: usize) -> Result<(std::ops::Range<usize>
     let len_bytes = block.get(at..at + BLOCK_ENTRY_LENGTH_BYTES).ok_or_else(corrupt)?;
     let len = u32::from_le_bytes(len_bytes.try_into().expect("4 bytes")) as usize;
     let start = at + BLOCK_ENTRY_LENGTH_BYTES;
-    let end = start.checked_add(len).filter(|&end| end <= block.len()).ok_or_else(corrupt)?;
+    let end = start
+        .checked_add(len)
+        .filter(|&end| end <= block.len())
+        .ok_or_else(corrupt)?;
     Ok((start..end, end))
 }
 
@@ -215,7 +223,12 @@ impl Entry {
     /// An entry that holds its payload.
     pub fn inline(id: Uuid, codec: Compression, stored: Vec<u8>) -> Entry {
         let bytes = Some(stored.len() as u32);
-        Entry { id, own: Ownership::Owned, bytes, inline: Some(Inline { codec, stored }) }
+        Entry {
+            id,
+            own: Ownership::Owned,
+            bytes,
+            inline: Some(Inline { codec, stored }),
+        }
     }
 
     /// Whether consuming it changes the owning count of an object (an owned entry pointing at
@@ -271,7 +284,8 @@ pub fn inline_payload(v: &[u8]) -> Result<Option<(Compression, &[u8])>> {
         return Ok(None);
     }
     let code = v[16] >> 4;
-    let codec = Compression::from_code(code).ok_or_else(|| Error::Corrupt(format!("queue entry: compression code {code}")))?;
+    let codec =
+        Compression::from_code(code).ok_or_else(|| Error::Corrupt(format!("queue entry: compression code {code}")))?;
     Ok(Some((codec, &v[17..])))
 }
 
@@ -286,14 +300,22 @@ pub fn decode_entry(v: &[u8]) -> Result<Entry> {
         n => return Err(Error::Corrupt(format!("queue entry value of {n} bytes"))),
     };
     let id = Uuid::from_slice(&v[..16]).map_err(|e| Error::Corrupt(e.to_string()))?;
-    Ok(Entry { id, own: Ownership::from_byte(v[16], "queue entry")?, bytes, inline: None })
+    Ok(Entry {
+        id,
+        own: Ownership::from_byte(v[16], "queue entry")?,
+        bytes,
+        inline: None,
+    })
 }
 
 /// Object value: one flag byte (`object_flag`) then the payload as stored (raw payloads are
 /// never copied to be decoded). Transactions write it in place into their write batch.
 pub fn decode_object_value(v: &[u8]) -> Result<(Ownership, Compression, &[u8])> {
-    let (&flag, body) = v.split_first().ok_or_else(|| Error::Corrupt("empty object value".into()))?;
-    let codec = Compression::from_code(flag >> 4).ok_or_else(|| Error::Corrupt(format!("object: compression code {}", flag >> 4)))?;
+    let (&flag, body) = v
+        .split_first()
+        .ok_or_else(|| Error::Corrupt("empty object value".into()))?;
+    let codec = Compression::from_code(flag >> 4)
+        .ok_or_else(|| Error::Corrupt(format!("object: compression code {}", flag >> 4)))?;
     Ok((Ownership::from_byte(flag & 0x0F, "object")?, codec, body))
 }
 
@@ -369,11 +391,17 @@ pub fn decode_per_entry_meta_key(key: &[u8]) -> Result<(QueueId, u64)> {
 }
 
 pub fn decode_u32(v: &[u8], what: &str) -> Result<u32> {
-    Ok(u32::from_le_bytes(v.try_into().map_err(|_| Error::Corrupt(format!("{what} of {} bytes", v.len())))?))
+    Ok(u32::from_le_bytes(
+        v.try_into()
+            .map_err(|_| Error::Corrupt(format!("{what} of {} bytes", v.len())))?,
+    ))
 }
 
 pub fn decode_u64(v: &[u8], what: &str) -> Result<u64> {
-    Ok(u64::from_le_bytes(v.try_into().map_err(|_| Error::Corrupt(format!("{what} of {} bytes", v.len())))?))
+    Ok(u64::from_le_bytes(
+        v.try_into()
+            .map_err(|_| Error::Corrupt(format!("{what} of {} bytes", v.len())))?,
+    ))
 }
 
 pub fn validate_queue_name(name: &str) -> Result<()> {
@@ -395,9 +423,22 @@ mod tests {
 
     #[test]
     fn entry_keys_sort_by_queue_then_sequence() {
-        let mut keys = vec![entry_key(2, 0), entry_key(1, 300), entry_key(1, 2), entry_key(1, u64::MAX)];
+        let mut keys = vec![
+            entry_key(2, 0),
+            entry_key(1, 300),
+            entry_key(1, 2),
+            entry_key(1, u64::MAX),
+        ];
         keys.sort();
-        assert_eq!(keys, vec![entry_key(1, 2), entry_key(1, 300), entry_key(1, u64::MAX), entry_key(2, 0)]);
+        assert_eq!(
+            keys,
+            vec![
+                entry_key(1, 2),
+                entry_key(1, 300),
+                entry_key(1, u64::MAX),
+                entry_key(2, 0)
+            ]
+        );
         assert_eq!(decode_entry_seq(&entry_key(7, 123456789)).unwrap(), 123456789);
     }
 
@@ -410,24 +451,45 @@ mod tests {
         let mut bad = entry_value(id, Ownership::Reference);
         bad[16] = 9;
         assert!(decode_entry(&bad).is_err());
-        let sized = Entry { id, own: Ownership::Owned, bytes: Some(70_000), inline: None };
+        let sized = Entry {
+            id,
+            own: Ownership::Owned,
+            bytes: Some(70_000),
+            inline: None,
+        };
         assert_eq!(encode_entry(&sized).len(), 21);
         assert_eq!(decode_entry(&encode_entry(&sized)).unwrap(), sized);
-        let unsized_ = Entry { bytes: None, ..sized.clone() };
+        let unsized_ = Entry {
+            bytes: None,
+            ..sized.clone()
+        };
         assert_eq!(encode_entry(&unsized_), entry_value(id, Ownership::Owned).to_vec());
         assert_eq!(decode_entry(&entry_value(id, Ownership::Owned)).unwrap(), unsized_);
         assert!(decode_entry(&[0u8; 20]).is_err());
         let v = [&[object_flag(Ownership::Reference, Compression::None)][..], b"abc"].concat();
-        assert_eq!(decode_object_value(&v).unwrap(), (Ownership::Reference, Compression::None, &b"abc"[..]));
+        assert_eq!(
+            decode_object_value(&v).unwrap(),
+            (Ownership::Reference, Compression::None, &b"abc"[..])
+        );
         assert_eq!(object_payload(&v).unwrap().1, &b"abc"[..]);
         assert!(decode_object_value(&[]).is_err());
         // Values from before compression existed read as raw.
-        assert_eq!(decode_object_value(&[1, b'x']).unwrap(), (Ownership::Owned, Compression::None, &b"x"[..]));
+        assert_eq!(
+            decode_object_value(&[1, b'x']).unwrap(),
+            (Ownership::Owned, Compression::None, &b"x"[..])
+        );
         assert!(decode_object_value(&[0x71, b'x']).is_err());
         let payload = b"Dummy text ".repeat(100);
-        let (codec, body) = rockcask_codec::compress::Policy { codec: Compression::Zstd, threshold: 0 }.compress(&payload);
+        let (codec, body) = rockcask_codec::compress::Policy {
+            codec: Compression::Zstd,
+            threshold: 0,
+        }
+        .compress(&payload);
         let v = [&[object_flag(Ownership::Owned, codec)][..], &body].concat();
-        assert_eq!(object_payload(&v).unwrap(), (Ownership::Owned, std::borrow::Cow::Borrowed(&payload[..])));
+        assert_eq!(
+            object_payload(&v).unwrap(),
+            (Ownership::Owned, std::borrow::Cow::Borrowed(&payload[..]))
+        );
     }
 
     #[test]
@@ -445,7 +507,11 @@ mod tests {
             assert_eq!(back.inline.unwrap().payload().unwrap(), &stored[..]);
         }
         let payload = b"Dummy text ".repeat(100);
-        let (codec, body) = rockcask_codec::compress::Policy { codec: Compression::Lz4, threshold: 0 }.compress(&payload);
+        let (codec, body) = rockcask_codec::compress::Policy {
+            codec: Compression::Lz4,
+            threshold: 0,
+        }
+        .compress(&payload);
         let back = decode_entry(&encode_entry(&Entry::inline(id, codec, body.into_owned()))).unwrap();
         assert_eq!(back.inline.unwrap().payload().unwrap(), &payload[..]);
         let mut bad = encode_entry(&Entry::inline(id, Compression::None, b"x".to_vec()));
@@ -458,17 +524,31 @@ mod tests {
 
     #[test]
     fn block_keys_sort_by_first_sequence_among_single_entries_and_say_what_they_hold() {
-        let mut keys: Vec<Vec<u8>> = vec![entry_key(1, 5).to_vec(), block_key(1, 3, 2).to_vec(), entry_key(1, 2).to_vec(), block_key(1, 5, 9).to_vec(), block_key(0, 9, 2).to_vec()];
+        let mut keys: Vec<Vec<u8>> = vec![
+            entry_key(1, 5).to_vec(),
+            block_key(1, 3, 2).to_vec(),
+            entry_key(1, 2).to_vec(),
+            block_key(1, 5, 9).to_vec(),
+            block_key(0, 9, 2).to_vec(),
+        ];
         keys.sort();
         let spans: Vec<(u64, u32)> = keys.iter().map(|k| record_span(k).unwrap()).collect();
         assert_eq!(spans, vec![(9, 2), (2, 1), (3, 2), (5, 1), (5, 9)]);
         // Every block key of a queue sorts below the next queue's keys.
         assert!(block_key(1, u64::MAX - 1, 1024)[..] < entry_key(2, 0)[..]);
-        for bad in [block_key(1, 0, 0), block_key(1, 0, 1), block_key(1, 0, MAX_BLOCK_ENTRIES + 1), block_key(1, u64::MAX, 2)] {
+        for bad in [
+            block_key(1, 0, 0),
+            block_key(1, 0, 1),
+            block_key(1, 0, MAX_BLOCK_ENTRIES + 1),
+            block_key(1, u64::MAX, 2),
+        ] {
             assert!(record_span(&bad).is_err(), "{bad:?}");
         }
         assert!(record_span(&[0u8; 13]).is_err());
-        assert_eq!(record_span(&block_key(7, 40, MAX_BLOCK_ENTRIES)).unwrap(), (40, MAX_BLOCK_ENTRIES));
+        assert_eq!(
+            record_span(&block_key(7, 40, MAX_BLOCK_ENTRIES)).unwrap(),
+            (40, MAX_BLOCK_ENTRIES)
+        );
     }
 
     #[test]
@@ -476,8 +556,18 @@ mod tests {
         let id = Uuid::now_v7();
         let entries = vec![
             Entry::inline(id, Compression::None, b"first".to_vec()),
-            Entry { id, own: Ownership::Reference, bytes: Some(9), inline: None },
-            Entry { id, own: Ownership::Owned, bytes: None, inline: None },
+            Entry {
+                id,
+                own: Ownership::Reference,
+                bytes: Some(9),
+                inline: None,
+            },
+            Entry {
+                id,
+                own: Ownership::Owned,
+                bytes: None,
+                inline: None,
+            },
             Entry::inline(id, Compression::None, Vec::new()),
         ];
         let mut v = vec![0u8; block_value_len(&entries)];

@@ -13,16 +13,33 @@
 
 /// The layers, bottom first: each one's name, and the modules (entries) in it.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("foundations", &["commit::rhythm", "error", "hash", "manifest_record", "metrics", "read_cache", "wal_files"]),
+    (
+        "foundations",
+        &[
+            "commit::rhythm",
+            "error",
+            "hash",
+            "manifest_record",
+            "metrics",
+            "read_cache",
+            "wal_files",
+        ],
+    ),
     ("layouts and limits", &["deliveries", "keys", "lock", "maps", "options"]),
     (
         "batches, settings, tuning and the commit lock",
         &["batch", "commit::lock", "entry_cache", "queue_config", "store::tuning"],
     ),
-    ("registries, the group commit and the drop-in", &["casket", "commit::group", "registry"]),
+    (
+        "registries, the group commit and the drop-in",
+        &["casket", "commit::group", "registry"],
+    ),
     ("the queues in memory", &["queue"]),
     ("the state an open store shares", &["shared"]),
-    ("reads of entries, map values and objects", &["entry_records", "map_reads", "object_reads"]),
+    (
+        "reads of entries, map values and objects",
+        &["entry_records", "map_reads", "object_reads"],
+    ),
     ("commits and dead-letter records", &["commit", "dead_letter"]),
     ("transactions", &["transaction"]),
     ("the store", &["store"]),
@@ -54,7 +71,11 @@ fn every_module_refers_only_to_modules_in_lower_layers() {
             }
         }
     }
-    let in_tests = |module: &str| test_only.iter().any(|t| module == t || module.starts_with(&format!("{t}::")));
+    let in_tests = |module: &str| {
+        test_only
+            .iter()
+            .any(|t| module == t || module.starts_with(&format!("{t}::")))
+    };
     let sources: Vec<Source> = sources.into_iter().filter(|s| !in_tests(&s.module)).collect();
     let modules: BTreeSet<&str> = sources.iter().map(|s| s.module.as_str()).collect();
 
@@ -73,7 +94,11 @@ fn every_module_refers_only_to_modules_in_lower_layers() {
     // The longest entry naming `module` or a module above it; `crate` when no other does.
     let entry_of = |module: &str| -> Option<&str> {
         let names = |e: &str| e == "crate" || module == e || module.starts_with(&format!("{e}::"));
-        layer_of.keys().copied().filter(|e| names(e)).max_by_key(|e| if *e == "crate" { 0 } else { e.len() + 1 })
+        layer_of
+            .keys()
+            .copied()
+            .filter(|e| names(e))
+            .max_by_key(|e| if *e == "crate" { 0 } else { e.len() + 1 })
     };
     for s in &sources {
         let file = s.file.strip_prefix(&src).unwrap_or(&s.file).display().to_string();
@@ -83,14 +108,20 @@ fn every_module_refers_only_to_modules_in_lower_layers() {
         };
         let children: Vec<String> = child_modules(&s.code).into_iter().map(|(name, _)| name).collect();
         for (line, path) in paths(&s.code, &children) {
-            let Some(target) = resolve(&s.module, &path, &modules) else { continue };
+            let Some(target) = resolve(&s.module, &path, &modules) else {
+                continue;
+            };
             let target_entry = entry_of(target).expect("every module has an entry, `crate` at least");
             if target_entry == own {
                 continue;
             }
             let (from, to) = (layer_of[own], layer_of[target_entry]);
             if to >= from {
-                let how = if to == from { "in its own layer" } else { "in a higher layer" };
+                let how = if to == from {
+                    "in its own layer"
+                } else {
+                    "in a higher layer"
+                };
                 failures.push(format!(
                     "{file}:{line}: {} ('{own}', layer {} {:?}) refers to {} ('{target_entry}', {how}, {} {:?}) \
                      through `{}`",
@@ -105,7 +136,11 @@ fn every_module_refers_only_to_modules_in_lower_layers() {
             }
         }
     }
-    assert!(failures.is_empty(), "the layering in src/layers.rs is broken:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "the layering in src/layers.rs is broken:\n{}",
+        failures.join("\n")
+    );
 }
 
 /// The module an entry names (`crate` is the root, `""`).
@@ -146,7 +181,11 @@ fn read_sources(src: &Path, dir: &Path, out: &mut Vec<Source>) {
                 parts.pop();
             }
             let code = code_only(&std::fs::read_to_string(&path).unwrap());
-            out.push(Source { module: parts.join("::"), file: path, code });
+            out.push(Source {
+                module: parts.join("::"),
+                file: path,
+                code,
+            });
         }
     }
 }
@@ -304,7 +343,9 @@ fn child_modules(code: &str) -> Vec<(String, bool)> {
         if t != "mod" {
             continue;
         }
-        let (Some((_, name)), Some((_, end))) = (tokens.get(k + 1), tokens.get(k + 2)) else { continue };
+        let (Some((_, name)), Some((_, end))) = (tokens.get(k + 1), tokens.get(k + 2)) else {
+            continue;
+        };
         if end != ";" {
             continue;
         }
@@ -425,7 +466,11 @@ fn path_tree(tokens: &[(usize, String)], mut k: usize, mut prefix: Vec<String>, 
 /// The module a path from `module` lands in: the longest module that is a prefix of the path
 /// made absolute; `None` for a path outside the crate.
 fn resolve<'m>(module: &str, path: &[String], modules: &BTreeSet<&'m str>) -> Option<&'m str> {
-    let mut absolute: Vec<&str> = if module.is_empty() { Vec::new() } else { module.split("::").collect() };
+    let mut absolute: Vec<&str> = if module.is_empty() {
+        Vec::new()
+    } else {
+        module.split("::").collect()
+    };
     let mut rest = path;
     match path.first().map(String::as_str) {
         Some("crate") => {
@@ -448,7 +493,10 @@ fn resolve<'m>(module: &str, path: &[String], modules: &BTreeSet<&'m str>) -> Op
         None => return None,
     }
     absolute.extend(rest.iter().map(String::as_str));
-    (0..=absolute.len()).rev().map(|n| absolute[..n].join("::")).find_map(|m| modules.get(m.as_str()).copied())
+    (0..=absolute.len())
+        .rev()
+        .map(|n| absolute[..n].join("::"))
+        .find_map(|m| modules.get(m.as_str()).copied())
 }
 
 #[test]
@@ -459,15 +507,32 @@ fn paths_are_read_as_the_layering_test_needs() {
          super::v::g(); files::h(); x.crate_like::i(); }\n\
          #[cfg(test)]\nmod tests {\n use crate::t::U;\n}\n",
     );
-    let found: Vec<(usize, String)> =
-        paths(&code, &["files".to_string()]).into_iter().map(|(l, p)| (l, p.join("::"))).collect();
-    let expected = [(1, "crate::a"), (1, "crate::a::B"), (1, "crate::c::D"), (3, "super::v::g"), (3, "files::h")];
-    assert_eq!(found, expected.iter().map(|(l, p)| (*l, p.to_string())).collect::<Vec<_>>());
+    let found: Vec<(usize, String)> = paths(&code, &["files".to_string()])
+        .into_iter()
+        .map(|(l, p)| (l, p.join("::")))
+        .collect();
+    let expected = [
+        (1, "crate::a"),
+        (1, "crate::a::B"),
+        (1, "crate::c::D"),
+        (3, "super::v::g"),
+        (3, "files::h"),
+    ];
+    assert_eq!(
+        found,
+        expected.iter().map(|(l, p)| (*l, p.to_string())).collect::<Vec<_>>()
+    );
     let modules: BTreeSet<&str> = ["", "a", "store", "store::tuning"].into_iter().collect();
     let path = |p: &str| p.split("::").map(str::to_string).collect::<Vec<_>>();
     assert_eq!(resolve("store::open", &path("super::Store"), &modules), Some("store"));
-    assert_eq!(resolve("store", &path("tuning::cf_options"), &modules), Some("store::tuning"));
+    assert_eq!(
+        resolve("store", &path("tuning::cf_options"), &modules),
+        Some("store::tuning")
+    );
     assert_eq!(resolve("x", &path("crate::Error"), &modules), Some(""));
     let declared = child_modules("#[cfg(test)]\nmod tests;\npub(crate) mod a;\nmod b;");
-    assert_eq!(declared, vec![("tests".into(), true), ("a".into(), false), ("b".into(), false)]);
+    assert_eq!(
+        declared,
+        vec![("tests".into(), true), ("a".into(), false), ("b".into(), false)]
+    );
 }

@@ -49,15 +49,23 @@ impl StoreLock {
             Err(TryLockError::WouldBlock) => return Err(locked(dir, shown, &file)),
             Err(TryLockError::Error(e)) => return Err(Error::io(format!("locking {}", path.display()))(e)),
         }
-        let mut lock = StoreLock { file, created: !existed };
-        lock.write_holder(shown).map_err(Error::io(format!("writing the lock file {}", path.display())))?;
+        let mut lock = StoreLock {
+            file,
+            created: !existed,
+        };
+        lock.write_holder(shown)
+            .map_err(Error::io(format!("writing the lock file {}", path.display())))?;
         Ok(lock)
     }
 
     fn write_holder(&mut self, shown: &Path) -> std::io::Result<()> {
         let since = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
         let program = std::env::current_exe().map_or_else(|_| "?".to_string(), |p| p.display().to_string());
-        let text = format!("pid {} ({program}) has it open for writing as {} since unix time {since}\n", std::process::id(), shown.display());
+        let text = format!(
+            "pid {} ({program}) has it open for writing as {} since unix time {since}\n",
+            std::process::id(),
+            shown.display()
+        );
         self.file.set_len(0)?;
         self.file.rewind()?;
         self.file.write_all(text.as_bytes())
@@ -84,9 +92,14 @@ fn locked(dir: &Path, shown: &Path, file: &File) -> Error {
     let holder = match text {
         "" => "another open holds it for writing".to_string(),
         t if t.starts_with(&this_process) => {
-            format!("{t} — this very process: another Store handle, another class loader, or another spelling of the path")
+            format!(
+                "{t} — this very process: another Store handle, another class loader, or another spelling of the path"
+            )
         }
         t => t.to_string(),
     };
-    Error::Locked { path: shown.to_path_buf(), detail: format!("{holder} (lock file {})", canonical.join(LOCK_FILE).display()) }
+    Error::Locked {
+        path: shown.to_path_buf(),
+        detail: format!("{holder} (lock file {})", canonical.join(LOCK_FILE).display()),
+    }
 }

@@ -79,7 +79,12 @@ mod tests {
     }
 
     fn set_len(dir: &Path, bytes: u64) {
-        std::fs::OpenOptions::new().write(true).open(dir.join("MANIFEST-000012")).unwrap().set_len(bytes).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join("MANIFEST-000012"))
+            .unwrap()
+            .set_len(bytes)
+            .unwrap();
     }
 
     #[test]
@@ -88,7 +93,10 @@ mod tests {
         remember(dir.path());
         set_len(dir.path(), 2048);
         let why = shortened(dir.path()).expect("shorter than recorded");
-        assert!(why.contains("MANIFEST-000012 holds 2048 bytes, yet it held 4096"), "{why}");
+        assert!(
+            why.contains("MANIFEST-000012 holds 2048 bytes, yet it held 4096"),
+            "{why}"
+        );
         set_len(dir.path(), 0);
         assert!(shortened(dir.path()).is_some(), "emptied");
     }
@@ -107,7 +115,15 @@ mod tests {
         let dir = store_dir(10);
         assert_eq!(shortened(dir.path()), None, "no record");
         let record = dir.path().join(MANIFEST_RECORD_FILE);
-        for text in ["MANIFEST-000011 999999\n", "", "MANIFEST-0000", "MANIFEST-000012 ", "MANIFEST-000012 12x\n", "\0\0\0\0\0\0", "MANIFEST-000012 -5\n"] {
+        for text in [
+            "MANIFEST-000011 999999\n",
+            "",
+            "MANIFEST-0000",
+            "MANIFEST-000012 ",
+            "MANIFEST-000012 12x\n",
+            "\0\0\0\0\0\0",
+            "MANIFEST-000012 -5\n",
+        ] {
             std::fs::write(&record, text).unwrap();
             assert_eq!(shortened(dir.path()), None, "record {text:?}");
         }

@@ -7,14 +7,29 @@ use crate::maps::{self, MapId};
 use crate::shared::{DbRef, Shared};
 
 /// `key`'s value in the store (map `id`; `None` when the map does not exist).
-pub(crate) fn stored_value(store: &Shared, db: &DbRef<'_>, id: Option<MapId>, map: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+pub(crate) fn stored_value(
+    store: &Shared,
+    db: &DbRef<'_>,
+    id: Option<MapId>,
+    map: &str,
+    key: &[u8],
+) -> Result<Option<Vec<u8>>> {
     with_stored_value(store, db, id, map, key, |v| v.map(<[u8]>::to_vec))
 }
 
 /// `read` of `key`'s value in the store (map `id`; `None` when the map does not exist or has no
 /// such key): from the map cache when it holds it, else from RocksDB (then kept when it may be).
-pub(crate) fn with_stored_value<R>(store: &Shared, db: &DbRef<'_>, id: Option<MapId>, map: &str, key: &[u8], read: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
-    let (Some(id), Some(cf)) = (id, db.maps_cf()) else { return Ok(read(None)) };
+pub(crate) fn with_stored_value<R>(
+    store: &Shared,
+    db: &DbRef<'_>,
+    id: Option<MapId>,
+    map: &str,
+    key: &[u8],
+    read: impl FnOnce(Option<&[u8]>) -> R,
+) -> Result<R> {
+    let (Some(id), Some(cf)) = (id, db.maps_cf()) else {
+        return Ok(read(None));
+    };
     let full = maps::map_key(id, key);
     let cache = store.map_cache();
     let fill = match cache.lookup(&full) {
@@ -30,7 +45,14 @@ pub(crate) fn with_stored_value<R>(store: &Shared, db: &DbRef<'_>, id: Option<Ma
 
 /// The stored values of `keys` in map `id`: those in the map cache from it, the others read in
 /// one batched lookup (and kept when they may be).
-pub(crate) fn stored_values(store: &Shared, db: &rocksdb::DB, cf: &rocksdb::ColumnFamily, id: MapId, keys: &[Vec<u8>], map: &str) -> Result<Vec<Option<Vec<u8>>>> {
+pub(crate) fn stored_values(
+    store: &Shared,
+    db: &rocksdb::DB,
+    cf: &rocksdb::ColumnFamily,
+    id: MapId,
+    keys: &[Vec<u8>],
+    map: &str,
+) -> Result<Vec<Option<Vec<u8>>>> {
     let cache = store.map_cache();
     let full: Vec<Vec<u8>> = keys.iter().map(|k| maps::map_key(id, k)).collect();
     let mut out: Vec<Option<Vec<u8>>> = vec![None; keys.len()];

@@ -45,12 +45,18 @@ pub(crate) fn map_key(map: MapId, key: &[u8]) -> Vec<u8> {
 
 /// The keys of map `map` in the maps family: `[start, end)` (`end` is `None` for the last id).
 pub(crate) fn map_range(map: MapId) -> (Vec<u8>, Option<Vec<u8>>) {
-    (map.to_be_bytes().to_vec(), map.checked_add(1).map(|next| next.to_be_bytes().to_vec()))
+    (
+        map.to_be_bytes().to_vec(),
+        map.checked_add(1).map(|next| next.to_be_bytes().to_vec()),
+    )
 }
 
 pub(crate) fn validate_map_key(key: &[u8]) -> Result<()> {
     if key.is_empty() || key.len() > MAX_MAP_KEY_BYTES {
-        return Err(Error::InvalidArgument(format!("map key of {} bytes is outside 1..={MAX_MAP_KEY_BYTES}", key.len())));
+        return Err(Error::InvalidArgument(format!(
+            "map key of {} bytes is outside 1..={MAX_MAP_KEY_BYTES}",
+            key.len()
+        )));
     }
     Ok(())
 }
@@ -60,7 +66,10 @@ pub(crate) fn validate_map_name(name: &str) -> Result<()> {
         return Err(Error::InvalidArgument("map name is empty".into()));
     }
     if name.len() > MAX_MAP_NAME_BYTES {
-        return Err(Error::InvalidArgument(format!("map name is {} bytes long; at most {MAX_MAP_NAME_BYTES} are allowed", name.len())));
+        return Err(Error::InvalidArgument(format!(
+            "map name is {} bytes long; at most {MAX_MAP_NAME_BYTES} are allowed",
+            name.len()
+        )));
     }
     Ok(())
 }
@@ -68,7 +77,11 @@ pub(crate) fn validate_map_name(name: &str) -> Result<()> {
 /// A counter's value, or the error naming where a value that is not one was found.
 pub(crate) fn decode_counter(v: &[u8], map: &str, key: &[u8]) -> Result<i64> {
     let bytes: [u8; COUNTER_BYTES] = v.try_into().map_err(|_| {
-        Error::InvalidArgument(format!("map '{map}' key {}: a value of {} bytes is not a counter ({COUNTER_BYTES} bytes)", show_key(key), v.len()))
+        Error::InvalidArgument(format!(
+            "map '{map}' key {}: a value of {} bytes is not a counter ({COUNTER_BYTES} bytes)",
+            show_key(key),
+            v.len()
+        ))
     })?;
     Ok(i64::from_le_bytes(bytes))
 }
@@ -98,7 +111,10 @@ pub struct KeyRange {
 impl KeyRange {
     /// Every key starting with `prefix`.
     pub fn prefix(prefix: &[u8]) -> KeyRange {
-        KeyRange { from: Some(prefix.to_vec()), to: prefix_end(prefix) }
+        KeyRange {
+            from: Some(prefix.to_vec()),
+            to: prefix_end(prefix),
+        }
     }
 
     pub(crate) fn contains(&self, key: &[u8]) -> bool {
@@ -124,11 +140,26 @@ mod tests {
 
     #[test]
     fn map_keys_sort_by_map_then_key_and_ranges_bound_one_map() {
-        let mut keys = vec![map_key(2, b"a"), map_key(1, b"b"), map_key(1, b"a"), map_key(1, &[0xFF, 0xFF])];
+        let mut keys = vec![
+            map_key(2, b"a"),
+            map_key(1, b"b"),
+            map_key(1, b"a"),
+            map_key(1, &[0xFF, 0xFF]),
+        ];
         keys.sort();
-        assert_eq!(keys, vec![map_key(1, b"a"), map_key(1, b"b"), map_key(1, &[0xFF, 0xFF]), map_key(2, b"a")]);
+        assert_eq!(
+            keys,
+            vec![
+                map_key(1, b"a"),
+                map_key(1, b"b"),
+                map_key(1, &[0xFF, 0xFF]),
+                map_key(2, b"a")
+            ]
+        );
         let (start, end) = map_range(1);
-        assert!(keys[..3].iter().all(|k| k.as_slice() >= start.as_slice() && k.as_slice() < end.as_deref().unwrap()));
+        assert!(keys[..3]
+            .iter()
+            .all(|k| k.as_slice() >= start.as_slice() && k.as_slice() < end.as_deref().unwrap()));
         assert!(keys[3].as_slice() >= end.as_deref().unwrap());
         assert_eq!(map_range(MapId::MAX).1, None);
     }
@@ -149,7 +180,9 @@ mod tests {
         assert_eq!(MAX_MAP_NAME_BYTES, crate::keys::MAX_QUEUE_NAME_BYTES);
         assert_eq!(validate_map_name("").unwrap_err().to_string(), "map name is empty");
         assert!(validate_map_name(&"m".repeat(MAX_MAP_NAME_BYTES)).is_ok());
-        let e = validate_map_name(&"m".repeat(MAX_MAP_NAME_BYTES + 1)).unwrap_err().to_string();
+        let e = validate_map_name(&"m".repeat(MAX_MAP_NAME_BYTES + 1))
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("map name is 1025 bytes long"), "{e}");
     }
 

@@ -25,7 +25,9 @@ pub(crate) struct ObjectReads<'a> {
 impl<'a> ObjectReads<'a> {
     /// Reads that see `writes` (encoded in `batch`) before the store.
     pub fn with_own(writes: &'a IdMap<Uuid, ObjectWrite>, batch: &'a BatchRep) -> ObjectReads<'a> {
-        ObjectReads { own: Some((writes, batch)) }
+        ObjectReads {
+            own: Some((writes, batch)),
+        }
     }
 
     /// Reads of what is committed.
@@ -45,7 +47,13 @@ impl<'a> ObjectReads<'a> {
     /// Object `id` as this transaction sees it (its own writes first), reduced by `keep` to
     /// what the caller needs; `None` when there is no such object. A committed one is read
     /// through `cache` when given (see `ObjectCache` for which reads do).
-    fn read_object<T>(&self, db: &DbRef<'_>, cache: ObjectCache<'_>, id: Uuid, keep: impl Fn(&[u8]) -> Result<T>) -> Result<Option<T>> {
+    fn read_object<T>(
+        &self,
+        db: &DbRef<'_>,
+        cache: ObjectCache<'_>,
+        id: Uuid,
+        keep: impl Fn(&[u8]) -> Result<T>,
+    ) -> Result<Option<T>> {
         if let Some(own) = self.own_value(&id) {
             return own.map(keep).transpose();
         }
@@ -53,7 +61,10 @@ impl<'a> ObjectReads<'a> {
             Ok(hit) => return keep(hit.value()).map(Some),
             Err(fill) => fill,
         };
-        let v = db.db().get_pinned_cf(db.cf(CF_OBJECTS), id.as_bytes()).context(|| format!("reading object {id}"))?;
+        let v = db
+            .db()
+            .get_pinned_cf(db.cf(CF_OBJECTS), id.as_bytes())
+            .context(|| format!("reading object {id}"))?;
         keep_object(cache, fill, &id, v.as_deref());
         v.map(|v| keep(&v)).transpose()
     }
@@ -64,12 +75,21 @@ impl<'a> ObjectReads<'a> {
 
     /// Object `id`'s ownership and payload bytes as stored. The flag byte and the value's
     /// length are enough: a compressed payload is not decompressed for this.
-    pub fn stored_object_of(&self, db: &DbRef<'_>, cache: ObjectCache<'_>, id: Uuid) -> Result<Option<(Ownership, u32)>> {
-        self.read_object(db, cache, id, |v| keys::decode_object_value(v).map(|(own, _, body)| (own, body.len() as u32)))
+    pub fn stored_object_of(
+        &self,
+        db: &DbRef<'_>,
+        cache: ObjectCache<'_>,
+        id: Uuid,
+    ) -> Result<Option<(Ownership, u32)>> {
+        self.read_object(db, cache, id, |v| {
+            keys::decode_object_value(v).map(|(own, _, body)| (own, body.len() as u32))
+        })
     }
 
     pub fn payload_of(&self, db: &DbRef<'_>, cache: ObjectCache<'_>, id: Uuid) -> Result<Option<Vec<u8>>> {
-        self.read_object(db, cache, id, |v| keys::object_payload(v).map(|(_, payload)| payload.into_owned()))
+        self.read_object(db, cache, id, |v| {
+            keys::object_payload(v).map(|(_, payload)| payload.into_owned())
+        })
     }
 
     /// Payloads of `ids` in order, like `payload_of` each: those `cache` holds from it, the
@@ -81,13 +101,19 @@ impl<'a> ObjectReads<'a> {
     /// `read_payloads` with each object's ownership (what a poll needs to know whether the
     /// owned entry it consumes still owns its object).
     pub fn read_owned_payloads(&self, db: &DbRef<'_>, ids: &[Uuid]) -> Result<Vec<Option<OwnedPayload>>> {
-        self.read_objects(db, None, ids, |v| keys::object_payload(v).map(|(own, p)| (own, p.into_owned())))
+        self.read_objects(db, None, ids, |v| {
+            keys::object_payload(v).map(|(own, p)| (own, p.into_owned()))
+        })
     }
 
     /// The payloads of committed `entries` in order, with each object's ownership (what a poll
     /// needs): inline ones from the entry, the others in one batched read of their objects.
     pub fn read_entry_payloads(&self, db: &DbRef<'_>, entries: &[Entry]) -> Result<Vec<Option<OwnedPayload>>> {
-        self.merge_inline(entries, |ids| self.read_owned_payloads(db, ids), |payload| (Ownership::Owned, payload))
+        self.merge_inline(
+            entries,
+            |ids| self.read_owned_payloads(db, ids),
+            |payload| (Ownership::Owned, payload),
+        )
     }
 
     /// `read_entry_payloads` without the ownership (what a peek needs).
@@ -120,7 +146,13 @@ impl<'a> ObjectReads<'a> {
             .collect()
     }
 
-    fn read_objects<T>(&self, db: &DbRef<'_>, cache: ObjectCache<'_>, ids: &[Uuid], payload: impl Fn(&[u8]) -> Result<T>) -> Result<Vec<Option<T>>> {
+    fn read_objects<T>(
+        &self,
+        db: &DbRef<'_>,
+        cache: ObjectCache<'_>,
+        ids: &[Uuid],
+        payload: impl Fn(&[u8]) -> Result<T>,
+    ) -> Result<Vec<Option<T>>> {
         let mut out: Vec<Option<T>> = Vec::with_capacity(ids.len());
         let mut missed: Vec<(usize, Option<Fill>)> = Vec::new();
         for (i, id) in ids.iter().enumerate() {
@@ -151,14 +183,24 @@ impl<'a> ObjectReads<'a> {
 /// What `entries` count against a byte capacity: the size each recorded, or, for an entry
 /// written without one, its object's payload bytes as stored now (0 when it is gone).
 pub(crate) fn counted_bytes(db: &DbRef<'_>, entries: &[Entry]) -> Result<Vec<u64>> {
-    let unsized_: Vec<&[u8]> = entries.iter().filter(|e| e.bytes.is_none()).map(|e| &e.id.as_bytes()[..]).collect();
-    let mut found = db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), unsized_, false).into_iter();
+    let unsized_: Vec<&[u8]> = entries
+        .iter()
+        .filter(|e| e.bytes.is_none())
+        .map(|e| &e.id.as_bytes()[..])
+        .collect();
+    let mut found = db
+        .db()
+        .batched_multi_get_cf(db.cf(CF_OBJECTS), unsized_, false)
+        .into_iter();
     entries
         .iter()
         .map(|e| match e.bytes {
             Some(n) => Ok(u64::from(n)),
             None => {
-                let v = found.next().expect("one result per key").context(|| format!("reading object {}", e.id))?;
+                let v = found
+                    .next()
+                    .expect("one result per key")
+                    .context(|| format!("reading object {}", e.id))?;
                 Ok(v.map_or(0, |v| v.len().saturating_sub(1) as u64))
             }
         })
@@ -169,7 +211,10 @@ pub(crate) fn counted_bytes(db: &DbRef<'_>, entries: &[Entry]) -> Result<Vec<u64
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum ObjectWrite {
     /// Encoded object value (flag byte + payload) at `at..at + len` of the batch.
-    Put { at: usize, len: usize },
+    Put {
+        at: usize,
+        len: usize,
+    },
     Delete,
 }
 

@@ -58,7 +58,10 @@ impl StoreOptions {
     /// The policy for objects created by `enqueue(queue, bytes)`.
     pub fn policy_for_queue(&self, queue: &str) -> Policy {
         match self.queue_compression.get(queue) {
-            Some(&codec) => Policy { codec, ..self.compression },
+            Some(&codec) => Policy {
+                codec,
+                ..self.compression
+            },
             None => self.compression,
         }
     }
@@ -143,4 +146,3 @@ impl StoreOptions {
         Ok(())
     }
 }
-

@@ -46,9 +46,12 @@ impl QueueConfig {
             )));
         }
         if let Some(dlq) = &self.dead_letter_queue {
-            keys::validate_queue_name(dlq).map_err(|e| Error::InvalidArgument(format!("dead-letter queue of '{queue}': {e}")))?;
+            keys::validate_queue_name(dlq)
+                .map_err(|e| Error::InvalidArgument(format!("dead-letter queue of '{queue}': {e}")))?;
             if dlq == queue {
-                return Err(Error::InvalidArgument(format!("queue '{queue}' cannot be its own dead-letter queue")));
+                return Err(Error::InvalidArgument(format!(
+                    "queue '{queue}' cannot be its own dead-letter queue"
+                )));
             }
         } else if self.max_deliveries.is_some_and(|n| n > 0) {
             keys::validate_queue_name(&default_dead_letter_queue(queue))
@@ -59,7 +62,9 @@ impl QueueConfig {
 
     /// The dead-letter queue of `queue` under these settings.
     pub fn dead_letter_queue_of(&self, queue: &str) -> String {
-        self.dead_letter_queue.clone().unwrap_or_else(|| default_dead_letter_queue(queue))
+        self.dead_letter_queue
+            .clone()
+            .unwrap_or_else(|| default_dead_letter_queue(queue))
     }
 
     pub fn is_default(&self) -> bool {
@@ -87,12 +92,17 @@ impl QueueConfig {
         let corrupt = || Error::Corrupt(format!("settings of queue '{queue}'"));
         let (&format, rest) = v.split_first().ok_or_else(corrupt)?;
         if format != FORMAT {
-            return Err(Error::Corrupt(format!("settings of queue '{queue}' are in layout {format}; this version reads layout {FORMAT}")));
+            return Err(Error::Corrupt(format!(
+                "settings of queue '{queue}' are in layout {format}; this version reads layout {FORMAT}"
+            )));
         }
         let (&has_max, rest) = rest.split_first().ok_or_else(corrupt)?;
         let (max_deliveries, rest) = match has_max {
             0 => (None, rest),
-            1 if rest.len() >= 4 => (Some(u32::from_le_bytes(rest[..4].try_into().expect("4 bytes"))), &rest[4..]),
+            1 if rest.len() >= 4 => (
+                Some(u32::from_le_bytes(rest[..4].try_into().expect("4 bytes"))),
+                &rest[4..],
+            ),
             _ => return Err(corrupt()),
         };
         if rest.len() < 16 {
@@ -101,8 +111,17 @@ impl QueueConfig {
         let capacity = u64::from_le_bytes(rest[..8].try_into().expect("8 bytes"));
         let capacity_bytes = u64::from_le_bytes(rest[8..16].try_into().expect("8 bytes"));
         let name = &rest[16..];
-        let dead_letter_queue = if name.is_empty() { None } else { Some(String::from_utf8(name.to_vec()).map_err(|_| corrupt())?) };
-        Ok(QueueConfig { max_deliveries, dead_letter_queue, capacity, capacity_bytes })
+        let dead_letter_queue = if name.is_empty() {
+            None
+        } else {
+            Some(String::from_utf8(name.to_vec()).map_err(|_| corrupt())?)
+        };
+        Ok(QueueConfig {
+            max_deliveries,
+            dead_letter_queue,
+            capacity,
+            capacity_bytes,
+        })
     }
 }
 
@@ -118,16 +137,32 @@ mod tests {
     fn settings_round_trip_and_garbage_is_refused() {
         for c in [
             QueueConfig::default(),
-            QueueConfig { max_deliveries: Some(0), dead_letter_queue: None, capacity: 1, capacity_bytes: 0 },
-            QueueConfig { max_deliveries: Some(u32::MAX), dead_letter_queue: Some("poison €".into()), capacity: MAX_CAPACITY, capacity_bytes: 7 },
+            QueueConfig {
+                max_deliveries: Some(0),
+                dead_letter_queue: None,
+                capacity: 1,
+                capacity_bytes: 0,
+            },
+            QueueConfig {
+                max_deliveries: Some(u32::MAX),
+                dead_letter_queue: Some("poison €".into()),
+                capacity: MAX_CAPACITY,
+                capacity_bytes: 7,
+            },
         ] {
             assert_eq!(QueueConfig::decode(&c.encode(), "q").unwrap(), c);
         }
         assert!(QueueConfig::decode(&[], "q").is_err());
-        assert!(QueueConfig::decode(&[2, 0, 0, 0, 0, 0, 0, 0, 0, 0], "q").unwrap_err().to_string().contains("layout 2"));
+        assert!(QueueConfig::decode(&[2, 0, 0, 0, 0, 0, 0, 0, 0, 0], "q")
+            .unwrap_err()
+            .to_string()
+            .contains("layout 2"));
         assert!(QueueConfig::decode(&[1, 1, 5], "q").is_err());
         assert!(QueueConfig::decode(&[1, 0, 1, 2], "q").is_err());
-        assert!(QueueConfig::decode(&[1, 0, 0, 0, 0, 0, 0, 0, 0, 0], "q").is_err(), "no byte capacity");
+        assert!(
+            QueueConfig::decode(&[1, 0, 0, 0, 0, 0, 0, 0, 0, 0], "q").is_err(),
+            "no byte capacity"
+        );
     }
 
     #[test]
@@ -135,16 +170,55 @@ mod tests {
         let default = QueueConfig::default();
         assert_eq!(default.dead_letter_queue_of("in"), "in.dead");
         assert_eq!(default.effective_max_deliveries(3), 3);
-        assert_eq!(QueueConfig { max_deliveries: Some(0), ..default.clone() }.effective_max_deliveries(3), 0);
-        let own = QueueConfig { dead_letter_queue: Some("in".into()), ..default.clone() };
-        assert!(own.validate("in").unwrap_err().to_string().contains("its own dead-letter queue"));
-        let too_big = QueueConfig { capacity: MAX_CAPACITY + 1, ..default.clone() };
+        assert_eq!(
+            QueueConfig {
+                max_deliveries: Some(0),
+                ..default.clone()
+            }
+            .effective_max_deliveries(3),
+            0
+        );
+        let own = QueueConfig {
+            dead_letter_queue: Some("in".into()),
+            ..default.clone()
+        };
+        assert!(own
+            .validate("in")
+            .unwrap_err()
+            .to_string()
+            .contains("its own dead-letter queue"));
+        let too_big = QueueConfig {
+            capacity: MAX_CAPACITY + 1,
+            ..default.clone()
+        };
         assert!(too_big.validate("in").is_err());
-        assert!(QueueConfig { capacity_bytes: u64::MAX, ..default.clone() }.validate("in").is_err());
+        assert!(QueueConfig {
+            capacity_bytes: u64::MAX,
+            ..default.clone()
+        }
+        .validate("in")
+        .is_err());
         let long = "x".repeat(keys::MAX_QUEUE_NAME_BYTES);
-        let limited = QueueConfig { max_deliveries: Some(2), ..default.clone() };
-        assert!(limited.validate(&long).unwrap_err().to_string().contains("named explicitly"));
-        assert!(QueueConfig { dead_letter_queue: Some("short".into()), ..limited }.validate(&long).is_ok());
-        assert!(QueueConfig { dead_letter_queue: Some(String::new()), ..default }.validate("in").is_err());
+        let limited = QueueConfig {
+            max_deliveries: Some(2),
+            ..default.clone()
+        };
+        assert!(limited
+            .validate(&long)
+            .unwrap_err()
+            .to_string()
+            .contains("named explicitly"));
+        assert!(QueueConfig {
+            dead_letter_queue: Some("short".into()),
+            ..limited
+        }
+        .validate(&long)
+        .is_ok());
+        assert!(QueueConfig {
+            dead_letter_queue: Some(String::new()),
+            ..default
+        }
+        .validate("in")
+        .is_err());
     }
 }

@@ -163,7 +163,11 @@ impl Drop for WriteMarks {
 impl ReadCache {
     /// A cache of at most `capacity` bytes (below `MIN_CAPACITY_BYTES`: keeps nothing).
     pub fn new(capacity: usize) -> ReadCache {
-        let shard = if capacity < MIN_CAPACITY_BYTES { 0 } else { capacity / SHARDS };
+        let shard = if capacity < MIN_CAPACITY_BYTES {
+            0
+        } else {
+            capacity / SHARDS
+        };
         let doorkeeper_bits = (shard / 8).next_power_of_two().clamp(1 << 10, 1 << 24);
         ReadCache {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
@@ -193,7 +197,10 @@ impl ReadCache {
         let mut s = self.shard(hash).lock();
         if let Some(e) = s.index.get_mut(&hash).filter(|e| e.key() == key) {
             e.referenced = true;
-            let hit = Hit { data: e.data.clone(), key_len: key.len() };
+            let hit = Hit {
+                data: e.data.clone(),
+                key_len: key.len(),
+            };
             s.hits += 1;
             return Ok(hit);
         }
@@ -201,7 +208,10 @@ impl ReadCache {
         if s.being_written.contains_key(&hash) || (s.full && !s.admits(hash, self.doorkeeper_bits)) {
             return Err(None);
         }
-        Err(Some(Fill { hash, writes_ended: s.writes_ended }))
+        Err(Some(Fill {
+            hash,
+            writes_ended: s.writes_ended,
+        }))
     }
 
     /// Keeps `value` (`None`: the key is absent, which is not kept) read for `key` after the
@@ -213,9 +223,17 @@ impl ReadCache {
         }
         // Its bit set: an eviction moves the ring's last entry into the hand's slot, so a new
         // entry (pushed last) would otherwise be the first the hand takes.
-        let entry = Entry { data: [key, value].concat().into(), key_len: key.len() as u32, ring_at: 0, referenced: true };
+        let entry = Entry {
+            data: [key, value].concat().into(),
+            key_len: key.len() as u32,
+            ring_at: 0,
+            referenced: true,
+        };
         let mut s = self.shard(fill.hash).lock();
-        if s.writes_ended != fill.writes_ended || s.being_written.contains_key(&fill.hash) || s.index.contains_key(&fill.hash) {
+        if s.writes_ended != fill.writes_ended
+            || s.being_written.contains_key(&fill.hash)
+            || s.index.contains_key(&fill.hash)
+        {
             return;
         }
         while s.bytes + entry.charge() > self.shard_capacity && !s.ring.is_empty() {
@@ -242,7 +260,10 @@ impl ReadCache {
             *s.being_written.entry(hash).or_insert(0) += 1;
             hashes.push(hash);
         }
-        WriteMarks { cache: (!hashes.is_empty()).then(|| self.clone()), hashes }
+        WriteMarks {
+            cache: (!hashes.is_empty()).then(|| self.clone()),
+            hashes,
+        }
     }
 
     /// Unmarks the keys hashed `hashes` once the commit that `begin_writes` marked them for is
@@ -267,7 +288,11 @@ impl ReadCache {
         self.shards.iter().fold(CacheCounts::default(), |c, s| {
             let s = s.lock();
             let doorkeeper = s.doorkeeper.len() * 8;
-            CacheCounts { hits: c.hits + s.hits, misses: c.misses + s.misses, bytes: c.bytes + s.bytes + doorkeeper }
+            CacheCounts {
+                hits: c.hits + s.hits,
+                misses: c.misses + s.misses,
+                bytes: c.bytes + s.bytes + doorkeeper,
+            }
         })
     }
 }
@@ -345,7 +370,9 @@ mod tests {
 
     /// The ticket of a miss that may keep its value (the caches here have room: a first miss).
     fn admitted_miss(c: &ReadCache, key: &[u8]) -> Fill {
-        get(c, key).unwrap_err().expect("a miss in a cache with room may be kept")
+        get(c, key)
+            .unwrap_err()
+            .expect("a miss in a cache with room may be kept")
     }
 
     fn keep(c: &ReadCache, key: &[u8], value: &[u8]) {
@@ -372,7 +399,11 @@ mod tests {
         assert_eq!(get(&c, b"k").ok(), Some(b"v2".to_vec()));
         let counts = c.counts();
         assert_eq!((counts.hits, counts.misses), (2, 3));
-        assert_eq!(counts.bytes, 1 + 2 + ENTRY_OVERHEAD_BYTES, "key, value and overhead: no doorkeeper before the cache is full");
+        assert_eq!(
+            counts.bytes,
+            1 + 2 + ENTRY_OVERHEAD_BYTES,
+            "key, value and overhead: no doorkeeper before the cache is full"
+        );
     }
 
     #[test]
@@ -382,7 +413,10 @@ mod tests {
         let fill = admitted_miss(&c, b"k");
         drop(write(&c, b"k"));
         c.fill(fill, b"k", Some(b"old"));
-        assert!(get(&c, b"k").is_err(), "a value read before a write ended must not be kept");
+        assert!(
+            get(&c, b"k").is_err(),
+            "a value read before a write ended must not be kept"
+        );
         // Missed before, keeps it while the write is still landing.
         let fill = get(&c, b"k").unwrap_err().expect("may fill");
         let marks = write(&c, b"k");
@@ -417,7 +451,10 @@ mod tests {
         let fits = vec![0; c.shard_capacity / 8 - ENTRY_OVERHEAD_BYTES - 3];
         let fill = admitted_miss(&c, b"fit");
         c.fill(fill, b"fit", Some(&fits));
-        assert!(get(&c, b"fit").is_ok(), "an eighth of a shard, overhead and key included, is kept");
+        assert!(
+            get(&c, b"fit").is_ok(),
+            "an eighth of a shard, overhead and key included, is kept"
+        );
         for capacity in [0, 1, MIN_CAPACITY_BYTES - 1] {
             let off = cache(capacity);
             assert!(!off.enabled());
@@ -438,10 +475,15 @@ mod tests {
         }
         let kept = first.iter().filter(|k| get(&c, k).is_ok()).count();
         let fits = capacity / (4 + 10 + ENTRY_OVERHEAD_BYTES);
-        assert!(kept > fits / 2 && c.counts().bytes <= capacity, "{kept} kept of the {fits} that fit: a cache with room keeps a first miss");
+        assert!(
+            kept > fits / 2 && c.counts().bytes <= capacity,
+            "{kept} kept of the {fits} that fit: a cache with room keeps a first miss"
+        );
         assert!(c.shards.iter().all(|s| s.lock().full), "every shard had to evict");
         // Full now: a first miss may not be kept (but where the doorkeeper's bit is already set).
-        let fresh = (500_000u32..501_000).filter(|i| get(&c, &i.to_be_bytes()).unwrap_err().is_none()).count();
+        let fresh = (500_000u32..501_000)
+            .filter(|i| get(&c, &i.to_be_bytes()).unwrap_err().is_none())
+            .count();
         assert!(fresh > 700, "{fresh} of 1,000 first misses turned away by a full cache");
         let later: Vec<Vec<u8>> = (100_000u32..200_000).map(|i| i.to_be_bytes().to_vec()).collect();
         for k in &later {
@@ -451,11 +493,17 @@ mod tests {
         // what fits turns over (its false admissions, each pushing one out), 19,800-20,200 of
         // 38,130 here over runs (the hasher is seeded at random).
         let kept_later = later.iter().filter(|k| get(&c, k).is_ok()).count();
-        assert!(kept_later < fits * 2 / 3, "{kept_later} of the {fits} that fit kept: keys read once fill a full cache");
+        assert!(
+            kept_later < fits * 2 / 3,
+            "{kept_later} of the {fits} that fit kept: keys read once fill a full cache"
+        );
         let still = first.iter().filter(|k| get(&c, k).is_ok()).count();
         // The doorkeeper lets through the keys whose bit another key set (up to half its bits are
         // set), each pushing one out: most of what was kept stays.
-        assert!(still > kept / 3, "{still} of the {kept} kept before are still kept: keys read once push few out");
+        assert!(
+            still > kept / 3,
+            "{still} of the {kept} kept before are still kept: keys read once push few out"
+        );
         // Read a few keys twice: kept.
         for k in &later[..10] {
             keep(&c, k, &[1; 10]);
@@ -471,7 +519,10 @@ mod tests {
         }
         assert!(shard.admits(hash(0), 1024), "511 bits set: still remembered");
         assert!(!shard.admits(hash(511), 1024));
-        assert!(!shard.admits(hash(0), 1024), "cleared at the 512th bit: a first miss again");
+        assert!(
+            !shard.admits(hash(0), 1024),
+            "cleared at the 512th bit: a first miss again"
+        );
     }
 
     #[test]

@@ -28,7 +28,11 @@ pub(crate) struct Registry {
 impl Registry {
     /// An empty registry whose records start with `prefix`.
     pub fn new(prefix: &'static [u8]) -> Registry {
-        Registry { by_name: HashMap::new(), next_id: 0, prefix }
+        Registry {
+            by_name: HashMap::new(),
+            next_id: 0,
+            prefix,
+        }
     }
 
     /// The registry recorded in `db` under `prefix`; `what` names the records in errors
@@ -90,12 +94,19 @@ impl Registry {
 
 /// Calls `each(name, value)` for every `meta` record `prefix` + UTF-8 name (queue names and ids,
 /// queue settings, map names and ids), in name order, read with `ro`; `what` names them in errors.
-pub(crate) fn for_each_named(db: &DB, ro: ReadOptions, prefix: &[u8], what: &str, mut each: impl FnMut(String, &[u8]) -> Result<()>) -> Result<()> {
+pub(crate) fn for_each_named(
+    db: &DB,
+    ro: ReadOptions,
+    prefix: &[u8],
+    what: &str,
+    mut each: impl FnMut(String, &[u8]) -> Result<()>,
+) -> Result<()> {
     let mut it = db.raw_iterator_cf_opt(db.cf_handle(CF_META).expect("opened with all column families"), ro);
     it.seek(prefix);
     while let (Some(k), Some(v)) = (it.key(), it.value()) {
         let Some(name) = k.strip_prefix(prefix) else { break };
-        let name = String::from_utf8(name.to_vec()).map_err(|_| Error::Corrupt(format!("{what}: a name is not UTF-8")))?;
+        let name =
+            String::from_utf8(name.to_vec()).map_err(|_| Error::Corrupt(format!("{what}: a name is not UTF-8")))?;
         each(name, v)?;
         it.next();
     }

@@ -11,9 +11,9 @@ use parking_lot::{Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard};
 use rocksdb::{Cache, ColumnFamily, DB};
 
 use crate::batch::CfIds;
-use crate::error::{Error, Result, RocksContext};
 use crate::commit::group::GroupCommit;
 use crate::commit::lock::{CommitLock, Serial};
+use crate::error::{Error, Result, RocksContext};
 use crate::lock::StoreLock;
 use crate::metrics::{Clock, Metrics};
 use crate::options::StoreOptions;
@@ -87,7 +87,12 @@ pub(crate) struct OpenDb {
 
 impl Shared {
     pub fn new(path: PathBuf, options: StoreOptions, open: OpenDb, mut queues: Queues, map_names: Registry) -> Shared {
-        let OpenDb { db, cf_ids, cache, lock } = open;
+        let OpenDb {
+            db,
+            cf_ids,
+            cache,
+            lock,
+        } = open;
         let clock = Clock::start();
         queues.start_metrics(options.metrics, clock);
         Shared {
@@ -192,7 +197,10 @@ impl Shared {
 
     /// Payload bytes committed since open, as given and as stored.
     pub fn payload_figures(&self) -> (u64, u64) {
-        (self.payload_bytes.load(Ordering::Relaxed), self.stored_payload_bytes.load(Ordering::Relaxed))
+        (
+            self.payload_bytes.load(Ordering::Relaxed),
+            self.stored_payload_bytes.load(Ordering::Relaxed),
+        )
     }
 
     pub fn block_cache_bytes(&self) -> u64 {
@@ -227,7 +235,10 @@ impl Shared {
         if let Some(why) = self.group_commit.failure() {
             return Err(Error::Rocks {
                 status: rocksdb::ErrorKind::IOError,
-                context: format!("store at {} refuses writes after a failed write; reopen it", self.path.display()),
+                context: format!(
+                    "store at {} refuses writes after a failed write; reopen it",
+                    self.path.display()
+                ),
                 message: why.to_string(),
             });
         }
@@ -247,7 +258,9 @@ impl Shared {
         // closing sync would only fail again, and closing is what the user is told to do next.
         let synced = match &db {
             Some(db) if !self.options.read_only && self.group_commit.failure().is_none() => {
-                let synced = db.flush_wal(true).context(|| format!("syncing {} at close", self.path.display()));
+                let synced = db
+                    .flush_wal(true)
+                    .context(|| format!("syncing {} at close", self.path.display()));
                 if synced.is_ok() {
                     flush_memtables(db);
                 }
@@ -258,7 +271,10 @@ impl Shared {
         let was_writer = db.is_some() && !self.options.read_only;
         // Nothing writes after this (the handle is taken), and a flush finishing meanwhile only
         // raises the number, so every log below it stays unneeded.
-        let first_log_needed = db.as_ref().filter(|_| was_writer).and_then(|db| db.property_int_value("rocksdb.min-log-number-to-keep").ok().flatten());
+        let first_log_needed = db
+            .as_ref()
+            .filter(|_| was_writer)
+            .and_then(|db| db.property_int_value("rocksdb.min-log-number-to-keep").ok().flatten());
         drop(db);
         if was_writer {
             crate::manifest_record::remember(&self.path);
@@ -276,7 +292,10 @@ impl Shared {
 
 /// `DbRef::families` of a database.
 fn families(db: &DB) -> Vec<&ColumnFamily> {
-    let mut out: Vec<&ColumnFamily> = crate::keys::ALL_CFS.iter().map(|name| db.cf_handle(name).expect("column families are checked at open")).collect();
+    let mut out: Vec<&ColumnFamily> = crate::keys::ALL_CFS
+        .iter()
+        .map(|name| db.cf_handle(name).expect("column families are checked at open"))
+        .collect();
     out.extend(db.cf_handle(crate::keys::CF_MAPS));
     out
 }
@@ -293,7 +312,14 @@ pub(crate) const FLUSH_AT_CLOSE_BYTES: u64 = 1 << 20;
 /// its syncs and a MANIFEST write: about 3 ms), so the log is left to be replayed.
 fn flush_memtables(db: &DB) {
     let families = families(db);
-    let held: u64 = families.iter().filter_map(|cf| db.property_int_value_cf(*cf, "rocksdb.cur-size-all-mem-tables").ok().flatten()).sum();
+    let held: u64 = families
+        .iter()
+        .filter_map(|cf| {
+            db.property_int_value_cf(*cf, "rocksdb.cur-size-all-mem-tables")
+                .ok()
+                .flatten()
+        })
+        .sum();
     if held < FLUSH_AT_CLOSE_BYTES {
         return;
     }

@@ -8,11 +8,21 @@ use std::time::Duration;
 use rockcask_core::{Error, QueueConfig, Store, StoreOptions};
 
 fn open(dir: &std::path::Path) -> Store {
-    Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+    Store::open(
+        dir,
+        StoreOptions {
+            sync_on_commit: false,
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 fn bounded(capacity: u64) -> QueueConfig {
-    QueueConfig { capacity, ..QueueConfig::default() }
+    QueueConfig {
+        capacity,
+        ..QueueConfig::default()
+    }
 }
 
 #[test]
@@ -25,7 +35,10 @@ fn a_commit_over_capacity_is_refused_and_leaves_the_transaction_open() {
         tx.enqueue("q", &[i]).unwrap();
     }
     let full = tx.commit().unwrap_err();
-    assert!(matches!(full, Error::QueueFull { ref queue, capacity: 3, depth: 0, adding: 4, unit: "entries" } if queue == "q"), "{full}");
+    assert!(
+        matches!(full, Error::QueueFull { ref queue, capacity: 3, depth: 0, adding: 4, unit: "entries" } if queue == "q"),
+        "{full}"
+    );
     assert!(full.to_string().contains("queue 'q' is full"), "{full}");
     assert!(tx.is_open());
     assert_eq!(tx.poll("q", 1).unwrap().len(), 1, "its own enqueue, taken back");
@@ -63,7 +76,10 @@ fn a_waiting_commit_resumes_when_a_consumer_makes_room() {
     tx.commit().unwrap();
     let mut timed_out = store.begin().unwrap();
     timed_out.enqueue("q", b"late").unwrap();
-    assert!(matches!(timed_out.commit_waiting(Duration::from_millis(50)), Err(Error::QueueFull { .. })));
+    assert!(matches!(
+        timed_out.commit_waiting(Duration::from_millis(50)),
+        Err(Error::QueueFull { .. })
+    ));
     assert!(timed_out.is_open());
     timed_out.rollback().unwrap();
 
@@ -118,7 +134,10 @@ fn concurrent_producers_never_push_a_queue_past_its_capacity() {
     for p in producers {
         p.join().unwrap();
     }
-    assert!(most <= CAPACITY, "the queue held {most} entries, over its capacity of {CAPACITY}");
+    assert!(
+        most <= CAPACITY,
+        "the queue held {most} entries, over its capacity of {CAPACITY}"
+    );
     assert_eq!(store.queue_size("q").unwrap(), 0);
 }
 
@@ -145,7 +164,10 @@ fn capacity_counts_moves_and_holds_for_queues_created_by_the_commit() {
 }
 
 fn bounded_bytes(capacity_bytes: u64) -> QueueConfig {
-    QueueConfig { capacity_bytes, ..QueueConfig::default() }
+    QueueConfig {
+        capacity_bytes,
+        ..QueueConfig::default()
+    }
 }
 
 #[test]
@@ -160,8 +182,23 @@ fn a_byte_capacity_bounds_the_payload_bytes_and_consuming_frees_them() {
     let mut tx = store.begin().unwrap();
     tx.enqueue("q", &[1]).unwrap();
     let full = tx.commit().unwrap_err();
-    assert!(matches!(full, Error::QueueFull { capacity: 100, depth: 100, adding: 1, .. }), "{full}");
-    assert!(full.to_string().contains("holds 100 of its 100 payload bytes and this commit adds 1"), "{full}");
+    assert!(
+        matches!(
+            full,
+            Error::QueueFull {
+                capacity: 100,
+                depth: 100,
+                adding: 1,
+                ..
+            }
+        ),
+        "{full}"
+    );
+    assert!(
+        full.to_string()
+            .contains("holds 100 of its 100 payload bytes and this commit adds 1"),
+        "{full}"
+    );
     // Taking the 60-byte one in the same commit makes room.
     assert_eq!(tx.poll("q", 1).unwrap()[0].payload.as_ref().unwrap().len(), 60);
     tx.enqueue("q", &[2; 59]).unwrap();
@@ -194,11 +231,25 @@ fn a_byte_capacity_set_on_a_queue_with_entries_counts_them_and_moves_count_what_
     // An entry by id counts its object's size; so does a moved one.
     let mut tx = store.begin().unwrap();
     tx.enqueue_id("dst", id).unwrap();
-    assert!(matches!(tx.commit(), Err(Error::QueueFull { depth: 30, adding: 30, .. })));
+    assert!(matches!(
+        tx.commit(),
+        Err(Error::QueueFull {
+            depth: 30,
+            adding: 30,
+            ..
+        })
+    ));
     tx.rollback().unwrap();
     let mut tx = store.begin().unwrap();
     tx.move_queue("src", "dst").unwrap();
-    assert!(matches!(tx.commit(), Err(Error::QueueFull { depth: 30, adding: 30, .. })));
+    assert!(matches!(
+        tx.commit(),
+        Err(Error::QueueFull {
+            depth: 30,
+            adding: 30,
+            ..
+        })
+    ));
     tx.rollback().unwrap();
     store.configure_queue("dst", bounded_bytes(60)).unwrap();
     let mut tx = store.begin().unwrap();
@@ -213,14 +264,28 @@ fn a_byte_capacity_set_on_a_queue_with_entries_counts_them_and_moves_count_what_
     store.configure_queue("dst", bounded_bytes(561)).unwrap();
     let mut tx = store.begin().unwrap();
     tx.enqueue("dst", &[0; 2]).unwrap();
-    assert!(matches!(tx.commit(), Err(Error::QueueFull { depth: 560, adding: 2, .. })));
+    assert!(matches!(
+        tx.commit(),
+        Err(Error::QueueFull {
+            depth: 560,
+            adding: 2,
+            ..
+        })
+    ));
 }
 
 #[test]
 fn compressed_payloads_count_the_bytes_they_take_on_disk() {
     use rockcask_core::compress::{Compression, Policy};
     let dir = tempfile::tempdir().unwrap();
-    let options = StoreOptions { sync_on_commit: false, compression: Policy { codec: Compression::Zstd, threshold: 0 }, ..StoreOptions::default() };
+    let options = StoreOptions {
+        sync_on_commit: false,
+        compression: Policy {
+            codec: Compression::Zstd,
+            threshold: 0,
+        },
+        ..StoreOptions::default()
+    };
     let store = Store::open(dir.path(), options).unwrap();
     store.configure_queue("q", bounded_bytes(1000)).unwrap();
     let mut tx = store.begin().unwrap();
@@ -240,16 +305,38 @@ fn entries_imported_from_a_snapshot_count_their_objects_bytes() {
     tx.enqueue("q", &[2; 20]).unwrap();
     tx.commit().unwrap();
     let file = dir.path().join("s.snap");
-    let export = ExportOptions { workers: 1, ..ExportOptions::default() };
+    let export = ExportOptions {
+        workers: 1,
+        ..ExportOptions::default()
+    };
     store.export_to(&file, &export, &mut no_progress()).unwrap();
     let imported = dir.path().join("b");
-    let options = StoreOptions { sync_on_commit: false, ..StoreOptions::default() };
-    snapshot::import_store(&file, &imported, &ImportOptions { workers: 1, store: options }, &mut no_progress()).unwrap();
+    let options = StoreOptions {
+        sync_on_commit: false,
+        ..StoreOptions::default()
+    };
+    snapshot::import_store(
+        &file,
+        &imported,
+        &ImportOptions {
+            workers: 1,
+            store: options,
+        },
+        &mut no_progress(),
+    )
+    .unwrap();
     let store = open(&imported);
     store.configure_queue("q", bounded_bytes(100)).unwrap();
     let mut tx = store.begin().unwrap();
     tx.enqueue("q", &[3; 11]).unwrap();
-    assert!(matches!(tx.commit(), Err(Error::QueueFull { depth: 90, adding: 11, .. })));
+    assert!(matches!(
+        tx.commit(),
+        Err(Error::QueueFull {
+            depth: 90,
+            adding: 11,
+            ..
+        })
+    ));
     assert_eq!(tx.poll("q", 1).unwrap()[0].payload.as_ref().unwrap().len(), 70);
     tx.commit().unwrap();
 }

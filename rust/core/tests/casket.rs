@@ -8,8 +8,8 @@ use std::time::Duration;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 use rockcask_core::casket::{
-    appended_len, report_comparison_failure, Casket, CasketOptions, CursorPut, Ecode, KeyOrder, Kind, LockMode, PutMode, Range,
-    FSIZ_HEADER, FSIZ_RECORD, MAX_VALUE_LEN,
+    appended_len, report_comparison_failure, Casket, CasketOptions, CursorPut, Ecode, KeyOrder, Kind, LockMode,
+    PutMode, Range, FSIZ_HEADER, FSIZ_RECORD, MAX_VALUE_LEN,
 };
 
 fn writer(path: &Path) -> Casket {
@@ -40,9 +40,15 @@ fn duplicates_keep_insertion_order_and_first_value_rules() {
     for v in [&b"1"[..], b"2", b"3"] {
         c.put(b"k", v, PutMode::Dup).unwrap();
     }
-    assert_eq!(c.get_list(b"k").unwrap(), vec![b"1".to_vec(), b"2".to_vec(), b"3".to_vec()]);
+    assert_eq!(
+        c.get_list(b"k").unwrap(),
+        vec![b"1".to_vec(), b"2".to_vec(), b"3".to_vec()]
+    );
     c.put(b"k", b"one", PutMode::Over).unwrap();
-    assert_eq!(c.get_list(b"k").unwrap(), vec![b"one".to_vec(), b"2".to_vec(), b"3".to_vec()]);
+    assert_eq!(
+        c.get_list(b"k").unwrap(),
+        vec![b"one".to_vec(), b"2".to_vec(), b"3".to_vec()]
+    );
     assert_eq!(c.vnum(b"k").unwrap(), 3);
     assert_eq!(c.rnum().unwrap(), 3);
     c.out(b"k").unwrap();
@@ -101,11 +107,29 @@ fn range_and_fwmkeys_return_distinct_keys_in_order_within_bounds() {
         c.put(k.as_bytes(), b"v", PutMode::Dup).unwrap();
     }
     let keys = |v: Vec<Vec<u8>>| v.into_iter().map(|k| String::from_utf8(k).unwrap()).collect::<Vec<_>>();
-    let all = Range { begin: None, begin_inclusive: true, end: None, end_inclusive: true, max: -1 };
+    let all = Range {
+        begin: None,
+        begin_inclusive: true,
+        end: None,
+        end_inclusive: true,
+        max: -1,
+    };
     assert_eq!(keys(c.range(&all).unwrap()), ["a", "ab", "abc", "b", "c"]);
-    let r = Range { begin: Some(b"ab"), begin_inclusive: false, end: Some(b"c"), end_inclusive: false, max: -1 };
+    let r = Range {
+        begin: Some(b"ab"),
+        begin_inclusive: false,
+        end: Some(b"c"),
+        end_inclusive: false,
+        max: -1,
+    };
     assert_eq!(keys(c.range(&r).unwrap()), ["abc", "b"]);
-    let r = Range { begin: Some(b"a"), begin_inclusive: true, end: Some(b"b"), end_inclusive: true, max: 2 };
+    let r = Range {
+        begin: Some(b"a"),
+        begin_inclusive: true,
+        end: Some(b"b"),
+        end_inclusive: true,
+        max: 2,
+    };
     assert_eq!(keys(c.range(&r).unwrap()), ["a", "ab"]);
     assert_eq!(keys(c.fwmkeys(b"ab", -1).unwrap()), ["ab", "abc"]);
     assert_eq!(keys(c.fwmkeys(b"", 3).unwrap()), ["a", "ab", "abc"]);
@@ -120,8 +144,17 @@ fn built_in_and_external_orders_sort_keys_and_are_checked_at_reopen() {
         for k in ["10", "9", "-1", "2.5"] {
             c.put(k.as_bytes(), b"v", PutMode::Over).unwrap();
         }
-        let all = Range { begin: None, begin_inclusive: true, end: None, end_inclusive: true, max: -1 };
-        assert_eq!(c.range(&all).unwrap(), vec![b"-1".to_vec(), b"2.5".to_vec(), b"9".to_vec(), b"10".to_vec()]);
+        let all = Range {
+            begin: None,
+            begin_inclusive: true,
+            end: None,
+            end_inclusive: true,
+            max: -1,
+        };
+        assert_eq!(
+            c.range(&all).unwrap(),
+            vec![b"-1".to_vec(), b"2.5".to_vec(), b"9".to_vec(), b"10".to_vec()]
+        );
         c.close().unwrap();
     }
     let mut o = CasketOptions::new(Kind::Btree, true);
@@ -131,7 +164,10 @@ fn built_in_and_external_orders_sort_keys_and_are_checked_at_reopen() {
     assert_eq!(code(Casket::open(&path, o)), Ecode::Meta);
 
     let (_d2, path2) = tmp();
-    let reverse = || KeyOrder::External { name: "reverse".into(), compare: Arc::new(|a: &[u8], b: &[u8]| b.cmp(a)) };
+    let reverse = || KeyOrder::External {
+        name: "reverse".into(),
+        compare: Arc::new(|a: &[u8], b: &[u8]| b.cmp(a)),
+    };
     {
         let c = writer_with(&path2, reverse());
         for k in ["a", "c", "b"] {
@@ -150,15 +186,20 @@ fn built_in_and_external_orders_sort_keys_and_are_checked_at_reopen() {
                 }
             }
         }
-        let want: Vec<(Vec<u8>, Vec<u8>)> =
-            [("c", "1"), ("c", "2"), ("b", "1"), ("b", "2"), ("a", "1"), ("a", "2")].iter().map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec())).collect();
+        let want: Vec<(Vec<u8>, Vec<u8>)> = [("c", "1"), ("c", "2"), ("b", "1"), ("b", "2"), ("a", "1"), ("a", "2")]
+            .iter()
+            .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
+            .collect();
         assert_eq!(seen, want);
         c.close().unwrap();
     }
     let c = writer_with(&path2, reverse());
     assert_eq!(c.rnum().unwrap(), 6);
     drop(c);
-    assert_eq!(code(Casket::open(&path2, CasketOptions::new(Kind::Btree, true))), Ecode::Meta);
+    assert_eq!(
+        code(Casket::open(&path2, CasketOptions::new(Kind::Btree, true))),
+        Ecode::Meta
+    );
 }
 
 #[test]
@@ -178,7 +219,10 @@ fn cursor_moves_over_every_value_and_inserts_within_a_key() {
     assert_eq!(c.cursor_value(&p).unwrap(), b"b1.5");
     let p2 = c.cursor_next(&p).unwrap();
     let p2 = c.cursor_put(&p2, b"B2", CursorPut::Current).unwrap();
-    assert_eq!(c.get_list(b"b").unwrap(), vec![b"b0".to_vec(), b"b1".to_vec(), b"b1.5".to_vec(), b"B2".to_vec()]);
+    assert_eq!(
+        c.get_list(b"b").unwrap(),
+        vec![b"b0".to_vec(), b"b1".to_vec(), b"b1.5".to_vec(), b"B2".to_vec()]
+    );
     // Removing moves to the next value; the removed position is then invalid.
     let next = c.cursor_out(&p2).unwrap().unwrap();
     assert_eq!(c.cursor_key(&next).unwrap(), b"c");
@@ -199,7 +243,9 @@ fn repeated_inserts_at_one_spot_renumber_and_keep_order() {
     let mut p = c.cursor_last().unwrap();
     // Each insert goes before the previous one: halves the gap every time, so it must renumber.
     for i in 0..40 {
-        p = c.cursor_put(&p, format!("{i:02}").as_bytes(), CursorPut::Before).unwrap();
+        p = c
+            .cursor_put(&p, format!("{i:02}").as_bytes(), CursorPut::Before)
+            .unwrap();
     }
     let values = c.get_list(b"k").unwrap();
     let mut want = vec![b"first".to_vec()];
@@ -298,7 +344,10 @@ fn deleting_the_marker_gives_an_empty_casket_and_readers_cannot_write() {
     assert_eq!(code(c.get(b"k")), Ecode::NoRec);
     assert!(c.disk_bytes().unwrap() > 0);
     // A second open of the same casket in this process is refused at once.
-    assert_eq!(code(Casket::open(&path, CasketOptions::new(Kind::Btree, true))), Ecode::Lock);
+    assert_eq!(
+        code(Casket::open(&path, CasketOptions::new(Kind::Btree, true))),
+        Ecode::Lock
+    );
     c.close().unwrap();
     assert_eq!(code(c.get(b"k")), Ecode::Invalid);
 }
@@ -402,7 +451,9 @@ fn a_second_open_through_a_symlinked_path_is_refused_instead_of_waiting_for_its_
     std::thread::spawn(move || {
         let _ = tx.send(Casket::open(&aliased, CasketOptions::new(Kind::Btree, false)).map(|_| ()));
     });
-    let result = rx.recv_timeout(Duration::from_secs(10)).expect("the second open must not wait for this process's own lock");
+    let result = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the second open must not wait for this process's own lock");
     assert_eq!(code(result), Ecode::Lock);
     // Nor may a copy replace the data of an open casket, this one under another name included.
     c.put(b"k", b"v", PutMode::Over).unwrap();
@@ -584,7 +635,12 @@ fn a_casket_written_before_fsiz_was_kept_counts_it_at_open() {
     c.close().unwrap();
     {
         let cfs = ["default", "data"];
-        let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), rockcask_core::casket::files::data_dir(&path), cfs).unwrap();
+        let db = rocksdb::DB::open_cf(
+            &rocksdb::Options::default(),
+            rockcask_core::casket::files::data_dir(&path),
+            cfs,
+        )
+        .unwrap();
         assert!(db.get(b"m/bytes").unwrap().is_some());
         db.delete(b"m/bytes").unwrap();
     }
@@ -600,7 +656,14 @@ fn the_largest_value_is_what_a_java_array_holds_and_appends_stop_there() {
     assert_eq!(appended_len(MAX_VALUE_LEN - 10, 10).unwrap(), MAX_VALUE_LEN);
     let e = appended_len(MAX_VALUE_LEN - 10, 20).unwrap_err();
     assert_eq!(e.code, Ecode::Invalid);
-    assert!(e.detail.contains(&format!("appending 20 bytes to a value of {} bytes", MAX_VALUE_LEN - 10)), "{}", e.detail);
+    assert!(
+        e.detail.contains(&format!(
+            "appending 20 bytes to a value of {} bytes",
+            MAX_VALUE_LEN - 10
+        )),
+        "{}",
+        e.detail
+    );
     assert_eq!(appended_len(0, MAX_VALUE_LEN + 1).unwrap_err().code, Ecode::Invalid);
     assert_eq!(appended_len(usize::MAX, 1).unwrap_err().code, Ecode::Invalid);
 }
@@ -657,7 +720,11 @@ fn a_call_whose_comparator_fails_before_it_writes_fails_and_writes_nothing() {
     fail.store(true, AtomicOrdering::SeqCst);
     let failed = |e: rockcask_core::casket::CasketError| {
         assert_eq!(e.code, Ecode::Invalid);
-        assert!(e.detail.contains("the test's comparator was told to fail"), "{}", e.detail);
+        assert!(
+            e.detail.contains("the test's comparator was told to fail"),
+            "{}",
+            e.detail
+        );
     };
     failed(c.call(|c| c.put(b"b", b"2", PutMode::Over)).unwrap_err());
     failed(c.call(|c| c.put(b"b", b"2", PutMode::Dup)).unwrap_err());
@@ -665,7 +732,18 @@ fn a_call_whose_comparator_fails_before_it_writes_fails_and_writes_nothing() {
     failed(c.call(|c| c.put(b"a", b"x", PutMode::Cat)).unwrap_err());
     failed(c.call(|c| c.out(b"a")).unwrap_err());
     failed(c.call(|c| c.get(b"a")).unwrap_err());
-    failed(c.call(|c| c.range(&Range { begin: None, begin_inclusive: true, end: None, end_inclusive: true, max: -1 })).unwrap_err());
+    failed(
+        c.call(|c| {
+            c.range(&Range {
+                begin: None,
+                begin_inclusive: true,
+                end: None,
+                end_inclusive: true,
+                max: -1,
+            })
+        })
+        .unwrap_err(),
+    );
     c.tranbegin().unwrap();
     failed(c.call(|c| c.put(b"b", b"2", PutMode::Dup)).unwrap_err());
     c.trancommit().unwrap();
@@ -675,5 +753,16 @@ fn a_call_whose_comparator_fails_before_it_writes_fails_and_writes_nothing() {
     assert_eq!(c.call(|c| c.get_list(b"a")).unwrap(), vec![b"1".to_vec()]);
     assert_eq!(code(c.call(|c| c.get(b"b"))), Ecode::NoRec);
     c.call(|c| c.put(b"b", b"2", PutMode::Dup)).unwrap();
-    assert_eq!(c.range(&Range { begin: None, begin_inclusive: true, end: None, end_inclusive: true, max: -1 }).unwrap().len(), 3);
+    assert_eq!(
+        c.range(&Range {
+            begin: None,
+            begin_inclusive: true,
+            end: None,
+            end_inclusive: true,
+            max: -1
+        })
+        .unwrap()
+        .len(),
+        3
+    );
 }

@@ -27,7 +27,10 @@ fn check_reported_as_damaged(dir: &Path, how: &str) {
         Err(e @ Error::NotAStore { .. }) => panic!("{how}: reported as not a store: {e}"),
         Err(e @ Error::Rocks { .. }) => {
             let message = e.to_string();
-            assert!(message.contains("MANIFEST"), "{how}: does not name the MANIFEST: {message}");
+            assert!(
+                message.contains("MANIFEST"),
+                "{how}: does not name the MANIFEST: {message}"
+            );
             assert!(message.contains("do not delete it"), "{how}: {message}");
             eprintln!("{how}: {message}");
         }
@@ -44,7 +47,12 @@ fn a_damaged_manifest_is_reported_as_a_damaged_store_naming_it() {
         ("emptied", |m| std::fs::write(m, b"").unwrap()),
         ("truncated to half", |m| {
             let len = std::fs::metadata(m).unwrap().len();
-            std::fs::OpenOptions::new().write(true).open(m).unwrap().set_len(len / 2).unwrap();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(m)
+                .unwrap()
+                .set_len(len / 2)
+                .unwrap();
         }),
         ("overwritten with zeros", |m| {
             let len = std::fs::metadata(m).unwrap().len() as usize;
@@ -77,7 +85,12 @@ fn opening_a_store_whose_manifest_lost_its_last_records_deletes_none_of_its_file
     // Cut at half: RocksDB takes the torn tail for an unfinished write and recovers an older
     // version of the store, in which the table files written later are not referenced. A
     // writable open would delete them as obsolete.
-    std::fs::OpenOptions::new().write(true).open(&m).unwrap().set_len(len / 2).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&m)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
     let tables = |p: &Path| -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(p)
             .unwrap()
@@ -131,9 +144,18 @@ fn a_reopened_store_whose_manifest_lost_its_last_record_is_refused_with_its_file
     store.close().unwrap();
     let m = manifest(dir.path());
     let len = std::fs::metadata(&m).unwrap().len();
-    std::fs::OpenOptions::new().write(true).open(&m).unwrap().set_len(len - 1).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&m)
+        .unwrap()
+        .set_len(len - 1)
+        .unwrap();
     let files = |p: &Path| -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(p).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<String> = std::fs::read_dir(p)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
         names.sort();
         names
     };

@@ -7,7 +7,14 @@ use rockcask_core::dead_letter::Selection;
 use rockcask_core::{QueueConfig, Store, StoreOptions, Uuid};
 
 fn open(dir: &std::path::Path) -> Store {
-    Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+    Store::open(
+        dir,
+        StoreOptions {
+            sync_on_commit: false,
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 /// A queue-owned object in `queue` (and by id in each of `also`), committed.
@@ -52,7 +59,11 @@ fn consuming_the_entry_of_a_deleted_object_keeps_the_object_put_under_its_id_sin
     let id = enqueue_owned(&store, "q", &[]);
     delete(&store, id);
     put(&store, id, b"new");
-    assert_eq!(poll_one(&store, "q").as_deref(), Some(&b"new"[..]), "the entry reads what is under its id");
+    assert_eq!(
+        poll_one(&store, "q").as_deref(),
+        Some(&b"new"[..]),
+        "the entry reads what is under its id"
+    );
     assert_eq!(get(&store, id).as_deref(), Some(&b"new"[..]));
     store.close().unwrap();
     assert_eq!(get(&open(dir.path()), id).as_deref(), Some(&b"new"[..]));
@@ -67,7 +78,11 @@ fn every_entry_of_a_shared_deleted_object_can_be_consumed_without_deleting_its_s
     put(&store, id, b"new");
     for q in ["a", "b", "c"] {
         assert_eq!(poll_one(&store, q).as_deref(), Some(&b"new"[..]));
-        assert_eq!(get(&store, id).as_deref(), Some(&b"new"[..]), "after consuming from {q}");
+        assert_eq!(
+            get(&store, id).as_deref(),
+            Some(&b"new"[..]),
+            "after consuming from {q}"
+        );
     }
 }
 
@@ -77,7 +92,10 @@ fn a_poll_that_read_the_object_before_it_was_deleted_and_put_again_does_not_dele
     let store = open(dir.path());
     let id = enqueue_owned(&store, "q", &[]);
     let mut consumer = store.begin().unwrap();
-    assert_eq!(consumer.poll("q", 1).unwrap()[0].payload.as_deref(), Some(&b"owned"[..]));
+    assert_eq!(
+        consumer.poll("q", 1).unwrap()[0].payload.as_deref(),
+        Some(&b"owned"[..])
+    );
     delete(&store, id);
     put(&store, id, b"new");
     consumer.commit().unwrap();
@@ -91,7 +109,14 @@ fn entries_consumed_unread_by_dropping_the_queue_or_dead_letters_keep_the_new_ob
     let store = open(dir.path());
     let dropped = enqueue_owned(&store, "dropped", &[]);
     store
-        .configure_queue("poisoned", QueueConfig { max_deliveries: Some(1), dead_letter_queue: Some("dead".into()), ..QueueConfig::default() })
+        .configure_queue(
+            "poisoned",
+            QueueConfig {
+                max_deliveries: Some(1),
+                dead_letter_queue: Some("dead".into()),
+                ..QueueConfig::default()
+            },
+        )
         .unwrap();
     let poisoned = enqueue_owned(&store, "poisoned", &[]);
     let mut tx = store.begin().unwrap();
@@ -139,7 +164,11 @@ fn entries_of_objects_never_deleted_still_take_their_objects_with_them() {
     delete(&store, other);
     consumer.commit().unwrap();
     assert_eq!(get(&store, single), None);
-    assert_eq!(get(&store, shared).as_deref(), Some(&b"owned"[..]), "still owned by its entry in b");
+    assert_eq!(
+        get(&store, shared).as_deref(),
+        Some(&b"owned"[..]),
+        "still owned by its entry in b"
+    );
     assert_eq!(poll_one(&store, "b").as_deref(), Some(&b"owned"[..]));
     assert_eq!(get(&store, shared), None);
     let mut tx = store.begin().unwrap();
@@ -220,7 +249,11 @@ fn objects_put_under_the_ids_of_deleted_queue_owned_ones_survive_concurrent_cons
     assert!(replaced.len() > 500, "{} replaced", replaced.len());
     let tx = store.begin().unwrap();
     for &id in &replaced {
-        assert_eq!(tx.get(id).unwrap().as_deref(), Some(&id.as_bytes()[..]), "object put under {id}");
+        assert_eq!(
+            tx.get(id).unwrap().as_deref(),
+            Some(&id.as_bytes()[..]),
+            "object put under {id}"
+        );
     }
     let replaced: std::collections::HashSet<Uuid> = replaced.into_iter().collect();
     for &id in produced.lock().unwrap().iter().filter(|id| !replaced.contains(id)) {

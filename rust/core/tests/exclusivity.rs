@@ -6,11 +6,18 @@ use std::path::{Path, PathBuf};
 use rockcask_core::{Error, Store, StoreOptions, LOCK_FILE};
 
 fn writer() -> StoreOptions {
-    StoreOptions { sync_on_commit: false, ..StoreOptions::default() }
+    StoreOptions {
+        sync_on_commit: false,
+        ..StoreOptions::default()
+    }
 }
 
 fn reader() -> StoreOptions {
-    StoreOptions { read_only: true, create_if_missing: false, ..StoreOptions::default() }
+    StoreOptions {
+        read_only: true,
+        create_if_missing: false,
+        ..StoreOptions::default()
+    }
 }
 
 fn expect_locked(path: &Path, options: StoreOptions) -> String {
@@ -102,7 +109,10 @@ fn a_refused_or_failed_open_leaves_the_location_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     // A creation that fails (write buffers out of range) leaves no directory behind.
     let never = dir.path().join("never");
-    let bad = StoreOptions { write_buffer_bytes: 0, ..writer() };
+    let bad = StoreOptions {
+        write_buffer_bytes: 0,
+        ..writer()
+    };
     assert!(matches!(Store::open(&never, bad), Err(Error::InvalidArgument(_))));
     assert!(!never.exists());
     // Nor does a failure after the directory was made (a file where a store's CURRENT goes).
@@ -115,7 +125,11 @@ fn a_refused_or_failed_open_leaves_the_location_as_it_was() {
     // A directory holding only a lock file left behind is still an empty directory.
     let leftover = dir.path().join("leftover");
     std::fs::create_dir(&leftover).unwrap();
-    std::fs::write(leftover.join(LOCK_FILE), b"pid 1 (gone) has it open for writing as /x since unix time 0\n").unwrap();
+    std::fs::write(
+        leftover.join(LOCK_FILE),
+        b"pid 1 (gone) has it open for writing as /x since unix time 0\n",
+    )
+    .unwrap();
     let store = Store::open(&leftover, writer()).unwrap();
     committed(&store, "q", b"x");
     store.close().unwrap();

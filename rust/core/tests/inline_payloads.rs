@@ -11,7 +11,11 @@ use rockcask_core::snapshot::{self, no_progress, ExportOptions, ImportOptions};
 use rockcask_core::{Error, Message, QueueConfig, Store, StoreOptions, Uuid};
 
 fn options(inline: usize) -> StoreOptions {
-    StoreOptions { sync_on_commit: false, inline_payload_bytes: inline, ..StoreOptions::default() }
+    StoreOptions {
+        sync_on_commit: false,
+        inline_payload_bytes: inline,
+        ..StoreOptions::default()
+    }
 }
 
 fn open(dir: &Path, inline: usize) -> Store {
@@ -45,14 +49,20 @@ fn inline_payloads_are_delivered_in_order_and_have_no_object() {
     drop(tx);
     let mut tx = store.begin().unwrap();
     assert!(matches!(tx.enqueue_id("other", inline), Err(Error::NoSuchObject(id)) if id == inline));
-    assert!(!tx.delete(inline).unwrap(), "nothing to delete under an inline payload's id");
+    assert!(
+        !tx.delete(inline).unwrap(),
+        "nothing to delete under an inline payload's id"
+    );
     tx.rollback().unwrap();
 
     let peeked = store.begin().unwrap().peek("q", 10).unwrap();
     assert_eq!(payloads(&peeked), vec![item(0, 100), item(1, 101), vec![]]);
     let mut tx = store.begin().unwrap();
     let polled = tx.poll("q", 10).unwrap();
-    assert_eq!(polled.iter().map(|m| m.id).collect::<Vec<_>>(), peeked.iter().map(|m| m.id).collect::<Vec<_>>());
+    assert_eq!(
+        polled.iter().map(|m| m.id).collect::<Vec<_>>(),
+        peeked.iter().map(|m| m.id).collect::<Vec<_>>()
+    );
     assert_eq!(payloads(&polled), payloads(&peeked));
     tx.commit().unwrap();
     // Consuming the object's entry deleted the object; the inline ones took their payload along.
@@ -99,21 +109,40 @@ fn own_inline_enqueues_are_polled_peeked_and_rolled_back_like_others() {
     let mut tx = store.begin().unwrap();
     tx.enqueue("q", b"own 1").unwrap();
     tx.enqueue("q", b"own 2").unwrap();
-    assert_eq!(payloads(&tx.peek("q", 5).unwrap()), vec![b"committed".to_vec(), b"own 1".to_vec(), b"own 2".to_vec()]);
-    assert_eq!(payloads(&tx.poll("q", 2).unwrap()), vec![b"committed".to_vec(), b"own 1".to_vec()]);
+    assert_eq!(
+        payloads(&tx.peek("q", 5).unwrap()),
+        vec![b"committed".to_vec(), b"own 1".to_vec(), b"own 2".to_vec()]
+    );
+    assert_eq!(
+        payloads(&tx.poll("q", 2).unwrap()),
+        vec![b"committed".to_vec(), b"own 1".to_vec()]
+    );
     tx.commit().unwrap();
     let mut tx = store.begin().unwrap();
     assert_eq!(payloads(&tx.poll("q", 5).unwrap()), vec![b"own 2".to_vec()]);
     tx.rollback().unwrap();
     store.close().unwrap();
     let store = open(dir.path(), 0);
-    assert_eq!(payloads(&store.begin().unwrap().peek("q", 5).unwrap()), vec![b"own 2".to_vec()]);
+    assert_eq!(
+        payloads(&store.begin().unwrap().peek("q", 5).unwrap()),
+        vec![b"own 2".to_vec()]
+    );
 }
 
 #[test]
 fn compressed_inline_payloads_come_back_whole() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), StoreOptions { compression: Policy { codec: Compression::Lz4, threshold: 16 }, ..options(4096) }).unwrap();
+    let store = Store::open(
+        dir.path(),
+        StoreOptions {
+            compression: Policy {
+                codec: Compression::Lz4,
+                threshold: 16,
+            },
+            ..options(4096)
+        },
+    )
+    .unwrap();
     let big = b"a very repetitive payload ".repeat(100);
     let mut tx = store.begin().unwrap();
     tx.enqueue("q", &big).unwrap();
@@ -123,7 +152,10 @@ fn compressed_inline_payloads_come_back_whole() {
     assert!(stats.stored_payload_bytes < stats.payload_bytes, "{stats:?}");
     store.close().unwrap();
     let store = open(dir.path(), 0);
-    assert_eq!(payloads(&store.begin().unwrap().poll("q", 5).unwrap()), vec![big, b"short".to_vec()]);
+    assert_eq!(
+        payloads(&store.begin().unwrap().poll("q", 5).unwrap()),
+        vec![big, b"short".to_vec()]
+    );
 }
 
 #[test]
@@ -141,21 +173,38 @@ fn moves_drops_and_dead_letters_carry_inline_payloads() {
     assert_eq!(tx.move_queue("from", "to").unwrap(), 6);
     assert_eq!(tx.drop_queue("doomed").unwrap(), 1);
     tx.commit().unwrap();
-    assert_eq!(payloads(&store.begin().unwrap().peek("to", 10).unwrap()), (0..6).map(|i| item(i, 20)).collect::<Vec<_>>());
+    assert_eq!(
+        payloads(&store.begin().unwrap().peek("to", 10).unwrap()),
+        (0..6).map(|i| item(i, 20)).collect::<Vec<_>>()
+    );
     assert_eq!(store.queue_size("doomed").unwrap(), 0);
 
-    store.configure_queue("to", QueueConfig { max_deliveries: Some(1), ..QueueConfig::default() }).unwrap();
+    store
+        .configure_queue(
+            "to",
+            QueueConfig {
+                max_deliveries: Some(1),
+                ..QueueConfig::default()
+            },
+        )
+        .unwrap();
     let mut tx = store.begin().unwrap();
     assert_eq!(tx.poll("to", 2).unwrap().len(), 2);
     tx.rollback().unwrap();
     let letters = store.dead_letters("to", 10).unwrap();
-    assert_eq!(letters.iter().map(|d| d.payload.clone().unwrap()).collect::<Vec<_>>(), vec![item(0, 20), item(1, 20)]);
+    assert_eq!(
+        letters.iter().map(|d| d.payload.clone().unwrap()).collect::<Vec<_>>(),
+        vec![item(0, 20), item(1, 20)]
+    );
     let mut tx = store.begin().unwrap();
     assert_eq!(tx.requeue_dead_letters("to", Selection::All).unwrap(), 2);
     tx.commit().unwrap();
     let mut tx = store.begin().unwrap();
     let order = [2, 3, 4, 5, 0, 1];
-    assert_eq!(payloads(&tx.poll("to", 10).unwrap()), order.iter().map(|&i| item(i, 20)).collect::<Vec<_>>());
+    assert_eq!(
+        payloads(&tx.poll("to", 10).unwrap()),
+        order.iter().map(|&i| item(i, 20)).collect::<Vec<_>>()
+    );
     tx.commit().unwrap();
 }
 
@@ -163,7 +212,15 @@ fn moves_drops_and_dead_letters_carry_inline_payloads() {
 fn a_byte_capacity_counts_inline_payloads() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), 1024);
-    store.configure_queue("bounded", QueueConfig { capacity_bytes: 250, ..QueueConfig::default() }).unwrap();
+    store
+        .configure_queue(
+            "bounded",
+            QueueConfig {
+                capacity_bytes: 250,
+                ..QueueConfig::default()
+            },
+        )
+        .unwrap();
     let mut tx = store.begin().unwrap();
     tx.enqueue("bounded", &[1u8; 200]).unwrap();
     tx.commit().unwrap();
@@ -199,13 +256,34 @@ fn snapshots_carry_inline_payloads_and_imports_keep_them_inline() {
     tx.enqueue("odd", b"").unwrap();
     tx.commit().unwrap();
     let file = dir.path().join("s.rcsnap");
-    let opts = ExportOptions { workers: 2, compression: Compression::None, frame_bytes: 1024, created_unix_millis: Some(1), overwrite: true };
+    let opts = ExportOptions {
+        workers: 2,
+        compression: Compression::None,
+        frame_bytes: 1024,
+        created_unix_millis: Some(1),
+        overwrite: true,
+    };
     let summary = store.export_to(&file, &opts, &mut no_progress()).unwrap();
     assert_eq!(summary.counts.entries, 202);
-    let before: Vec<_> = ["even", "odd"].iter().map(|q| payloads(&store.begin().unwrap().peek(q, 1000).unwrap())).collect();
-    snapshot::import_store(&file, &dir.path().join("b"), &ImportOptions { workers: 2, store: options(0) }, &mut no_progress()).unwrap();
+    let before: Vec<_> = ["even", "odd"]
+        .iter()
+        .map(|q| payloads(&store.begin().unwrap().peek(q, 1000).unwrap()))
+        .collect();
+    snapshot::import_store(
+        &file,
+        &dir.path().join("b"),
+        &ImportOptions {
+            workers: 2,
+            store: options(0),
+        },
+        &mut no_progress(),
+    )
+    .unwrap();
     let imported = open(&dir.path().join("b"), 0);
-    let after: Vec<_> = ["even", "odd"].iter().map(|q| payloads(&imported.begin().unwrap().peek(q, 1000).unwrap())).collect();
+    let after: Vec<_> = ["even", "odd"]
+        .iter()
+        .map(|q| payloads(&imported.begin().unwrap().peek(q, 1000).unwrap()))
+        .collect();
     assert_eq!(after, before);
     assert_eq!(before[0].len(), 100);
     let tx = imported.begin().unwrap();
@@ -218,14 +296,22 @@ fn snapshots_carry_inline_payloads_and_imports_keep_them_inline() {
     let mut tx = imported.begin().unwrap();
     assert_eq!(tx.poll("odd", 1000).unwrap().len(), 102);
     tx.commit().unwrap();
-    assert_eq!(imported.begin().unwrap().get(put).unwrap(), Some(b"a put object".to_vec()));
+    assert_eq!(
+        imported.begin().unwrap().get(put).unwrap(),
+        Some(b"a put object".to_vec())
+    );
 }
 
 #[test]
 fn inline_limits_beyond_the_maximum_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let e = Store::open(dir.path(), options(MAX_INLINE_PAYLOAD_BYTES + 1)).err().expect("refused");
-    assert!(matches!(&e, Error::InvalidArgument(m) if m.contains("inline payloads")), "{e}");
+    let e = Store::open(dir.path(), options(MAX_INLINE_PAYLOAD_BYTES + 1))
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(&e, Error::InvalidArgument(m) if m.contains("inline payloads")),
+        "{e}"
+    );
     let e = Store::open(dir.path(), options(usize::MAX)).err().expect("refused");
     assert!(matches!(e, Error::InvalidArgument(_)));
     open(dir.path(), MAX_INLINE_PAYLOAD_BYTES);
@@ -273,7 +359,10 @@ fn concurrent_producers_and_consumers_of_inline_payloads_deliver_each_item_once(
                         continue;
                     }
                     idle = 0;
-                    let got: Vec<u32> = ms.iter().map(|m| u32::from_be_bytes(m.payload.as_ref().unwrap()[..4].try_into().unwrap())).collect();
+                    let got: Vec<u32> = ms
+                        .iter()
+                        .map(|m| u32::from_be_bytes(m.payload.as_ref().unwrap()[..4].try_into().unwrap()))
+                        .collect();
                     // Every third firing rolls back: those items must come again.
                     if firing.is_multiple_of(3) {
                         tx.rollback().unwrap();
@@ -294,7 +383,10 @@ fn concurrent_producers_and_consumers_of_inline_payloads_deliver_each_item_once(
         if ms.is_empty() {
             break;
         }
-        seen.lock().unwrap().extend(ms.iter().map(|m| u32::from_be_bytes(m.payload.as_ref().unwrap()[..4].try_into().unwrap())));
+        seen.lock().unwrap().extend(
+            ms.iter()
+                .map(|m| u32::from_be_bytes(m.payload.as_ref().unwrap()[..4].try_into().unwrap())),
+        );
         tx.commit().unwrap();
     }
     let seen = seen.lock().unwrap();

@@ -7,7 +7,14 @@ use rockcask_core::compress::{Compression, Policy};
 use rockcask_core::{Error, Store, StoreOptions, Uuid};
 
 fn open(dir: &Path) -> Store {
-    Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+    Store::open(
+        dir,
+        StoreOptions {
+            sync_on_commit: false,
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 /// Every (position, id, payload) `visit_queue` reports for `queue`.
@@ -47,7 +54,10 @@ fn visits_committed_entries_in_fifo_order_with_positions_from_the_head() {
     pending.enqueue("q", b"uncommitted").unwrap();
 
     let seen = visit_all(&store, "q");
-    assert_eq!(seen.iter().map(|s| s.0).collect::<Vec<_>>(), (0..7).collect::<Vec<u64>>());
+    assert_eq!(
+        seen.iter().map(|s| s.0).collect::<Vec<_>>(),
+        (0..7).collect::<Vec<u64>>()
+    );
     assert_eq!(seen.iter().map(|s| s.1).collect::<Vec<_>>(), ids[3..].to_vec());
     assert_eq!(payloads(&seen), (3..10u8).map(|i| Some(vec![i])).collect::<Vec<_>>());
     // The same order a consumer gets.
@@ -61,7 +71,18 @@ fn visits_committed_entries_in_fifo_order_with_positions_from_the_head() {
 #[test]
 fn reports_deleted_objects_as_none_and_decompresses_payloads() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), StoreOptions { sync_on_commit: false, compression: Policy { codec: Compression::Zstd, threshold: 0 }, ..StoreOptions::default() }).unwrap();
+    let store = Store::open(
+        dir.path(),
+        StoreOptions {
+            sync_on_commit: false,
+            compression: Policy {
+                codec: Compression::Zstd,
+                threshold: 0,
+            },
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap();
     let big = b"compressible ".repeat(500);
     let put = Uuid::now_v7();
     let mut tx = store.begin().unwrap();
@@ -98,7 +119,11 @@ fn stops_when_the_visitor_says_so_and_passes_its_errors_through() {
         .unwrap();
     assert_eq!((visited, calls), (5, 5));
 
-    let err = store.visit_queue("q", &mut |_, _, _| Err(Error::InvalidArgument("visitor gave up".into()))).unwrap_err();
+    let err = store
+        .visit_queue("q", &mut |_, _, _| {
+            Err(Error::InvalidArgument("visitor gave up".into()))
+        })
+        .unwrap_err();
     assert!(err.to_string().contains("visitor gave up"), "{err}");
 }
 
@@ -117,7 +142,10 @@ fn an_unknown_queue_is_an_error_and_an_emptied_one_is_empty() {
     let err = store.visit_queue("never-used", &mut |_, _, _| Ok(true)).unwrap_err();
     assert!(matches!(err, Error::InvalidArgument(_)), "{err:?}");
     assert!(err.to_string().contains("never-used"), "{err}");
-    assert!(matches!(store.visit_queue("", &mut |_, _, _| Ok(true)), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        store.visit_queue("", &mut |_, _, _| Ok(true)),
+        Err(Error::InvalidArgument(_))
+    ));
 }
 
 #[test]
@@ -163,8 +191,19 @@ fn works_on_a_store_opened_read_only() {
         tx.commit().unwrap();
         store.close().unwrap();
     }
-    let reader = Store::open(dir.path(), StoreOptions { read_only: true, create_if_missing: false, ..StoreOptions::default() }).unwrap();
-    assert_eq!(payloads(&visit_all(&reader, "q")), vec![Some(b"one".to_vec()), Some(b"two".to_vec())]);
+    let reader = Store::open(
+        dir.path(),
+        StoreOptions {
+            read_only: true,
+            create_if_missing: false,
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        payloads(&visit_all(&reader, "q")),
+        vec![Some(b"one".to_vec()), Some(b"two".to_vec())]
+    );
 }
 
 #[test]
@@ -210,7 +249,10 @@ fn finds_objects_whatever_the_order_of_their_ids() {
     tx.commit().unwrap();
     // Once from the memtable, once from table files.
     for round in 0..2 {
-        let seen: Vec<(Uuid, Option<Vec<u8>>)> = visit_all(&store, "mixed").into_iter().map(|(_, id, p)| (id, p)).collect();
+        let seen: Vec<(Uuid, Option<Vec<u8>>)> = visit_all(&store, "mixed")
+            .into_iter()
+            .map(|(_, id, p)| (id, p))
+            .collect();
         assert_eq!(seen, expected, "round {round}");
         store.compact().unwrap();
     }

@@ -1,17 +1,30 @@
 //! Option values at their extremes and results too large for one call: refused in RockCask's
 //! terms, or handled, never a crash or an opaque failure.
 
-use rockcask_core::options::{MAX_BLOCK_CACHE_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES, MAX_QUEUE_CACHE_BYTES, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
+use rockcask_core::options::{
+    MAX_BLOCK_CACHE_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES, MAX_QUEUE_CACHE_BYTES, MAX_WRITE_BUFFER_BYTES,
+    MIN_WRITE_BUFFER_BYTES,
+};
 use rockcask_core::{Error, Store, StoreOptions};
 
 fn options() -> StoreOptions {
-    StoreOptions { sync_on_commit: false, ..StoreOptions::default() }
+    StoreOptions {
+        sync_on_commit: false,
+        ..StoreOptions::default()
+    }
 }
 
 #[test]
 fn a_block_cache_of_zero_bytes_means_no_block_cache() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), StoreOptions { block_cache_bytes: 0, ..options() }).unwrap();
+    let store = Store::open(
+        dir.path(),
+        StoreOptions {
+            block_cache_bytes: 0,
+            ..options()
+        },
+    )
+    .unwrap();
     let mut tx = store.begin().unwrap();
     for i in 0..1000u32 {
         tx.enqueue("q", &i.to_be_bytes()).unwrap();
@@ -36,16 +49,33 @@ fn sizes_out_of_range_are_refused_before_rocksdb_sees_them() {
         (64 << 20, MAX_WRITE_BUFFER_BYTES + 1),
         (64 << 20, usize::MAX),
     ] {
-        let err = Store::open(dir.path().join("s"), StoreOptions { block_cache_bytes: cache, write_buffer_bytes: buffers, ..options() })
-            .err()
-            .unwrap();
+        let err = Store::open(
+            dir.path().join("s"),
+            StoreOptions {
+                block_cache_bytes: cache,
+                write_buffer_bytes: buffers,
+                ..options()
+            },
+        )
+        .err()
+        .unwrap();
         assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
     }
-    for (cache, buffers) in [(MAX_BLOCK_CACHE_BYTES, MIN_WRITE_BUFFER_BYTES), (1, MAX_WRITE_BUFFER_BYTES)] {
-        Store::open(dir.path().join("s"), StoreOptions { block_cache_bytes: cache, write_buffer_bytes: buffers, ..options() })
-            .unwrap()
-            .close()
-            .unwrap();
+    for (cache, buffers) in [
+        (MAX_BLOCK_CACHE_BYTES, MIN_WRITE_BUFFER_BYTES),
+        (1, MAX_WRITE_BUFFER_BYTES),
+    ] {
+        Store::open(
+            dir.path().join("s"),
+            StoreOptions {
+                block_cache_bytes: cache,
+                write_buffer_bytes: buffers,
+                ..options()
+            },
+        )
+        .unwrap()
+        .close()
+        .unwrap();
     }
 }
 
@@ -53,19 +83,47 @@ fn sizes_out_of_range_are_refused_before_rocksdb_sees_them() {
 fn map_caches_of_zero_bytes_and_of_the_limit_open_and_above_it_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     for bytes in [MAX_MAP_CACHE_BYTES + 1, usize::MAX] {
-        let err = Store::open(dir.path().join("s"), StoreOptions { map_cache_bytes: bytes, ..options() }).err().unwrap();
-        assert!(matches!(&err, Error::InvalidArgument(m) if m.contains("map cache")), "{err}");
+        let err = Store::open(
+            dir.path().join("s"),
+            StoreOptions {
+                map_cache_bytes: bytes,
+                ..options()
+            },
+        )
+        .err()
+        .unwrap();
+        assert!(
+            matches!(&err, Error::InvalidArgument(m) if m.contains("map cache")),
+            "{err}"
+        );
     }
     // Below 64 KiB a map cache could keep hardly anything: it is off.
-    for (bytes, caches) in [(0, false), (1, false), ((64 << 10) - 1, false), (64 << 10, true), (MAX_MAP_CACHE_BYTES, true)] {
-        let store = Store::open(dir.path().join("s"), StoreOptions { map_cache_bytes: bytes, ..options() }).unwrap();
+    for (bytes, caches) in [
+        (0, false),
+        (1, false),
+        ((64 << 10) - 1, false),
+        (64 << 10, true),
+        (MAX_MAP_CACHE_BYTES, true),
+    ] {
+        let store = Store::open(
+            dir.path().join("s"),
+            StoreOptions {
+                map_cache_bytes: bytes,
+                ..options()
+            },
+        )
+        .unwrap();
         let mut tx = store.begin().unwrap();
         tx.map_put("m", b"k", b"v").unwrap();
         tx.commit().unwrap();
         for _ in 0..3 {
             assert_eq!(store.map_get("m", b"k").unwrap().as_deref(), Some(&b"v"[..]));
         }
-        assert_eq!(store.metrics().unwrap().map_cache_hits > 0, caches, "map cache of {bytes} bytes");
+        assert_eq!(
+            store.metrics().unwrap().map_cache_hits > 0,
+            caches,
+            "map cache of {bytes} bytes"
+        );
         store.close().unwrap();
     }
 }
@@ -74,21 +132,50 @@ fn map_caches_of_zero_bytes_and_of_the_limit_open_and_above_it_are_refused() {
 fn object_caches_of_zero_bytes_and_of_the_limit_open_and_above_it_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     for bytes in [MAX_OBJECT_CACHE_BYTES + 1, usize::MAX] {
-        let err = Store::open(dir.path().join("s"), StoreOptions { object_cache_bytes: bytes, ..options() }).err().unwrap();
-        assert!(matches!(&err, Error::InvalidArgument(m) if m.contains("object cache")), "{err}");
+        let err = Store::open(
+            dir.path().join("s"),
+            StoreOptions {
+                object_cache_bytes: bytes,
+                ..options()
+            },
+        )
+        .err()
+        .unwrap();
+        assert!(
+            matches!(&err, Error::InvalidArgument(m) if m.contains("object cache")),
+            "{err}"
+        );
     }
     let id = rockcask_core::Uuid::now_v7();
     // Below 64 KiB it is off; at 64 KiB it keeps only entries of at most 112 bytes (1/512 of
     // it), which an object's id, flag and overhead (113 bytes) already exceed; 128 KiB keeps it.
-    for (bytes, caches) in [(0, false), (1, false), ((64 << 10) - 1, false), (64 << 10, false), (128 << 10, true), (MAX_OBJECT_CACHE_BYTES, true)] {
-        let store = Store::open(dir.path().join("s"), StoreOptions { object_cache_bytes: bytes, ..options() }).unwrap();
+    for (bytes, caches) in [
+        (0, false),
+        (1, false),
+        ((64 << 10) - 1, false),
+        (64 << 10, false),
+        (128 << 10, true),
+        (MAX_OBJECT_CACHE_BYTES, true),
+    ] {
+        let store = Store::open(
+            dir.path().join("s"),
+            StoreOptions {
+                object_cache_bytes: bytes,
+                ..options()
+            },
+        )
+        .unwrap();
         let mut tx = store.begin().unwrap();
         tx.put(id, b"v").unwrap();
         tx.commit().unwrap();
         for _ in 0..3 {
             assert_eq!(store.begin().unwrap().get(id).unwrap().as_deref(), Some(&b"v"[..]));
         }
-        assert_eq!(store.metrics().unwrap().object_cache_hits > 0, caches, "object cache of {bytes} bytes");
+        assert_eq!(
+            store.metrics().unwrap().object_cache_hits > 0,
+            caches,
+            "object cache of {bytes} bytes"
+        );
         store.close().unwrap();
     }
 }
@@ -97,18 +184,48 @@ fn object_caches_of_zero_bytes_and_of_the_limit_open_and_above_it_are_refused() 
 fn queue_entry_caches_of_zero_bytes_to_the_limit_open_and_above_it_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     for bytes in [MAX_QUEUE_CACHE_BYTES + 1, usize::MAX] {
-        let err = Store::open(dir.path().join("s"), StoreOptions { queue_cache_bytes: bytes, ..options() }).err().unwrap();
-        assert!(matches!(&err, Error::InvalidArgument(m) if m.contains("queue entry cache")), "{err}");
+        let err = Store::open(
+            dir.path().join("s"),
+            StoreOptions {
+                queue_cache_bytes: bytes,
+                ..options()
+            },
+        )
+        .err()
+        .unwrap();
+        assert!(
+            matches!(&err, Error::InvalidArgument(m) if m.contains("queue entry cache")),
+            "{err}"
+        );
     }
     // 1 byte is less than any entry costs: nothing kept, every poll reads RocksDB.
     for (bytes, keeps) in [(0, false), (1, false), (MAX_QUEUE_CACHE_BYTES, true)] {
-        let store = Store::open(dir.path().join("s"), StoreOptions { queue_cache_bytes: bytes, inline_payload_bytes: 64, ..options() }).unwrap();
+        let store = Store::open(
+            dir.path().join("s"),
+            StoreOptions {
+                queue_cache_bytes: bytes,
+                inline_payload_bytes: 64,
+                ..options()
+            },
+        )
+        .unwrap();
         let mut tx = store.begin().unwrap();
         tx.enqueue("q", b"v").unwrap();
         tx.commit().unwrap();
-        assert_eq!(store.metrics().unwrap().queue_cache_bytes > 0, keeps, "queue entry cache of {bytes} bytes");
+        assert_eq!(
+            store.metrics().unwrap().queue_cache_bytes > 0,
+            keeps,
+            "queue entry cache of {bytes} bytes"
+        );
         let mut tx = store.begin().unwrap();
-        assert_eq!(tx.poll("q", 10).unwrap().into_iter().map(|m| m.payload).collect::<Vec<_>>(), vec![Some(b"v".to_vec())]);
+        assert_eq!(
+            tx.poll("q", 10)
+                .unwrap()
+                .into_iter()
+                .map(|m| m.payload)
+                .collect::<Vec<_>>(),
+            vec![Some(b"v".to_vec())]
+        );
         tx.commit().unwrap();
         assert_eq!(store.metrics().unwrap().queue_cache_bytes, 0);
         store.close().unwrap();
@@ -130,11 +247,20 @@ fn a_poll_over_its_byte_budget_returns_fewer_and_leaves_the_rest_at_the_head_in_
     fill(&store, &[400, 400, 400, 10]);
     let mut tx = store.begin().unwrap();
     let first = tx.poll_within("q", 10, 1000).unwrap();
-    assert_eq!(first.iter().map(|m| m.payload.as_ref().unwrap()[0]).collect::<Vec<_>>(), vec![0, 1]);
+    assert_eq!(
+        first.iter().map(|m| m.payload.as_ref().unwrap()[0]).collect::<Vec<_>>(),
+        vec![0, 1]
+    );
     // The rest is still there for this and every other transaction, in order.
     assert_eq!(tx.peek_within("q", 10, 1000).unwrap().len(), 2);
     let second = tx.poll_within("q", 10, 1000).unwrap();
-    assert_eq!(second.iter().map(|m| m.payload.as_ref().unwrap()[0]).collect::<Vec<_>>(), vec![2, 3]);
+    assert_eq!(
+        second
+            .iter()
+            .map(|m| m.payload.as_ref().unwrap()[0])
+            .collect::<Vec<_>>(),
+        vec![2, 3]
+    );
     tx.rollback().unwrap();
     // A single message larger than the budget still comes, alone.
     let mut tx = store.begin().unwrap();
@@ -143,7 +269,14 @@ fn a_poll_over_its_byte_budget_returns_fewer_and_leaves_the_rest_at_the_head_in_
     tx.commit().unwrap();
     assert_eq!(store.queue_size("q").unwrap(), 3);
     let mut tx = store.begin().unwrap();
-    assert_eq!(tx.poll("q", 10).unwrap().iter().map(|m| m.payload.as_ref().unwrap()[0]).collect::<Vec<_>>(), vec![1, 2, 3]);
+    assert_eq!(
+        tx.poll("q", 10)
+            .unwrap()
+            .iter()
+            .map(|m| m.payload.as_ref().unwrap()[0])
+            .collect::<Vec<_>>(),
+        vec![1, 2, 3]
+    );
     tx.commit().unwrap();
 }
 
@@ -156,9 +289,15 @@ fn a_budgeted_poll_counts_this_transactions_own_enqueues_too() {
     tx.enqueue("q", &[7u8; 300]).unwrap();
     tx.enqueue("q", &[8u8; 300]).unwrap();
     let got = tx.poll_within("q", 10, 700).unwrap();
-    assert_eq!(got.iter().map(|m| m.payload.as_ref().unwrap()[0]).collect::<Vec<_>>(), vec![0, 7]);
+    assert_eq!(
+        got.iter().map(|m| m.payload.as_ref().unwrap()[0]).collect::<Vec<_>>(),
+        vec![0, 7]
+    );
     let rest = tx.poll_within("q", 10, 700).unwrap();
-    assert_eq!(rest.iter().map(|m| m.payload.as_ref().unwrap()[0]).collect::<Vec<_>>(), vec![8]);
+    assert_eq!(
+        rest.iter().map(|m| m.payload.as_ref().unwrap()[0]).collect::<Vec<_>>(),
+        vec![8]
+    );
     tx.commit().unwrap();
     assert_eq!(store.queue_size("q").unwrap(), 0);
 }

@@ -6,7 +6,14 @@ use rockcask_core::maps::{Direction, KeyRange};
 use rockcask_core::{Error, Store, StoreOptions};
 
 fn open(dir: &std::path::Path) -> Store {
-    Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+    Store::open(
+        dir,
+        StoreOptions {
+            sync_on_commit: false,
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 fn counter(v: Option<Vec<u8>>) -> i64 {
@@ -14,7 +21,14 @@ fn counter(v: Option<Vec<u8>>) -> i64 {
 }
 
 fn pairs(p: &[(Vec<u8>, Vec<u8>)]) -> Vec<(String, String)> {
-    p.iter().map(|(k, v)| (String::from_utf8_lossy(k).into_owned(), String::from_utf8_lossy(v).into_owned())).collect()
+    p.iter()
+        .map(|(k, v)| {
+            (
+                String::from_utf8_lossy(k).into_owned(),
+                String::from_utf8_lossy(v).into_owned(),
+            )
+        })
+        .collect()
 }
 
 #[test]
@@ -110,7 +124,10 @@ fn read_modify_write_conflicts_are_refused_so_retrying_threads_lose_no_increment
                 for _ in 0..100 {
                     loop {
                         let mut tx = store.begin().unwrap();
-                        let n = tx.map_get("rmw", b"n").unwrap().map_or(0, |v| i64::from_le_bytes(v.try_into().unwrap()));
+                        let n = tx
+                            .map_get("rmw", b"n")
+                            .unwrap()
+                            .map_or(0, |v| i64::from_le_bytes(v.try_into().unwrap()));
                         tx.map_put("rmw", b"n", &(n + 1).to_le_bytes()).unwrap();
                         match tx.commit() {
                             Ok(()) => break,
@@ -125,7 +142,11 @@ fn read_modify_write_conflicts_are_refused_so_retrying_threads_lose_no_increment
         .collect();
     let conflicts: u32 = threads.into_iter().map(|t| t.join().unwrap()).sum();
     let mut tx = store.begin().unwrap();
-    assert_eq!(counter(tx.map_get("rmw", b"n").unwrap()), 800, "after {conflicts} conflicts retried");
+    assert_eq!(
+        counter(tx.map_get("rmw", b"n").unwrap()),
+        800,
+        "after {conflicts} conflicts retried"
+    );
 }
 
 #[test]
@@ -136,13 +157,20 @@ fn an_add_over_a_value_that_is_not_a_counter_refuses_the_commit_and_writes_nothi
     tx.map_put("m", b"text", b"abc").unwrap();
     tx.commit().unwrap();
     let mut tx = store.begin().unwrap();
-    assert!(tx.map_add("m", b"text", 1).is_ok(), "checked at commit: the value may change before");
+    assert!(
+        tx.map_add("m", b"text", 1).is_ok(),
+        "checked at commit: the value may change before"
+    );
     tx.map_put("other", b"k", b"v").unwrap();
     tx.enqueue("q", b"x").unwrap();
     let e = tx.commit().unwrap_err();
     assert!(e.to_string().contains("is not a counter"), "{e}");
     assert_eq!(store.queue_size("q").unwrap(), 0);
-    assert_eq!(store.map_names().unwrap(), vec!["m"], "the map it would have created is not there");
+    assert_eq!(
+        store.map_names().unwrap(),
+        vec!["m"],
+        "the map it would have created is not there"
+    );
     // Within a transaction: put then add, delete then add.
     let mut tx = store.begin().unwrap();
     tx.map_put("m", b"c", &5i64.to_le_bytes()).unwrap();
@@ -151,10 +179,19 @@ fn an_add_over_a_value_that_is_not_a_counter_refuses_the_commit_and_writes_nothi
     tx.map_add("m", b"text", 3).unwrap();
     assert!(tx.map_add("m", b"bad", 1).is_ok());
     tx.map_put("m", b"bad", b"x").unwrap();
-    assert!(tx.map_add("m", b"bad", 1).is_err(), "over this transaction's own non-counter");
+    assert!(
+        tx.map_add("m", b"bad", 1).is_err(),
+        "over this transaction's own non-counter"
+    );
     tx.commit().unwrap();
     let mut tx = store.begin().unwrap();
-    assert_eq!((counter(tx.map_get("m", b"c").unwrap()), counter(tx.map_get("m", b"text").unwrap())), (7, 3));
+    assert_eq!(
+        (
+            counter(tx.map_get("m", b"c").unwrap()),
+            counter(tx.map_get("m", b"text").unwrap())
+        ),
+        (7, 3)
+    );
 }
 
 #[test]
@@ -173,18 +210,51 @@ fn scans_merge_own_writes_respect_bounds_direction_and_limit() {
     tx.map_put("m", b"d", b"changed").unwrap();
     tx.map_put("m", b"z", b"last").unwrap();
     let all = tx.map_scan("m", &KeyRange::default(), Direction::Forward, 100).unwrap();
-    let expect: Vec<(String, String)> =
-        [("a", "A"), ("bb", "new"), ("c", "C"), ("d", "changed"), ("e", "E"), ("z", "last")].iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let expect: Vec<(String, String)> = [
+        ("a", "A"),
+        ("bb", "new"),
+        ("c", "C"),
+        ("d", "changed"),
+        ("e", "E"),
+        ("z", "last"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
     assert_eq!(pairs(&all), expect);
     let mut reversed = expect.clone();
     reversed.reverse();
-    assert_eq!(pairs(&tx.map_scan("m", &KeyRange::default(), Direction::Reverse, 100).unwrap()), reversed);
-    let range = KeyRange { from: Some(b"b".to_vec()), to: Some(b"e".to_vec()) };
-    assert_eq!(pairs(&tx.map_scan("m", &range, Direction::Forward, 2).unwrap()), expect[1..3].to_vec());
-    assert_eq!(pairs(&tx.map_scan("m", &range, Direction::Reverse, 10).unwrap()), vec![expect[3].clone(), expect[2].clone(), expect[1].clone()]);
-    assert_eq!(pairs(&tx.map_scan("m", &KeyRange::prefix(b"b"), Direction::Forward, 10).unwrap()), vec![expect[1].clone()]);
-    assert!(tx.map_scan("nothing", &KeyRange::default(), Direction::Forward, 10).unwrap().is_empty());
-    assert!(tx.map_scan("m", &KeyRange::default(), Direction::Forward, 0).unwrap().is_empty());
+    assert_eq!(
+        pairs(&tx.map_scan("m", &KeyRange::default(), Direction::Reverse, 100).unwrap()),
+        reversed
+    );
+    let range = KeyRange {
+        from: Some(b"b".to_vec()),
+        to: Some(b"e".to_vec()),
+    };
+    assert_eq!(
+        pairs(&tx.map_scan("m", &range, Direction::Forward, 2).unwrap()),
+        expect[1..3].to_vec()
+    );
+    assert_eq!(
+        pairs(&tx.map_scan("m", &range, Direction::Reverse, 10).unwrap()),
+        vec![expect[3].clone(), expect[2].clone(), expect[1].clone()]
+    );
+    assert_eq!(
+        pairs(
+            &tx.map_scan("m", &KeyRange::prefix(b"b"), Direction::Forward, 10)
+                .unwrap()
+        ),
+        vec![expect[1].clone()]
+    );
+    assert!(tx
+        .map_scan("nothing", &KeyRange::default(), Direction::Forward, 10)
+        .unwrap()
+        .is_empty());
+    assert!(tx
+        .map_scan("m", &KeyRange::default(), Direction::Forward, 0)
+        .unwrap()
+        .is_empty());
 }
 
 #[test]
@@ -198,14 +268,38 @@ fn batched_gets_answer_as_gets_do_and_limits_are_checked() {
     let mut tx = store.begin().unwrap();
     tx.map_add("m", b"n", 1).unwrap();
     tx.map_put("m", b"own", b"2").unwrap();
-    let got = tx.map_get_many("m", &[b"a".to_vec(), b"missing".to_vec(), b"n".to_vec(), b"own".to_vec()]).unwrap();
-    assert_eq!(got, vec![Some(b"1".to_vec()), None, Some(5i64.to_le_bytes().to_vec()), Some(b"2".to_vec())]);
+    let got = tx
+        .map_get_many(
+            "m",
+            &[b"a".to_vec(), b"missing".to_vec(), b"n".to_vec(), b"own".to_vec()],
+        )
+        .unwrap();
+    assert_eq!(
+        got,
+        vec![
+            Some(b"1".to_vec()),
+            None,
+            Some(5i64.to_le_bytes().to_vec()),
+            Some(b"2".to_vec())
+        ]
+    );
     assert!(tx.map_get("m", b"").is_err());
-    assert!(tx.map_put("m", &vec![0; rockcask_core::maps::MAX_MAP_KEY_BYTES + 1], b"v").is_err());
+    assert!(tx
+        .map_put("m", &vec![0; rockcask_core::maps::MAX_MAP_KEY_BYTES + 1], b"v")
+        .is_err());
     assert!(tx.map_put("", b"k", b"v").is_err());
-    assert!(tx.map_scan("m", &KeyRange::default(), Direction::Forward, usize::MAX).is_err());
+    assert!(tx
+        .map_scan("m", &KeyRange::default(), Direction::Forward, usize::MAX)
+        .is_err());
     tx.rollback().unwrap();
-    let read_only = Store::open(dir.path(), StoreOptions { read_only: true, ..StoreOptions::default() }).unwrap();
+    let read_only = Store::open(
+        dir.path(),
+        StoreOptions {
+            read_only: true,
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap();
     let mut tx = read_only.begin().unwrap();
     assert_eq!(tx.map_get("m", b"a").unwrap().as_deref(), Some(&b"1"[..]));
     assert!(tx.map_put("m", b"a", b"2").is_err());
@@ -221,7 +315,8 @@ fn map_cache_never_serves_a_value_older_than_a_returned_commit() {
     let store = Arc::new(open(dir.path()));
     let returned = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicBool::new(false));
-    let value = |v: Option<Vec<u8>>| u64::from_le_bytes(v.expect("written before the readers start").try_into().unwrap());
+    let value =
+        |v: Option<Vec<u8>>| u64::from_le_bytes(v.expect("written before the readers start").try_into().unwrap());
     let mut tx = store.begin().unwrap();
     tx.map_put("m", b"k", &0u64.to_le_bytes()).unwrap();
     tx.commit().unwrap();
@@ -262,7 +357,10 @@ fn map_cache_never_serves_a_value_older_than_a_returned_commit() {
         assert!(r.join().unwrap() > 100, "the readers ran beside the writer");
     }
     assert_eq!(value(store.map_get("m", b"k").unwrap()), 20_000);
-    assert!(store.metrics().unwrap().map_cache_hits > 0, "the readers read through the cache");
+    assert!(
+        store.metrics().unwrap().map_cache_hits > 0,
+        "the readers read through the cache"
+    );
 }
 
 #[test]
@@ -270,7 +368,15 @@ fn reads_with_and_without_the_map_cache_agree_through_puts_deletes_adds_and_batc
     let dir = tempfile::tempdir().unwrap();
     // "small" holds a few hundred of the 2,000 values: it evicts all along.
     for (name, cache) in [("none", 0), ("small", 64 << 10), ("ample", 64 << 20)] {
-        let store = Store::open(dir.path().join(name), StoreOptions { sync_on_commit: false, map_cache_bytes: cache, ..StoreOptions::default() }).unwrap();
+        let store = Store::open(
+            dir.path().join(name),
+            StoreOptions {
+                sync_on_commit: false,
+                map_cache_bytes: cache,
+                ..StoreOptions::default()
+            },
+        )
+        .unwrap();
         let keys: Vec<Vec<u8>> = (0..2_000u32).map(|i| i.to_be_bytes().to_vec()).collect();
         for round in 0..4u8 {
             let mut tx = store.begin().unwrap();
@@ -298,16 +404,27 @@ fn reads_with_and_without_the_map_cache_agree_through_puts_deletes_adds_and_batc
                         _ => None,
                     });
                     assert_eq!(got, expected.flatten(), "{name}: key {i} round {round}");
-                    let adds: i64 = (0..=round).filter(|r| (i + *r as usize) % 4 == 2).map(|r| i64::from(r) + 1).sum();
+                    let adds: i64 = (0..=round)
+                        .filter(|r| (i + *r as usize) % 4 == 2)
+                        .map(|r| i64::from(r) + 1)
+                        .sum();
                     let c = tx.map_get("c", k).unwrap();
-                    assert_eq!(c.map(|v| counter(Some(v))).unwrap_or(0), adds, "{name}: counter {i} round {round}");
+                    assert_eq!(
+                        c.map(|v| counter(Some(v))).unwrap_or(0),
+                        adds,
+                        "{name}: counter {i} round {round}"
+                    );
                 }
                 tx.rollback().unwrap();
             }
         }
         let m = store.metrics().unwrap();
         assert_eq!(m.map_cache_hits > 0, cache > 0, "{name}: {} hits", m.map_cache_hits);
-        assert!(m.map_cache_bytes as usize <= cache, "{name}: {} bytes in a cache of {cache}", m.map_cache_bytes);
+        assert!(
+            m.map_cache_bytes as usize <= cache,
+            "{name}: {} bytes in a cache of {cache}",
+            m.map_cache_bytes
+        );
         store.close().unwrap();
     }
 }

@@ -7,7 +7,15 @@ use std::sync::Arc;
 use rockcask_core::{Store, StoreOptions, Uuid};
 
 fn open(dir: &std::path::Path, object_cache_bytes: usize) -> Store {
-    Store::open(dir, StoreOptions { sync_on_commit: false, object_cache_bytes, ..StoreOptions::default() }).unwrap()
+    Store::open(
+        dir,
+        StoreOptions {
+            sync_on_commit: false,
+            object_cache_bytes,
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 fn get(store: &Store, id: Uuid) -> Option<Vec<u8>> {
@@ -36,7 +44,11 @@ fn object_cache_never_serves_a_payload_older_than_a_returned_commit() {
                 while !done.load(Ordering::SeqCst) {
                     let floor = returned.load(Ordering::SeqCst);
                     let tx = store.begin().unwrap();
-                    let payload = if reader == 0 { tx.get(id).unwrap() } else { tx.get_many(&[id, Uuid::now_v7()]).unwrap().swap_remove(0) };
+                    let payload = if reader == 0 {
+                        tx.get(id).unwrap()
+                    } else {
+                        tx.get_many(&[id, Uuid::now_v7()]).unwrap().swap_remove(0)
+                    };
                     // Absent only between a delete and the put after it, both of commit `floor + 1` on.
                     let Some(payload) = payload else { continue };
                     let v = u64::from_le_bytes(payload.try_into().unwrap());
@@ -71,7 +83,10 @@ fn object_cache_never_serves_a_payload_older_than_a_returned_commit() {
     for _ in 0..2 {
         assert_eq!(get(&store, id), Some(20_000u64.to_le_bytes().to_vec()));
     }
-    assert!(store.metrics().unwrap().object_cache_hits > hits, "read through the cache");
+    assert!(
+        store.metrics().unwrap().object_cache_hits > hits,
+        "read through the cache"
+    );
 }
 
 /// Objects put, replaced, deleted, enqueued by id, replaced while queue-owned, and consumed,
@@ -123,8 +138,17 @@ fn reads_with_and_without_the_object_cache_agree_through_puts_deletes_enqueues_a
             tx.commit().unwrap();
         }
         let m = store.metrics().unwrap();
-        assert_eq!(m.object_cache_hits > 0, cache > 0, "{name}: {} hits", m.object_cache_hits);
-        assert!(m.object_cache_bytes as usize <= cache, "{name}: {} bytes in a cache of {cache}", m.object_cache_bytes);
+        assert_eq!(
+            m.object_cache_hits > 0,
+            cache > 0,
+            "{name}: {} hits",
+            m.object_cache_hits
+        );
+        assert!(
+            m.object_cache_bytes as usize <= cache,
+            "{name}: {} bytes in a cache of {cache}",
+            m.object_cache_bytes
+        );
         answers.push(seen);
         store.close().unwrap();
     }
@@ -158,10 +182,21 @@ fn queue_owned_objects_are_read_but_not_kept() {
         assert_eq!(get(&store, put).as_deref(), Some(&b"put"[..]));
     }
     let m = store.metrics().unwrap();
-    let counted = (m.object_cache_hits - before.object_cache_hits, m.object_cache_misses - before.object_cache_misses);
-    assert_eq!(counted, (2, 4), "the put object kept at its first miss, the queue-owned one never");
+    let counted = (
+        m.object_cache_hits - before.object_cache_hits,
+        m.object_cache_misses - before.object_cache_misses,
+    );
+    assert_eq!(
+        counted,
+        (2, 4),
+        "the put object kept at its first miss, the queue-owned one never"
+    );
     // One entry: the id, the flag byte and 3 payload bytes, and its overhead.
-    assert!((16 + 4..16 + 4 + 256).contains(&(m.object_cache_bytes as usize)), "{} bytes", m.object_cache_bytes);
+    assert!(
+        (16 + 4..16 + 4 + 256).contains(&(m.object_cache_bytes as usize)),
+        "{} bytes",
+        m.object_cache_bytes
+    );
 }
 
 /// An object deleted while a queue entry still points at it, then put again under its id: the
@@ -186,9 +221,16 @@ fn an_object_put_again_under_the_id_of_one_deleted_from_a_queue_outlives_the_ent
         assert_eq!(tx.poll("q", 10).unwrap().len(), 1);
         tx.commit().unwrap();
         let put = Some(b"put again".to_vec());
-        assert_eq!((before, get(&store, id), get(&store, id)), ((put.clone(), put.clone()), put.clone(), put), "{name}");
+        assert_eq!(
+            (before, get(&store, id), get(&store, id)),
+            ((put.clone(), put.clone()), put.clone(), put),
+            "{name}"
+        );
         if cache > 0 {
-            assert!(store.metrics().unwrap().object_cache_hits > 0, "the put object was kept");
+            assert!(
+                store.metrics().unwrap().object_cache_hits > 0,
+                "the put object was kept"
+            );
         }
     }
 }

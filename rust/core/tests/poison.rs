@@ -6,7 +6,15 @@ use rockcask_core::dead_letter::{Selection, PROCESS_ENDED};
 use rockcask_core::{Message, QueueConfig, Store, StoreOptions};
 
 fn open_with(dir: &std::path::Path, max_deliveries: u32) -> Store {
-    Store::open(dir, StoreOptions { sync_on_commit: false, max_deliveries, ..StoreOptions::default() }).unwrap()
+    Store::open(
+        dir,
+        StoreOptions {
+            sync_on_commit: false,
+            max_deliveries,
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 fn open(dir: &std::path::Path) -> Store {
@@ -30,7 +38,10 @@ fn numbers(ms: &[Message]) -> Vec<u32> {
 }
 
 fn limit(n: u32) -> QueueConfig {
-    QueueConfig { max_deliveries: Some(n), ..QueueConfig::default() }
+    QueueConfig {
+        max_deliveries: Some(n),
+        ..QueueConfig::default()
+    }
 }
 
 #[test]
@@ -45,12 +56,32 @@ fn deliveries_count_every_way_an_entry_comes_back_unconsumed() {
     let mut tx = store.begin().unwrap();
     assert_eq!(tx.poll("q", 1).unwrap()[0].deliveries, 2);
     drop(tx); // closed without commit
-    assert_eq!(store.begin().unwrap().peek("q", 3).unwrap().iter().map(|m| m.deliveries).collect::<Vec<_>>(), vec![3, 1, 1]);
+    assert_eq!(
+        store
+            .begin()
+            .unwrap()
+            .peek("q", 3)
+            .unwrap()
+            .iter()
+            .map(|m| m.deliveries)
+            .collect::<Vec<_>>(),
+        vec![3, 1, 1]
+    );
     let mut tx = store.begin().unwrap();
-    assert_eq!(tx.poll("q", 2).unwrap().iter().map(|m| m.deliveries).collect::<Vec<_>>(), vec![3, 1]);
+    assert_eq!(
+        tx.poll("q", 2)
+            .unwrap()
+            .iter()
+            .map(|m| m.deliveries)
+            .collect::<Vec<_>>(),
+        vec![3, 1]
+    );
     tx.enqueue("q", b"own").unwrap();
     let own = tx.poll("q", 5).unwrap();
-    assert_eq!(own.iter().map(|m| (m.sequence, m.deliveries)).collect::<Vec<_>>(), vec![(Some(2), 1), (None, 1)]);
+    assert_eq!(
+        own.iter().map(|m| (m.sequence, m.deliveries)).collect::<Vec<_>>(),
+        vec![(Some(2), 1), (None, 1)]
+    );
     tx.commit().unwrap();
     // Consumed entries leave nothing behind: a new entry starts at 1.
     fill(&store, "q", 9..10);
@@ -67,10 +98,13 @@ fn an_entry_reaching_the_limit_is_dead_lettered_with_its_reason_while_the_rest_f
     let mut attempts = 0;
     loop {
         let mut tx = store.begin().unwrap();
-        let Some(m) = tx.poll("in", 1).unwrap().pop() else { break };
+        let Some(m) = tx.poll("in", 1).unwrap().pop() else {
+            break;
+        };
         attempts += 1;
         if number(&m) == 2 {
-            tx.rollback_because(&format!("cannot parse item 2 (delivery {})", m.deliveries), None).unwrap();
+            tx.rollback_because(&format!("cannot parse item 2 (delivery {})", m.deliveries), None)
+                .unwrap();
             continue;
         }
         processed.push(number(&m));
@@ -83,9 +117,19 @@ fn an_entry_reaching_the_limit_is_dead_lettered_with_its_reason_while_the_rest_f
     assert_eq!(dead.len(), 1);
     let d = &dead[0];
     assert_eq!(d.payload.as_deref(), Some(&2u32.to_be_bytes()[..]));
-    assert_eq!((d.record.origin_queue.as_str(), d.record.origin_sequence, d.record.deliveries), ("in", 2, 3));
+    assert_eq!(
+        (
+            d.record.origin_queue.as_str(),
+            d.record.origin_sequence,
+            d.record.deliveries
+        ),
+        ("in", 2, 3)
+    );
     assert_eq!(d.record.reason, "cannot parse item 2 (delivery 3)");
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
     assert!(d.record.dead_at_millis <= now && d.record.dead_at_millis + 60_000 > now);
     assert_eq!(store.queue_size("in").unwrap(), 0);
     assert_eq!(store.queue_size("in.dead").unwrap(), 1);
@@ -94,7 +138,10 @@ fn an_entry_reaching_the_limit_is_dead_lettered_with_its_reason_while_the_rest_f
     assert_eq!(of("in").dead_lettered, 1);
     assert_eq!(of("in.dead").enqueued, 1);
     // Its object moved with it (queue-owned, owned now by the dead letter).
-    assert_eq!(store.begin().unwrap().get(d.id).unwrap().as_deref(), Some(&2u32.to_be_bytes()[..]));
+    assert_eq!(
+        store.begin().unwrap().get(d.id).unwrap().as_deref(),
+        Some(&2u32.to_be_bytes()[..])
+    );
     // Records and settings survive a reopen.
     store.close().unwrap();
     let store = open(dir.path());
@@ -140,7 +187,10 @@ fn claims_that_end_with_the_process_count_and_dead_letter_at_open() {
     let store = open(dir.path());
     let dead = store.dead_letters("in", 10).unwrap();
     assert_eq!(dead.len(), 1, "dead-lettered as the store opened");
-    assert_eq!((dead[0].record.deliveries, dead[0].record.reason.as_str()), (3, PROCESS_ENDED));
+    assert_eq!(
+        (dead[0].record.deliveries, dead[0].record.reason.as_str()),
+        (3, PROCESS_ENDED)
+    );
     let mut tx = store.begin().unwrap();
     assert_eq!(numbers(&tx.poll("in", 10).unwrap()), vec![1, 2]);
     tx.commit().unwrap();
@@ -159,7 +209,16 @@ fn dead_letters_are_requeued_to_their_origin_or_dropped_in_a_transaction() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path());
     for q in ["a", "b"] {
-        store.configure_queue(q, QueueConfig { max_deliveries: Some(1), dead_letter_queue: Some("poison".into()), ..QueueConfig::default() }).unwrap();
+        store
+            .configure_queue(
+                q,
+                QueueConfig {
+                    max_deliveries: Some(1),
+                    dead_letter_queue: Some("poison".into()),
+                    ..QueueConfig::default()
+                },
+            )
+            .unwrap();
     }
     fill(&store, "a", 0..3);
     fill(&store, "b", 10..11);
@@ -169,18 +228,46 @@ fn dead_letters_are_requeued_to_their_origin_or_dropped_in_a_transaction() {
         tx.rollback_because("x", None).unwrap();
     }
     let dead = store.dead_letters("a", 10).unwrap();
-    assert_eq!(dead.iter().map(|d| (d.record.origin_queue.as_str(), d.record.origin_sequence)).collect::<Vec<_>>(), vec![("a", 0), ("a", 1), ("b", 0), ("a", 2)]);
-    assert_eq!(store.dead_letters("b", 10).unwrap(), dead, "one dead-letter queue for both");
+    assert_eq!(
+        dead.iter()
+            .map(|d| (d.record.origin_queue.as_str(), d.record.origin_sequence))
+            .collect::<Vec<_>>(),
+        vec![("a", 0), ("a", 1), ("b", 0), ("a", 2)]
+    );
+    assert_eq!(
+        store.dead_letters("b", 10).unwrap(),
+        dead,
+        "one dead-letter queue for both"
+    );
     assert_eq!(store.dead_letters("a", 2).unwrap().len(), 2);
 
     let mut tx = store.begin().unwrap();
-    assert!(tx.requeue_dead_letters("a", Selection::Only(&[99])).unwrap_err().to_string().contains("no such dead letter"));
-    assert_eq!(tx.requeue_dead_letters("a", Selection::Only(&[dead[1].sequence, dead[2].sequence])).unwrap(), 2);
-    assert_eq!(tx.drop_dead_letters("a", Selection::Only(&[dead[0].sequence])).unwrap(), 1);
+    assert!(tx
+        .requeue_dead_letters("a", Selection::Only(&[99]))
+        .unwrap_err()
+        .to_string()
+        .contains("no such dead letter"));
+    assert_eq!(
+        tx.requeue_dead_letters("a", Selection::Only(&[dead[1].sequence, dead[2].sequence]))
+            .unwrap(),
+        2
+    );
+    assert_eq!(
+        tx.drop_dead_letters("a", Selection::Only(&[dead[0].sequence])).unwrap(),
+        1
+    );
     // Held by this transaction now: another one cannot take them.
     let mut other = store.begin().unwrap();
-    assert!(other.drop_dead_letters("a", Selection::Only(&[dead[1].sequence])).unwrap_err().to_string().contains("another transaction"));
-    assert_eq!(other.drop_dead_letters("a", Selection::All).unwrap(), 1, "only the one nobody holds");
+    assert!(other
+        .drop_dead_letters("a", Selection::Only(&[dead[1].sequence]))
+        .unwrap_err()
+        .to_string()
+        .contains("another transaction"));
+    assert_eq!(
+        other.drop_dead_letters("a", Selection::All).unwrap(),
+        1,
+        "only the one nobody holds"
+    );
     other.rollback().unwrap();
     tx.commit().unwrap();
 
@@ -189,8 +276,19 @@ fn dead_letters_are_requeued_to_their_origin_or_dropped_in_a_transaction() {
     assert_eq!((numbers(&a), a[0].deliveries), (vec![1], 1), "requeued as a new entry");
     assert_eq!(numbers(&tx.poll("b", 10).unwrap()), vec![10]);
     tx.commit().unwrap();
-    assert_eq!(store.dead_letters("a", 10).unwrap().iter().map(|d| d.record.origin_sequence).collect::<Vec<_>>(), vec![2]);
-    assert!(store.begin().unwrap().get(dead[0].id).unwrap().is_none(), "a dropped dead letter's object goes with it");
+    assert_eq!(
+        store
+            .dead_letters("a", 10)
+            .unwrap()
+            .iter()
+            .map(|d| d.record.origin_sequence)
+            .collect::<Vec<_>>(),
+        vec![2]
+    );
+    assert!(
+        store.begin().unwrap().get(dead[0].id).unwrap().is_none(),
+        "a dropped dead letter's object goes with it"
+    );
     let mut tx = store.begin().unwrap();
     assert_eq!(tx.drop_dead_letters("a", Selection::All).unwrap(), 1);
     tx.commit().unwrap();
@@ -210,21 +308,44 @@ fn a_delayed_entry_is_skipped_until_due_and_then_comes_before_later_entries() {
     assert_eq!(numbers(&tx.peek("q", 10).unwrap()), vec![2, 3, 4, 5]);
     assert_eq!(numbers(&tx.poll("q", 1).unwrap()), vec![2]);
     tx.rollback().unwrap(); // not delayed: back before everything after it
-    assert_eq!(store.queue_size("q").unwrap(), 6, "delayed entries are still in the queue");
+    assert_eq!(
+        store.queue_size("q").unwrap(),
+        6,
+        "delayed entries are still in the queue"
+    );
 
     let mut tx = store.begin().unwrap();
     assert_eq!(numbers(&tx.poll("q", 2).unwrap()), vec![2, 3]);
     tx.rollback_because("soon", Some(Duration::from_millis(200))).unwrap();
     let mut tx = store.begin().unwrap();
     let started = Instant::now();
-    assert_eq!(numbers(&tx.poll("q", 10).unwrap()), vec![4, 5], "the delayed ones are skipped");
+    assert_eq!(
+        numbers(&tx.poll("q", 10).unwrap()),
+        vec![4, 5],
+        "the delayed ones are skipped"
+    );
     let due = tx.take("q", Duration::from_secs(10)).unwrap().unwrap();
-    assert!(started.elapsed() >= Duration::from_millis(200), "not delivered before its delay");
+    assert!(
+        started.elapsed() >= Duration::from_millis(200),
+        "not delivered before its delay"
+    );
     assert_eq!((number(&due), due.deliveries), (2, 3));
-    assert_eq!(numbers(&tx.poll("q", 10).unwrap()), vec![3], "due entries keep their place");
+    assert_eq!(
+        numbers(&tx.poll("q", 10).unwrap()),
+        vec![3],
+        "due entries keep their place"
+    );
     tx.rollback().unwrap();
-    assert_eq!(numbers(&store.begin().unwrap().peek("q", 10).unwrap()), vec![2, 3, 4, 5], "due ones first, in order");
-    assert!(store.begin().unwrap().rollback_because("x", Some(Duration::MAX)).is_err());
+    assert_eq!(
+        numbers(&store.begin().unwrap().peek("q", 10).unwrap()),
+        vec![2, 3, 4, 5],
+        "due ones first, in order"
+    );
+    assert!(store
+        .begin()
+        .unwrap()
+        .rollback_because("x", Some(Duration::MAX))
+        .is_err());
 }
 
 #[test]
@@ -241,7 +362,10 @@ fn the_store_default_limit_applies_unless_a_queue_says_otherwise() {
             tx.rollback().unwrap();
         }
     }
-    assert_eq!(store.dead_letters("limited", 10).unwrap()[0].record.reason, "rolled back");
+    assert_eq!(
+        store.dead_letters("limited", 10).unwrap()[0].record.reason,
+        "rolled back"
+    );
     assert_eq!(store.queue_size("unlimited").unwrap(), 1);
     assert_eq!(store.begin().unwrap().peek("unlimited", 1).unwrap()[0].deliveries, 6);
     // Settings back to defaults are forgotten.
@@ -256,8 +380,24 @@ fn bad_settings_and_reasons_are_refused_or_bounded() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path());
     assert!(store.configure_queue("", limit(1)).is_err());
-    assert!(store.configure_queue("q", QueueConfig { dead_letter_queue: Some("q".into()), ..limit(1) }).is_err());
-    assert!(store.configure_queue("q", QueueConfig { capacity: u64::MAX, ..QueueConfig::default() }).is_err());
+    assert!(store
+        .configure_queue(
+            "q",
+            QueueConfig {
+                dead_letter_queue: Some("q".into()),
+                ..limit(1)
+            }
+        )
+        .is_err());
+    assert!(store
+        .configure_queue(
+            "q",
+            QueueConfig {
+                capacity: u64::MAX,
+                ..QueueConfig::default()
+            }
+        )
+        .is_err());
     assert!(store.dead_letters("q", 10).unwrap().is_empty());
     store.configure_queue("q", limit(1)).unwrap();
     fill(&store, "q", 0..1);
@@ -266,7 +406,13 @@ fn bad_settings_and_reasons_are_refused_or_bounded() {
     tx.rollback_because(&"why ".repeat(10_000), None).unwrap();
     let reason = &store.dead_letters("q", 1).unwrap()[0].record.reason;
     assert_eq!(reason.len(), rockcask_core::dead_letter::MAX_REASON_BYTES);
-    let read_only = Store::open(dir.path(), StoreOptions { read_only: true, ..StoreOptions::default() });
+    let read_only = Store::open(
+        dir.path(),
+        StoreOptions {
+            read_only: true,
+            ..StoreOptions::default()
+        },
+    );
     assert!(read_only.is_err() || read_only.unwrap().configure_queue("q", limit(2)).is_err());
 }
 
@@ -334,7 +480,10 @@ fn consumers_racing_to_roll_back_and_commit_leave_every_entry_consumed_or_dead_e
     let dead_set: BTreeSet<u32> = dead.iter().copied().collect();
     assert_eq!(out_set.len(), out.len(), "an entry was consumed twice");
     assert_eq!(dead_set.len(), dead.len(), "an entry was dead-lettered twice");
-    assert!(out_set.is_disjoint(&dead_set), "an entry was consumed and dead-lettered");
+    assert!(
+        out_set.is_disjoint(&dead_set),
+        "an entry was consumed and dead-lettered"
+    );
     assert_eq!(out_set.union(&dead_set).count() as u32, ITEMS, "an entry was lost");
     assert!(!dead.is_empty() && !out.is_empty(), "the walk exercised both ends");
     for d in store.dead_letters("in", 10_000).unwrap() {

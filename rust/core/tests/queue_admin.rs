@@ -3,18 +3,30 @@
 use rockcask_core::{Error, Message, Store, StoreOptions, Uuid};
 
 fn open(dir: &std::path::Path) -> Store {
-    Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+    Store::open(
+        dir,
+        StoreOptions {
+            sync_on_commit: false,
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 fn fill(store: &Store, queue: &str, items: impl IntoIterator<Item = u32>) -> Vec<Uuid> {
     let mut tx = store.begin().unwrap();
-    let ids = items.into_iter().map(|i| tx.enqueue(queue, &i.to_be_bytes()).unwrap()).collect();
+    let ids = items
+        .into_iter()
+        .map(|i| tx.enqueue(queue, &i.to_be_bytes()).unwrap())
+        .collect();
     tx.commit().unwrap();
     ids
 }
 
 fn numbers(ms: &[Message]) -> Vec<u32> {
-    ms.iter().map(|m| u32::from_be_bytes(m.payload.clone().unwrap().try_into().unwrap())).collect()
+    ms.iter()
+        .map(|m| u32::from_be_bytes(m.payload.clone().unwrap().try_into().unwrap()))
+        .collect()
 }
 
 fn sequences(ms: &[Message]) -> Vec<Option<u64>> {
@@ -45,10 +57,18 @@ fn sequences_are_positions_kept_across_rollback_and_reopen_and_none_for_own_enqu
     tx.enqueue("q", &9u32.to_be_bytes()).unwrap();
     let polled = tx.poll("q", 10).unwrap();
     assert_eq!(numbers(&polled), vec![1, 2, 3, 4, 9]);
-    assert_eq!(sequences(&polled), vec![Some(1), Some(2), Some(3), Some(4), None], "its own enqueue has no position yet");
+    assert_eq!(
+        sequences(&polled),
+        vec![Some(1), Some(2), Some(3), Some(4), None],
+        "its own enqueue has no position yet"
+    );
     tx.rollback().unwrap();
     fill(&store, "q", [10]);
-    assert_eq!(sequences(&peek_all(&store, "q")).last(), Some(&Some(5)), "numbering goes on after the last committed entry");
+    assert_eq!(
+        sequences(&peek_all(&store, "q")).last(),
+        Some(&Some(5)),
+        "numbering goes on after the last committed entry"
+    );
 }
 
 #[test]
@@ -58,7 +78,10 @@ fn queue_names_with_a_prefix_are_listed_sorted_and_a_prefix_longer_than_a_name_i
     for q in ["job.staging/b", "job.staging/a", "job", "other", "job.stagin"] {
         fill(&store, q, [1]);
     }
-    assert_eq!(store.queue_names_with_prefix("job.staging/").unwrap(), vec!["job.staging/a", "job.staging/b"]);
+    assert_eq!(
+        store.queue_names_with_prefix("job.staging/").unwrap(),
+        vec!["job.staging/a", "job.staging/b"]
+    );
     assert_eq!(store.queue_names_with_prefix("").unwrap(), store.queue_names().unwrap());
     assert!(store.queue_names_with_prefix("nothing").unwrap().is_empty());
     let e = store.queue_names_with_prefix(&"x".repeat(1025)).unwrap_err();
@@ -79,14 +102,25 @@ fn a_dropped_queue_loses_its_entries_its_objects_and_its_name_for_good() {
 
     let mut tx = store.begin().unwrap();
     tx.enqueue("q", b"own").unwrap();
-    assert_eq!(tx.drop_queue("q").unwrap(), 12, "ten owned entries, one reference, one own enqueue");
+    assert_eq!(
+        tx.drop_queue("q").unwrap(),
+        12,
+        "ten owned entries, one reference, one own enqueue"
+    );
     tx.commit().unwrap();
 
     assert_eq!(store.queue_names().unwrap(), vec!["other"]);
     assert_eq!(store.queue_size("q").unwrap(), 0);
     let reader = store.begin().unwrap();
-    assert!(owned.iter().all(|id| reader.get(*id).unwrap().is_none()), "queue-owned objects go with their entries");
-    assert_eq!(reader.get(kept).unwrap().as_deref(), Some(&b"lives on"[..]), "an object put on its own stays");
+    assert!(
+        owned.iter().all(|id| reader.get(*id).unwrap().is_none()),
+        "queue-owned objects go with their entries"
+    );
+    assert_eq!(
+        reader.get(kept).unwrap().as_deref(),
+        Some(&b"lives on"[..]),
+        "an object put on its own stays"
+    );
     drop(reader);
 
     store.close().unwrap();
@@ -94,7 +128,11 @@ fn a_dropped_queue_loses_its_entries_its_objects_and_its_name_for_good() {
     assert_eq!(store.queue_names().unwrap(), vec!["other"]);
     fill(&store, "q", [42]);
     let again = peek_all(&store, "q");
-    assert_eq!((numbers(&again), sequences(&again)), (vec![42], vec![Some(0)]), "created anew, numbering from 0");
+    assert_eq!(
+        (numbers(&again), sequences(&again)),
+        (vec![42], vec![Some(0)]),
+        "created anew, numbering from 0"
+    );
     store.close().unwrap();
     let store = open(dir.path());
     assert_eq!(numbers(&peek_all(&store, "q")), vec![42]);
@@ -108,7 +146,10 @@ fn a_rolled_back_drop_leaves_the_queue_as_it_was() {
     fill(&store, "q", 0..5);
     let mut tx = store.begin().unwrap();
     tx.drop_queue("q").unwrap();
-    assert!(store.begin().unwrap().peek("q", 10).unwrap().is_empty(), "claimed while the drop is open");
+    assert!(
+        store.begin().unwrap().peek("q", 10).unwrap().is_empty(),
+        "claimed while the drop is open"
+    );
     tx.rollback().unwrap();
     assert_eq!(numbers(&peek_all(&store, "q")), (0..5).collect::<Vec<_>>());
     assert_eq!(store.queue_names().unwrap(), vec!["q"]);
@@ -181,7 +222,11 @@ fn an_object_in_two_queues_survives_the_drop_of_one() {
     let mut tx = store.begin().unwrap();
     assert_eq!(numbers(&tx.poll("b", 10).unwrap()), vec![1]);
     tx.commit().unwrap();
-    assert_eq!(store.begin().unwrap().get(ids[0]).unwrap(), None, "its last owning entry consumed");
+    assert_eq!(
+        store.begin().unwrap().get(ids[0]).unwrap(),
+        None,
+        "its last owning entry consumed"
+    );
 }
 
 #[test]
@@ -199,14 +244,21 @@ fn moving_a_queue_appends_its_entries_in_order_and_the_objects_follow_without_a_
     assert_eq!(store.queue_names().unwrap(), vec!["target"]);
     let moved = peek_all(&store, "target");
     assert_eq!(numbers(&moved), vec![1, 2, 10, 11, 12, 13, 14, 15]);
-    assert_eq!(moved[2..7].iter().map(|m| m.id).collect::<Vec<_>>(), staged, "the same objects");
+    assert_eq!(
+        moved[2..7].iter().map(|m| m.id).collect::<Vec<_>>(),
+        staged,
+        "the same objects"
+    );
     assert_eq!(sequences(&moved), (0..8).map(Some).collect::<Vec<_>>());
 
     let mut tx = store.begin().unwrap();
     tx.poll("target", 10).unwrap();
     tx.commit().unwrap();
     let reader = store.begin().unwrap();
-    assert!(staged.iter().all(|id| reader.get(*id).unwrap().is_none()), "owned by their entries in the target, consumed there");
+    assert!(
+        staged.iter().all(|id| reader.get(*id).unwrap().is_none()),
+        "owned by their entries in the target, consumed there"
+    );
 }
 
 #[test]
@@ -223,9 +275,15 @@ fn a_rolled_back_move_changes_nothing_and_a_move_into_itself_is_refused() {
 
     let mut tx = store.begin().unwrap();
     let e = tx.move_queue("s", "s").unwrap_err();
-    assert!(matches!(&e, Error::InvalidArgument(m) if m.contains("into itself")), "{e}");
+    assert!(
+        matches!(&e, Error::InvalidArgument(m) if m.contains("into itself")),
+        "{e}"
+    );
     assert!(matches!(tx.move_queue("s", ""), Err(Error::InvalidArgument(_))));
-    assert!(matches!(tx.drop_queue(&"x".repeat(1025)), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        tx.drop_queue(&"x".repeat(1025)),
+        Err(Error::InvalidArgument(_))
+    ));
     assert_eq!(tx.drop_queue("never-used").unwrap(), 0);
     tx.commit().unwrap();
     assert_eq!(numbers(&peek_all(&store, "s")), vec![0, 1, 2]);
@@ -241,7 +299,14 @@ fn dropping_and_moving_need_a_writable_open_transaction() {
     assert!(matches!(tx.drop_queue("q"), Err(Error::TransactionFinished(_))));
     assert!(matches!(tx.move_queue("q", "r"), Err(Error::TransactionFinished(_))));
     store.close().unwrap();
-    let ro = Store::open(dir.path(), StoreOptions { read_only: true, ..StoreOptions::default() }).unwrap();
+    let ro = Store::open(
+        dir.path(),
+        StoreOptions {
+            read_only: true,
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap();
     let mut tx = ro.begin().unwrap();
     assert!(matches!(tx.drop_queue("q"), Err(Error::ReadOnly(_))));
 }

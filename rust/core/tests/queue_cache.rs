@@ -15,9 +15,22 @@ const QUEUES: [&str; 3] = ["a", "b", "limited"];
 const TINY_CACHE: usize = 2 << 10;
 
 fn open(dir: &Path, queue_cache_bytes: usize) -> Store {
-    let options = StoreOptions { sync_on_commit: false, inline_payload_bytes: 64, queue_cache_bytes, ..StoreOptions::default() };
+    let options = StoreOptions {
+        sync_on_commit: false,
+        inline_payload_bytes: 64,
+        queue_cache_bytes,
+        ..StoreOptions::default()
+    };
     let store = Store::open(dir, options).unwrap();
-    store.configure_queue("limited", QueueConfig { max_deliveries: Some(3), ..QueueConfig::default() }).unwrap();
+    store
+        .configure_queue(
+            "limited",
+            QueueConfig {
+                max_deliveries: Some(3),
+                ..QueueConfig::default()
+            },
+        )
+        .unwrap();
     store
 }
 
@@ -76,12 +89,24 @@ fn run(queue_cache_bytes: usize, seed: u64, steps: usize) -> (Vec<Delivery>, Vec
             }
             4 => {
                 // The messages past the byte budget go back to the head, out of the cache.
-                let polled = tx.poll_within(queue, 1 + rng.below(30) as usize, 1 + rng.below(600) as usize).unwrap();
-                deliveries.push(polled.iter().map(|m| (m.payload.clone().unwrap(), m.sequence, m.deliveries)).collect());
+                let polled = tx
+                    .poll_within(queue, 1 + rng.below(30) as usize, 1 + rng.below(600) as usize)
+                    .unwrap();
+                deliveries.push(
+                    polled
+                        .iter()
+                        .map(|m| (m.payload.clone().unwrap(), m.sequence, m.deliveries))
+                        .collect(),
+                );
             }
             _ => {
                 let polled = tx.poll(queue, 1 + rng.below(30) as usize).unwrap();
-                deliveries.push(polled.iter().map(|m| (m.payload.clone().unwrap(), m.sequence, m.deliveries)).collect());
+                deliveries.push(
+                    polled
+                        .iter()
+                        .map(|m| (m.payload.clone().unwrap(), m.sequence, m.deliveries))
+                        .collect(),
+                );
             }
         }
         match rng.below(8) {
@@ -95,7 +120,10 @@ fn run(queue_cache_bytes: usize, seed: u64, steps: usize) -> (Vec<Delivery>, Vec
             tx.commit().unwrap();
         }
         let charged = store.metrics().unwrap().queue_cache_bytes;
-        assert!(charged as usize <= queue_cache_bytes, "step {step}: {charged} bytes charged in a cache of {queue_cache_bytes}");
+        assert!(
+            charged as usize <= queue_cache_bytes,
+            "step {step}: {charged} bytes charged in a cache of {queue_cache_bytes}"
+        );
         max_charged = max_charged.max(charged);
         if rng.below(100) == 0 {
             store.close().unwrap();
@@ -109,7 +137,10 @@ fn run(queue_cache_bytes: usize, seed: u64, steps: usize) -> (Vec<Delivery>, Vec
     for queue in QUEUES {
         left.push(format!("{queue}: {} entries", store.queue_size(queue).unwrap()));
         for d in store.dead_letters(queue, 1000).unwrap() {
-            left.push(format!("{queue} dead letter {} {:?} after {}", d.sequence, d.payload, d.record.deliveries));
+            left.push(format!(
+                "{queue} dead letter {} {:?} after {}",
+                d.sequence, d.payload, d.record.deliveries
+            ));
         }
     }
     // Drain everything: the cache charges nothing once no entry is left.
@@ -123,7 +154,11 @@ fn run(queue_cache_bytes: usize, seed: u64, steps: usize) -> (Vec<Delivery>, Vec
             }
         }
     }
-    assert_eq!(store.metrics().unwrap().queue_cache_bytes, 0, "nothing charged once every entry is consumed");
+    assert_eq!(
+        store.metrics().unwrap().queue_cache_bytes,
+        0,
+        "nothing charged once every entry is consumed"
+    );
     (deliveries, left)
 }
 
@@ -131,7 +166,10 @@ fn run(queue_cache_bytes: usize, seed: u64, steps: usize) -> (Vec<Delivery>, Vec
 fn polls_deliver_the_same_with_no_cache_a_tiny_one_and_a_large_one() {
     for seed in [1, 0x9E37_79B9_7F4A_7C15, 42] {
         let none = run(0, seed, 400);
-        assert!(none.0.iter().any(|d| d.iter().any(|(_, _, n)| *n > 1)), "some entries were delivered again");
+        assert!(
+            none.0.iter().any(|d| d.iter().any(|(_, _, n)| *n > 1)),
+            "some entries were delivered again"
+        );
         assert!(none.1[0] != "0 dead letters dropped", "seed {seed}: {:?}", none.1);
         assert_eq!(run(TINY_CACHE, seed, 400), none, "tiny cache, seed {seed}");
         assert_eq!(run(16 << 20, seed, 400), none, "large cache, seed {seed}");
@@ -148,11 +186,17 @@ fn a_consumer_keeping_up_takes_every_entry_from_the_cache_and_leaves_nothing_cha
             tx.enqueue("a", &payload(round * 100 + i, 32)).unwrap();
         }
         tx.commit().unwrap();
-        assert!(store.metrics().unwrap().queue_cache_bytes >= 20 * 32, "round {round}: the entries just committed are kept");
+        assert!(
+            store.metrics().unwrap().queue_cache_bytes >= 20 * 32,
+            "round {round}: the entries just committed are kept"
+        );
         let mut tx = store.begin().unwrap();
         let polled = tx.poll("a", 100).unwrap();
         let expected: Vec<Vec<u8>> = (0..20).map(|i| payload(round * 100 + i, 32)).collect();
-        assert_eq!(polled.into_iter().map(|m| m.payload.unwrap()).collect::<Vec<_>>(), expected);
+        assert_eq!(
+            polled.into_iter().map(|m| m.payload.unwrap()).collect::<Vec<_>>(),
+            expected
+        );
         tx.commit().unwrap();
         assert_eq!(store.metrics().unwrap().queue_cache_bytes, 0, "round {round}");
     }

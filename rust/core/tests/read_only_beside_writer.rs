@@ -4,7 +4,10 @@ use rockcask_core::{Store, StoreOptions};
 
 /// 1 MiB memtables, so the writer frees a log every few commits.
 fn small_memtables() -> StoreOptions {
-    StoreOptions { write_buffer_bytes: rockcask_core::options::MIN_WRITE_BUFFER_BYTES * 4, ..StoreOptions::default() }
+    StoreOptions {
+        write_buffer_bytes: rockcask_core::options::MIN_WRITE_BUFFER_BYTES * 4,
+        ..StoreOptions::default()
+    }
 }
 
 #[test]
@@ -30,7 +33,10 @@ fn read_only_opens_beside_a_busy_writer_see_every_commit_acknowledged_before_the
             }
         })
     };
-    let read_only = StoreOptions { read_only: true, ..small_memtables() };
+    let read_only = StoreOptions {
+        read_only: true,
+        ..small_memtables()
+    };
     // An open during which the writer moved a log it was reading is refused as busy, and said
     // so ("try again"); on a loaded machine several in a row can be. Every open that succeeds
     // must see what was acknowledged before it began.
@@ -39,21 +45,30 @@ fn read_only_opens_beside_a_busy_writer_see_every_commit_acknowledged_before_the
         let floor = acknowledged.load(Ordering::Acquire);
         let reader = match Store::open(&path, read_only.clone()) {
             Ok(reader) => reader,
-            Err(rockcask_core::Error::Rocks { status: rocksdb::ErrorKind::Busy, .. }) => {
+            Err(rockcask_core::Error::Rocks {
+                status: rocksdb::ErrorKind::Busy,
+                ..
+            }) => {
                 busy += 1;
                 continue;
             }
             Err(e) => panic!("read-only open {open} beside a live writer: {e}"),
         };
         let seen = reader.queue_size("q").unwrap();
-        assert!(seen >= floor, "read-only open {open} saw {seen} items, {floor} were committed before it began");
+        assert!(
+            seen >= floor,
+            "read-only open {open} saw {seen} items, {floor} were committed before it began"
+        );
         reader.close().unwrap();
         opened += 1;
     }
     stop.store(true, Ordering::Relaxed);
     writer.join().unwrap();
     store.close().unwrap();
-    assert!(opened >= 20, "only {opened} of 40 read-only opens succeeded ({busy} refused as busy)");
+    assert!(
+        opened >= 20,
+        "only {opened} of 40 read-only opens succeeded ({busy} refused as busy)"
+    );
 }
 
 #[test]
@@ -64,7 +79,10 @@ fn read_only_opens_beside_a_writer_that_flushes_and_compacts_all_the_time_never_
     let path = dir.path().join("s");
     // The smallest memtables: a flush every commit or two, compactions deleting table files
     // while the opens below read the MANIFEST that names them.
-    let tiny = StoreOptions { write_buffer_bytes: rockcask_core::options::MIN_WRITE_BUFFER_BYTES, ..StoreOptions::default() };
+    let tiny = StoreOptions {
+        write_buffer_bytes: rockcask_core::options::MIN_WRITE_BUFFER_BYTES,
+        ..StoreOptions::default()
+    };
     let store = Store::open(&path, tiny.clone()).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let writer = {
@@ -81,13 +99,19 @@ fn read_only_opens_beside_a_writer_that_flushes_and_compacts_all_the_time_never_
             }
         })
     };
-    let read_only = StoreOptions { read_only: true, ..tiny };
+    let read_only = StoreOptions {
+        read_only: true,
+        ..tiny
+    };
     let mut busy = 0;
     for open in 0..200 {
         match Store::open(&path, read_only.clone()) {
             Ok(reader) => reader.close().unwrap(),
             // Allowed, and said so: the writer moved files during every try.
-            Err(rockcask_core::Error::Rocks { status: rocksdb::ErrorKind::Busy, .. }) => busy += 1,
+            Err(rockcask_core::Error::Rocks {
+                status: rocksdb::ErrorKind::Busy,
+                ..
+            }) => busy += 1,
             Err(e) => panic!("read-only open {open} beside a live writer: {e}"),
         }
     }

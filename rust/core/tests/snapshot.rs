@@ -11,7 +11,10 @@ use rockcask_core::snapshot::{self, no_progress, ExportOptions, ImportOptions, P
 use rockcask_core::{Error, Store, StoreOptions, Uuid};
 
 fn options() -> StoreOptions {
-    StoreOptions { sync_on_commit: false, ..StoreOptions::default() }
+    StoreOptions {
+        sync_on_commit: false,
+        ..StoreOptions::default()
+    }
 }
 
 fn open(dir: &Path) -> Store {
@@ -28,7 +31,12 @@ fn content(store: &Store, objects: &[Uuid]) -> Content {
         .unwrap()
         .into_iter()
         .map(|q| {
-            let entries = tx.peek(&q, 1 << 20).unwrap().into_iter().map(|m| (m.id, m.payload)).collect();
+            let entries = tx
+                .peek(&q, 1 << 20)
+                .unwrap()
+                .into_iter()
+                .map(|m| (m.id, m.payload))
+                .collect();
             (q, entries)
         })
         .collect();
@@ -36,23 +44,48 @@ fn content(store: &Store, objects: &[Uuid]) -> Content {
 }
 
 fn export(store: &Store, file: &Path, workers: usize, compression: Compression) -> snapshot::Summary {
-    let opts = ExportOptions { workers, compression, frame_bytes: 1024, created_unix_millis: Some(1_700_000_000_000), overwrite: true };
+    let opts = ExportOptions {
+        workers,
+        compression,
+        frame_bytes: 1024,
+        created_unix_millis: Some(1_700_000_000_000),
+        overwrite: true,
+    };
     store.export_to(file, &opts, &mut no_progress()).unwrap()
 }
 
 fn import(file: &Path, dir: &Path) -> Result<snapshot::Summary, Error> {
-    snapshot::import_store(file, dir, &ImportOptions { workers: 2, store: options() }, &mut no_progress())
+    snapshot::import_store(
+        file,
+        dir,
+        &ImportOptions {
+            workers: 2,
+            store: options(),
+        },
+        &mut no_progress(),
+    )
 }
 
 /// A store with the kinds of state a snapshot must carry: several queues, consumed and
 /// rolled-back entries, an entry consumed out of order, objects shared by several entries,
 /// `put` objects referenced from a queue and on their own, a queue emptied, compressed values.
 fn varied_store(dir: &Path) -> (Store, Vec<Uuid>) {
-    let store = Store::open(dir, StoreOptions { compression: Policy { codec: Compression::Zstd, threshold: 64 }, ..options() }).unwrap();
+    let store = Store::open(
+        dir,
+        StoreOptions {
+            compression: Policy {
+                codec: Compression::Zstd,
+                threshold: 64,
+            },
+            ..options()
+        },
+    )
+    .unwrap();
     let mut tx = store.begin().unwrap();
     for i in 0..300u32 {
         let payload = format!("item {i} ").repeat(1 + (i as usize % 40));
-        tx.enqueue(if i % 3 == 0 { "alpha" } else { "beta" }, payload.as_bytes()).unwrap();
+        tx.enqueue(if i % 3 == 0 { "alpha" } else { "beta" }, payload.as_bytes())
+            .unwrap();
     }
     let shared = tx.enqueue("gamma", b"shared by three entries").unwrap();
     tx.enqueue_id("gamma", shared).unwrap();
@@ -123,7 +156,13 @@ fn one_worker_and_four_workers_write_the_same_bytes() {
         let s4 = export(&store, &four, 4, codec);
         assert!(s1.counts.frames > 10, "the test needs many frames: {:?}", s1.counts);
         assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&four).unwrap());
-        assert_eq!(s1, Summary { file: one.clone(), ..s4 });
+        assert_eq!(
+            s1,
+            Summary {
+                file: one.clone(),
+                ..s4
+            }
+        );
     }
 }
 
@@ -171,7 +210,12 @@ fn a_snapshot_taken_during_commits_holds_whole_transactions_only() {
         let mut seen: Vec<u32> = Vec::new();
         for q in ["in", "out"] {
             let tx = copy.begin().unwrap();
-            seen.extend(tx.peek(q, 1 << 20).unwrap().iter().map(|m| u32::from_be_bytes(m.payload.clone().unwrap().try_into().unwrap())));
+            seen.extend(
+                tx.peek(q, 1 << 20)
+                    .unwrap()
+                    .iter()
+                    .map(|m| u32::from_be_bytes(m.payload.clone().unwrap().try_into().unwrap())),
+            );
         }
         seen.sort_unstable();
         assert_eq!(seen, (0..N).collect::<Vec<_>>(), "round {round}");
@@ -240,7 +284,10 @@ fn a_single_flipped_byte_anywhere_is_refused_and_leaves_no_store() {
         let message = refused(&bad, dir.path(), &format!("byte {at} flipped"));
         frames_named += message.contains(", frame ") as u32;
     }
-    assert!(frames_named > 500, "most damage lies inside frames, and the errors should say which ({frames_named} did)");
+    assert!(
+        frames_named > 500,
+        "most damage lies inside frames, and the errors should say which ({frames_named} did)"
+    );
 }
 
 #[test]
@@ -258,7 +305,10 @@ fn wrong_magic_newer_versions_and_absurd_lengths_are_refused_with_what_is_wrong(
     let mut bad = good.clone();
     bad[8..12].copy_from_slice(&5u32.to_le_bytes());
     let message = refused(&bad, dir.path(), "version");
-    assert!(message.contains("version 5 is newer") && message.contains("versions 1 to 4"), "{message}");
+    assert!(
+        message.contains("version 5 is newer") && message.contains("versions 1 to 4"),
+        "{message}"
+    );
 
     // The first frame starts after the header; give it a stored length of 2^31 (and the head
     // CRC that goes with it, so the limit is what refuses it).
@@ -269,7 +319,10 @@ fn wrong_magic_newer_versions_and_absurd_lengths_are_refused_with_what_is_wrong(
     let head_crc = crc32c::crc32c(&bad[frame..frame + 16]);
     bad[frame + 16..frame + 20].copy_from_slice(&head_crc.to_le_bytes());
     let message = refused(&bad, dir.path(), "2^31 length");
-    assert!(message.contains("exceeds the limit") && message.contains(&format!("at byte {frame}, frame 0")), "{message}");
+    assert!(
+        message.contains("exceeds the limit") && message.contains(&format!("at byte {frame}, frame 0")),
+        "{message}"
+    );
 
     // A length prefix of 2^31 for a record inside a frame whose checksum is recomputed, so
     // only the record decoder can catch it.
@@ -280,7 +333,10 @@ fn wrong_magic_newer_versions_and_absurd_lengths_are_refused_with_what_is_wrong(
     let crc = crc32c::crc32c(&bad[frame..body + stored]);
     bad[body + stored..body + stored + 4].copy_from_slice(&crc.to_le_bytes());
     let message = refused(&bad, dir.path(), "2^31 record length");
-    assert!(message.contains("does not decode") && message.contains("frame 0"), "{message}");
+    assert!(
+        message.contains("does not decode") && message.contains("frame 0"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -301,8 +357,19 @@ fn imports_refuse_a_non_empty_directory_and_exports_an_existing_file() {
     assert!(open(&empty).queue_names().unwrap().len() == 5);
 
     let opts = ExportOptions::default();
-    assert!(matches!(store.export_to(&file, &opts, &mut no_progress()), Err(Error::TargetExists { .. })));
-    assert!(matches!(snapshot::import_store(&dir.path().join("missing.rcs"), &dir.path().join("x"), &ImportOptions::default(), &mut no_progress()), Err(Error::Io { .. })));
+    assert!(matches!(
+        store.export_to(&file, &opts, &mut no_progress()),
+        Err(Error::TargetExists { .. })
+    ));
+    assert!(matches!(
+        snapshot::import_store(
+            &dir.path().join("missing.rcs"),
+            &dir.path().join("x"),
+            &ImportOptions::default(),
+            &mut no_progress()
+        ),
+        Err(Error::Io { .. })
+    ));
     assert!(!dir.path().join("x").exists());
 }
 
@@ -312,25 +379,38 @@ fn progress_is_reported_and_a_listener_error_stops_the_export_without_leaving_a_
     let (store, _) = varied_store(&dir.path().join("src"));
     let file = dir.path().join("p.rcs");
     let mut seen: Vec<Progress> = Vec::new();
-    let opts = ExportOptions { frame_bytes: 1024, ..ExportOptions::default() };
-    store.export_to(&file, &opts, &mut |p| {
-        seen.push(*p);
-        Ok(())
-    }).unwrap();
+    let opts = ExportOptions {
+        frame_bytes: 1024,
+        ..ExportOptions::default()
+    };
+    store
+        .export_to(&file, &opts, &mut |p| {
+            seen.push(*p);
+            Ok(())
+        })
+        .unwrap();
     let last = seen.last().unwrap();
     assert!(last.done && last.bytes == std::fs::metadata(&file).unwrap().len());
     let mut verified: Vec<Progress> = Vec::new();
     snapshot::verify(&file, 2, &mut |p| {
         verified.push(*p);
         Ok(())
-    }).unwrap();
+    })
+    .unwrap();
     assert!(verified.last().unwrap().done);
 
     let stopped = dir.path().join("stopped.rcs");
-    let result = store.export_to(&stopped, &opts, &mut |_| Err(Error::InvalidArgument("cancelled by the listener".into())));
+    let result = store.export_to(&stopped, &opts, &mut |_| {
+        Err(Error::InvalidArgument("cancelled by the listener".into()))
+    });
     assert!(matches!(result, Err(Error::InvalidArgument(_))));
     assert!(!stopped.exists());
-    let leftovers: Vec<PathBuf> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.path()).filter(|p| p.to_string_lossy().contains("partial")).collect();
+    let leftovers: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains("partial"))
+        .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
@@ -365,7 +445,15 @@ mod caskets {
     use rockcask_core::casket::{Casket, CasketOptions, KeyOrder, Kind, PutMode};
 
     fn casket(path: &Path, order: KeyOrder) -> Casket {
-        Casket::open(path, CasketOptions { order, create: true, ..CasketOptions::new(Kind::Btree, true) }).unwrap()
+        Casket::open(
+            path,
+            CasketOptions {
+                order,
+                create: true,
+                ..CasketOptions::new(Kind::Btree, true)
+            },
+        )
+        .unwrap()
     }
 
     /// Every key with its values, in the casket's order.
@@ -389,7 +477,12 @@ mod caskets {
         let src = dir.path().join("src.tcb");
         let c = casket(&src, KeyOrder::Decimal);
         for i in (0..400).rev() {
-            c.put(format!("{}", i * 7 % 1000).as_bytes(), format!("v{i}").as_bytes(), PutMode::Dup).unwrap();
+            c.put(
+                format!("{}", i * 7 % 1000).as_bytes(),
+                format!("v{i}").as_bytes(),
+                PutMode::Dup,
+            )
+            .unwrap();
         }
         c.put(b"12", b"another", PutMode::Dup).unwrap();
         c.put(b"\x00binary\xff", &[0u8; 2000], PutMode::Dup).unwrap();
@@ -397,20 +490,35 @@ mod caskets {
         c.close().unwrap();
 
         let file = dir.path().join("casket.rcs");
-        let opts = ExportOptions { frame_bytes: 512, created_unix_millis: Some(1), compression: Compression::Lz4, ..ExportOptions::default() };
+        let opts = ExportOptions {
+            frame_bytes: 512,
+            created_unix_millis: Some(1),
+            compression: Compression::Lz4,
+            ..ExportOptions::default()
+        };
         let out = snapshot::export_casket(&src, &file, &opts, &mut no_progress()).unwrap();
         assert_eq!((out.counts.keys, out.counts.values), (expected.len() as u64, 402));
         assert_eq!(out.header.casket_order, "decimal");
         let copy = dir.path().join("copy.tcb");
         let back = snapshot::import_casket(&file, &copy, 2, &mut no_progress()).unwrap();
         assert_eq!(back.counts, out.counts);
-        let opened = Casket::open(&copy, CasketOptions { order: KeyOrder::Decimal, ..CasketOptions::new(Kind::Btree, false) }).unwrap();
+        let opened = Casket::open(
+            &copy,
+            CasketOptions {
+                order: KeyOrder::Decimal,
+                ..CasketOptions::new(Kind::Btree, false)
+            },
+        )
+        .unwrap();
         assert_eq!(records(&opened), expected);
         assert_eq!(opened.rnum().unwrap(), 402);
         assert!(snapshot::verify(&file, 2, &mut no_progress()).is_ok());
 
         // A store snapshot is not a casket snapshot, and the other way round.
-        assert!(matches!(import(&file, &dir.path().join("as-store")), Err(Error::Snapshot { .. })));
+        assert!(matches!(
+            import(&file, &dir.path().join("as-store")),
+            Err(Error::Snapshot { .. })
+        ));
         assert!(!dir.path().join("as-store").exists());
         let damaged = dir.path().join("damaged.rcs");
         let mut bytes = std::fs::read(&file).unwrap();
@@ -418,9 +526,15 @@ mod caskets {
         bytes.truncate(len - 40);
         std::fs::write(&damaged, bytes).unwrap();
         let third = dir.path().join("third.tcb");
-        assert!(matches!(snapshot::import_casket(&damaged, &third, 2, &mut no_progress()), Err(Error::Snapshot { .. })));
+        assert!(matches!(
+            snapshot::import_casket(&damaged, &third, 2, &mut no_progress()),
+            Err(Error::Snapshot { .. })
+        ));
         assert!(!third.exists() && !rockcask_core::casket::files::data_dir(&third).exists());
-        assert!(matches!(snapshot::import_casket(&file, &copy, 2, &mut no_progress()), Err(Error::TargetExists { .. })));
+        assert!(matches!(
+            snapshot::import_casket(&file, &copy, 2, &mut no_progress()),
+            Err(Error::TargetExists { .. })
+        ));
     }
 
     #[test]
@@ -428,18 +542,34 @@ mod caskets {
         let dir = tempfile::tempdir().unwrap();
         let src = dir.path().join("many.tcb");
         let c = casket(&src, KeyOrder::Lexical);
-        let values: Vec<Vec<u8>> = (0..300u32).map(|i| format!("value {i:04} {}", "x".repeat(40)).into_bytes()).collect();
+        let values: Vec<Vec<u8>> = (0..300u32)
+            .map(|i| format!("value {i:04} {}", "x".repeat(40)).into_bytes())
+            .collect();
         c.put_list(b"jobs", values.iter().map(Vec::as_slice)).unwrap();
         c.put(b"zzz", b"last", PutMode::Dup).unwrap();
         c.close().unwrap();
         let file = dir.path().join("many.rcs");
-        let opts = ExportOptions { frame_bytes: 1024, ..ExportOptions::default() };
+        let opts = ExportOptions {
+            frame_bytes: 1024,
+            ..ExportOptions::default()
+        };
         let out = snapshot::export_casket(&src, &file, &opts, &mut no_progress()).unwrap();
-        assert!(out.counts.keys > 10, "the values should span many records: {:?}", out.counts);
+        assert!(
+            out.counts.keys > 10,
+            "the values should span many records: {:?}",
+            out.counts
+        );
         assert_eq!(out.counts.values, 301);
         let copy = dir.path().join("copy.tcb");
         snapshot::import_casket(&file, &copy, 2, &mut no_progress()).unwrap();
-        let back = Casket::open(&copy, CasketOptions { order: KeyOrder::Lexical, ..CasketOptions::new(Kind::Btree, false) }).unwrap();
+        let back = Casket::open(
+            &copy,
+            CasketOptions {
+                order: KeyOrder::Lexical,
+                ..CasketOptions::new(Kind::Btree, false)
+            },
+        )
+        .unwrap();
         assert_eq!(back.get_list(b"jobs").unwrap(), values);
         assert_eq!(back.rnum().unwrap(), 301);
     }
@@ -448,9 +578,18 @@ mod caskets {
     fn a_casket_with_a_callers_order_is_refused_with_the_reason() {
         let dir = tempfile::tempdir().unwrap();
         let src = dir.path().join("ext.tcb");
-        let order = KeyOrder::External { name: "Reverse".into(), compare: Arc::new(|a: &[u8], b: &[u8]| b.cmp(a)) };
+        let order = KeyOrder::External {
+            name: "Reverse".into(),
+            compare: Arc::new(|a: &[u8], b: &[u8]| b.cmp(a)),
+        };
         casket(&src, order).close().unwrap();
-        let e = snapshot::export_casket(&src, &dir.path().join("x.rcs"), &ExportOptions::default(), &mut no_progress()).unwrap_err();
+        let e = snapshot::export_casket(
+            &src,
+            &dir.path().join("x.rcs"),
+            &ExportOptions::default(),
+            &mut no_progress(),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("comparator"), "{e}");
         assert!(!dir.path().join("x.rcs").exists());
     }
@@ -470,7 +609,10 @@ fn a_header_naming_unknown_content_is_refused_at_the_header() {
     bad.extend_from_slice(&good[16 + header_len + 4..]);
     std::fs::write(&file, &bad).unwrap();
     let e = snapshot::verify(&file, 1, &mut no_progress()).unwrap_err();
-    assert!(matches!(&e, Error::Snapshot { offset: 16, .. }) && e.to_string().contains("unknown content"), "{e}");
+    assert!(
+        matches!(&e, Error::Snapshot { offset: 16, .. }) && e.to_string().contains("unknown content"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -485,9 +627,16 @@ fn two_imports_into_one_directory_leave_exactly_one_whole_store() {
         runs.into_iter().map(|r| r.join().unwrap()).collect()
     });
     assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1, "{results:?}");
-    assert!(results.iter().any(|r| matches!(r, Err(Error::TargetExists { .. }))), "{results:?}");
+    assert!(
+        results.iter().any(|r| matches!(r, Err(Error::TargetExists { .. }))),
+        "{results:?}"
+    );
     assert_eq!(content(&open(&target), &objects), content(&store, &objects));
-    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with('.')).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
@@ -498,7 +647,10 @@ fn a_listener_may_use_the_store_while_another_thread_closes_it() {
     let file = dir.path().join("s.rcs");
     let closer = store.clone();
     let mut closing: Option<std::thread::JoinHandle<()>> = None;
-    let opts = ExportOptions { frame_bytes: 256, ..ExportOptions::default() };
+    let opts = ExportOptions {
+        frame_bytes: 256,
+        ..ExportOptions::default()
+    };
     let result = store.export_to(&file, &opts, &mut |_| {
         if closing.is_none() {
             let c = closer.clone();
@@ -520,17 +672,36 @@ fn a_listener_may_use_the_store_while_another_thread_closes_it() {
 fn a_listener_failing_on_the_last_report_leaves_no_store_and_no_file() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = varied_store(&dir.path().join("src"));
-    let fail_when_done = |p: &Progress| if p.done { Err(Error::InvalidArgument("stopped at the end".into())) } else { Ok(()) };
+    let fail_when_done = |p: &Progress| {
+        if p.done {
+            Err(Error::InvalidArgument("stopped at the end".into()))
+        } else {
+            Ok(())
+        }
+    };
     let file = dir.path().join("s.rcs");
-    assert!(store.export_to(&file, &ExportOptions::default(), &mut fail_when_done.clone()).is_err());
+    assert!(store
+        .export_to(&file, &ExportOptions::default(), &mut fail_when_done.clone())
+        .is_err());
     assert!(!file.exists());
     export(&store, &file, 1, Compression::None);
     let target = dir.path().join("target");
-    let options = ImportOptions { workers: 1, store: options() };
+    let options = ImportOptions {
+        workers: 1,
+        store: options(),
+    };
     assert!(snapshot::import_store(&file, &target, &options, &mut fail_when_done.clone()).is_err());
     assert!(!target.exists());
-    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
-    assert_eq!(entries.len(), 2, "only the source store and the file remain: {entries:?}");
+    let entries: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(
+        entries.len(),
+        2,
+        "only the source store and the file remain: {entries:?}"
+    );
 }
 
 #[test]
@@ -546,21 +717,41 @@ fn maps_round_trip_through_a_snapshot_with_their_names_and_pairs_in_order() {
     tx.commit().unwrap();
     let file = dir.path().join("s.snap");
     let summary = export(&store, &file, 2, Compression::Zstd);
-    assert_eq!((summary.counts.maps, summary.counts.map_entries, summary.format_version), (3, 4, 4));
+    assert_eq!(
+        (summary.counts.maps, summary.counts.map_entries, summary.format_version),
+        (3, 4, 4)
+    );
     let verified = snapshot::verify(&file, 2, &mut no_progress()).unwrap();
     assert_eq!(verified.counts, summary.counts);
     import(&file, &dir.path().join("b")).unwrap();
     let copy = open(&dir.path().join("b"));
     assert_eq!(copy.map_names().unwrap(), vec!["alpha", "counts", "zeta"]);
     let mut tx = copy.begin().unwrap();
-    let alpha = tx.map_scan("alpha", &Default::default(), rockcask_core::maps::Direction::Forward, 10).unwrap();
-    assert_eq!(alpha, vec![(b"a".to_vec(), vec![]), (vec![0xFF, 0x00], vec![7u8; 70_000])]);
+    let alpha = tx
+        .map_scan(
+            "alpha",
+            &Default::default(),
+            rockcask_core::maps::Direction::Forward,
+            10,
+        )
+        .unwrap();
+    assert_eq!(
+        alpha,
+        vec![(b"a".to_vec(), vec![]), (vec![0xFF, 0x00], vec![7u8; 70_000])]
+    );
     tx.map_add("counts", b"hits", 1).unwrap();
     tx.map_put("new", b"k", b"v").unwrap();
     tx.commit().unwrap();
     let mut tx = copy.begin().unwrap();
-    assert_eq!(tx.map_get("counts", b"hits").unwrap(), Some(42i64.to_le_bytes().to_vec()));
+    assert_eq!(
+        tx.map_get("counts", b"hits").unwrap(),
+        Some(42i64.to_le_bytes().to_vec())
+    );
     assert_eq!(tx.map_get("zeta", b"k").unwrap().as_deref(), Some(&b"last map"[..]));
-    assert_eq!(copy.map_names().unwrap(), vec!["alpha", "counts", "new", "zeta"], "ids continue after the imported ones");
+    assert_eq!(
+        copy.map_names().unwrap(),
+        vec!["alpha", "counts", "new", "zeta"],
+        "ids continue after the imported ones"
+    );
     assert_eq!(copy.queue_size("q").unwrap(), 1);
 }

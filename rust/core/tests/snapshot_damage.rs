@@ -14,18 +14,37 @@ use rockcask_core::snapshot::{self, no_progress, ExportOptions, ImportOptions};
 use rockcask_core::{Error, Store, StoreOptions, Uuid};
 
 fn options() -> StoreOptions {
-    StoreOptions { sync_on_commit: false, ..StoreOptions::default() }
+    StoreOptions {
+        sync_on_commit: false,
+        ..StoreOptions::default()
+    }
 }
 
 fn export_options(frame_bytes: usize) -> ExportOptions {
-    ExportOptions { workers: 2, compression: Compression::Zstd, frame_bytes, created_unix_millis: Some(1_700_000_000_000), overwrite: true }
+    ExportOptions {
+        workers: 2,
+        compression: Compression::Zstd,
+        frame_bytes,
+        created_unix_millis: Some(1_700_000_000_000),
+        overwrite: true,
+    }
 }
 
 /// A small store whose snapshot has several frames of each record kind (queue definitions,
 /// entries, objects), some compressed and some stored raw (short or random bodies do not
 /// shrink), in about 1.5 KB.
 fn small_store_snapshot(dir: &Path) -> Vec<u8> {
-    let store = Store::open(dir.join("src"), StoreOptions { compression: Policy { codec: Compression::Lz4, threshold: 16 }, ..options() }).unwrap();
+    let store = Store::open(
+        dir.join("src"),
+        StoreOptions {
+            compression: Policy {
+                codec: Compression::Lz4,
+                threshold: 16,
+            },
+            ..options()
+        },
+    )
+    .unwrap();
     let queue = |q: usize| format!("queue-{q}-{}", "n".repeat(12));
     let mut tx = store.begin().unwrap();
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;
@@ -68,11 +87,21 @@ fn layout(file: &[u8]) -> Vec<Part> {
     let word = |at: usize| u32::from_le_bytes(file[at..at + 4].try_into().unwrap()) as usize;
     let fixed = if word(8) >= 2 { 20 } else { 16 };
     let header_end = 16 + word(12) + 4;
-    let mut parts = vec![Part { start: 0, end: header_end, frame: None, fixed: 0 }];
+    let mut parts = vec![Part {
+        start: 0,
+        end: header_end,
+        frame: None,
+        fixed: 0,
+    }];
     let mut at = header_end;
     for index in 0.. {
         let end = at + fixed + word(at + 12) + 4;
-        parts.push(Part { start: at, end, frame: Some(index), fixed });
+        parts.push(Part {
+            start: at,
+            end,
+            frame: Some(index),
+            fixed,
+        });
         let trailer = file[at] == 2;
         at = end;
         if trailer {
@@ -80,12 +109,20 @@ fn layout(file: &[u8]) -> Vec<Part> {
         }
     }
     assert_eq!(at + 12, file.len(), "the layout covers the whole file");
-    parts.push(Part { start: at, end: file.len(), frame: None, fixed: 0 });
+    parts.push(Part {
+        start: at,
+        end: file.len(),
+        frame: None,
+        fixed: 0,
+    });
     parts
 }
 
 fn part_of(parts: &[Part], byte: usize) -> Part {
-    *parts.iter().find(|p| p.start <= byte && byte < p.end).expect("every byte is in a part")
+    *parts
+        .iter()
+        .find(|p| p.start <= byte && byte < p.end)
+        .expect("every byte is in a part")
 }
 
 /// Where and why a reader refused the file.
@@ -99,7 +136,9 @@ struct Refusal {
 fn refusal(result: Result<snapshot::Summary, Error>, reader: &str, case: &str) -> Refusal {
     match result {
         Ok(_) => panic!("{case}: {reader} accepted a damaged snapshot"),
-        Err(Error::Snapshot { offset, frame, detail, .. }) => Refusal { offset, frame, detail },
+        Err(Error::Snapshot {
+            offset, frame, detail, ..
+        }) => Refusal { offset, frame, detail },
         Err(e) => panic!("{case}: {reader} refused with an error that does not locate the damage: {e}"),
     }
 }
@@ -111,7 +150,19 @@ fn refused_alike(bytes: &[u8], work: &Path, case: &str) -> Refusal {
     std::fs::write(&file, bytes).unwrap();
     let verified = refusal(snapshot::verify(&file, 3, &mut no_progress()), "verify", case);
     let target = work.join("target");
-    let imported = refusal(snapshot::import_store(&file, &target, &ImportOptions { workers: 1, store: options() }, &mut no_progress()), "import", case);
+    let imported = refusal(
+        snapshot::import_store(
+            &file,
+            &target,
+            &ImportOptions {
+                workers: 1,
+                store: options(),
+            },
+            &mut no_progress(),
+        ),
+        "import",
+        case,
+    );
     assert!(!target.exists(), "{case}: the import left {} behind", target.display());
     assert_eq!(verified, imported, "{case}: verify and import report differently");
     verified
@@ -120,8 +171,14 @@ fn refused_alike(bytes: &[u8], work: &Path, case: &str) -> Refusal {
 /// Checks that `r` names `part` and an offset inside it, not after `byte`.
 #[track_caller]
 fn assert_located(r: &Refusal, part: Part, byte: usize, case: &str) {
-    assert_eq!(r.frame, part.frame, "{case}: the damaged part is {part:?}; refused with {r:?}");
-    assert!(part.start as u64 <= r.offset && r.offset <= byte as u64, "{case}: damage at {byte} in {part:?}; refused with {r:?}");
+    assert_eq!(
+        r.frame, part.frame,
+        "{case}: the damaged part is {part:?}; refused with {r:?}"
+    );
+    assert!(
+        part.start as u64 <= r.offset && r.offset <= byte as u64,
+        "{case}: damage at {byte} in {part:?}; refused with {r:?}"
+    );
 }
 
 /// Flips a bit in every byte (every bit of the header's fixed fields, of each frame's fields
@@ -129,7 +186,11 @@ fn assert_located(r: &Refusal, part: Part, byte: usize, case: &str) {
 /// returns how many cases named a frame.
 fn every_flip_and_cut_is_located(good: &[u8], work: &Path) -> usize {
     let parts = layout(good);
-    assert!(parts.len() >= 2 + 10, "the test needs several frames, the snapshot has {}", parts.len() - 2);
+    assert!(
+        parts.len() >= 2 + 10,
+        "the test needs several frames, the snapshot has {}",
+        parts.len() - 2
+    );
     let mut framed = 0;
     for byte in 0..good.len() {
         let part = part_of(&parts, byte);
@@ -137,7 +198,11 @@ fn every_flip_and_cut_is_located(good: &[u8], work: &Path) -> usize {
             Some(_) => byte - part.start < 16,
             None => byte < 16 || part.start > 0,
         };
-        let bits: Vec<u8> = if fields { (0..8).collect() } else { vec![(byte % 8) as u8] };
+        let bits: Vec<u8> = if fields {
+            (0..8).collect()
+        } else {
+            vec![(byte % 8) as u8]
+        };
         for bit in bits {
             let mut bad = good.to_vec();
             bad[byte] ^= 1 << bit;
@@ -160,7 +225,10 @@ fn a_bit_flipped_in_every_byte_and_cuts_throughout_are_refused_in_the_damaged_pa
     let dir = tempfile::tempdir().unwrap();
     let good = small_store_snapshot(dir.path());
     let framed = every_flip_and_cut_is_located(&good, dir.path());
-    assert!(framed > good.len() / 2, "most bytes lie in frames ({framed} refusals named one)");
+    assert!(
+        framed > good.len() / 2,
+        "most bytes lie in frames ({framed} refusals named one)"
+    );
 }
 
 #[test]
@@ -174,7 +242,12 @@ fn a_damaged_length_is_reported_in_its_own_frame_as_a_frame_header_checksum_mism
             // Shorter by 4: the next "frame" would start inside this one's body.
             let len = u32::from_le_bytes(bad[part.start + field..part.start + field + 4].try_into().unwrap());
             bad[part.start + field..part.start + field + 4].copy_from_slice(&len.wrapping_sub(4).to_le_bytes());
-            let case = format!("length at {} of frame {:?} made {}", part.start + field, part.frame, len.wrapping_sub(4));
+            let case = format!(
+                "length at {} of frame {:?} made {}",
+                part.start + field,
+                part.frame,
+                len.wrapping_sub(4)
+            );
             let r = refused_alike(&bad, dir.path(), &case);
             assert_eq!((r.offset, r.frame), (part.start as u64, part.frame), "{case}: {r:?}");
             assert!(r.detail.contains("frame header checksum mismatch"), "{case}: {r:?}");
@@ -197,7 +270,11 @@ fn with_two_damaged_frames_every_reader_names_the_first_whatever_its_workers() {
     assert_eq!((r.offset, r.frame), (first.start as u64, Some(1)), "{r:?}");
     let file = dir.path().join("damaged.rcs");
     for workers in [2, 4, 8] {
-        let again = refusal(snapshot::verify(&file, workers, &mut no_progress()), "verify", "frames 1 and 4 damaged");
+        let again = refusal(
+            snapshot::verify(&file, workers, &mut no_progress()),
+            "verify",
+            "frames 1 and 4 damaged",
+        );
         assert_eq!(again, r, "{workers} workers");
     }
 }
@@ -212,7 +289,12 @@ fn a_damaged_file_header_trailer_or_end_is_named_as_such() {
         (3, "wrong magic", 0, None),
         (9, "is newer than this build reads (versions 1 to 4)", 8, None),
         (20, "header checksum mismatch", 0, None),
-        (trailer.start + trailer.fixed + 1, "frame checksum mismatch", trailer.start as u64, trailer.frame),
+        (
+            trailer.start + trailer.fixed + 1,
+            "frame checksum mismatch",
+            trailer.start as u64,
+            trailer.frame,
+        ),
         (end.start, "whole-file checksum mismatch", end.start as u64, None),
         (end.start + 6, "wrong end marker", end.start as u64 + 4, None),
     ];
@@ -226,7 +308,10 @@ fn a_damaged_file_header_trailer_or_end_is_named_as_such() {
     let mut longer = good.clone();
     longer.push(0);
     let r = refused_alike(&longer, dir.path(), "a byte after the end");
-    assert!(r.detail.contains("follow the end") && r.offset == good.len() as u64, "{r:?}");
+    assert!(
+        r.detail.contains("follow the end") && r.offset == good.len() as u64,
+        "{r:?}"
+    );
 }
 
 /// The same snapshot as a version 1 writer wrote it: no frame head CRC, the frame CRC over the
@@ -259,7 +344,16 @@ fn version_1_snapshots_are_read_and_their_damage_located_in_the_damaged_frame_to
     std::fs::write(&file, &good).unwrap();
     let verified = snapshot::verify(&file, 2, &mut no_progress()).unwrap();
     assert_eq!(verified.format_version, 1);
-    let imported = snapshot::import_store(&file, &dir.path().join("from-v1"), &ImportOptions { workers: 2, store: options() }, &mut no_progress()).unwrap();
+    let imported = snapshot::import_store(
+        &file,
+        &dir.path().join("from-v1"),
+        &ImportOptions {
+            workers: 2,
+            store: options(),
+        },
+        &mut no_progress(),
+    )
+    .unwrap();
     assert_eq!((imported.counts, imported.format_version), (verified.counts, 1));
     every_flip_and_cut_is_located(&good, dir.path());
 }
@@ -268,9 +362,22 @@ fn version_1_snapshots_are_read_and_their_damage_located_in_the_damaged_frame_to
 fn a_damaged_casket_snapshot_is_refused_in_the_damaged_frame_alike_by_verify_and_import() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("src.tcb");
-    let c = Casket::open(&src, CasketOptions { order: KeyOrder::Lexical, create: true, ..CasketOptions::new(Kind::Btree, true) }).unwrap();
+    let c = Casket::open(
+        &src,
+        CasketOptions {
+            order: KeyOrder::Lexical,
+            create: true,
+            ..CasketOptions::new(Kind::Btree, true)
+        },
+    )
+    .unwrap();
     for i in 0..16 {
-        c.put(format!("key {:02}", i / 2).as_bytes(), format!("value {i} ").repeat(1 + i % 4).as_bytes(), PutMode::Dup).unwrap();
+        c.put(
+            format!("key {:02}", i / 2).as_bytes(),
+            format!("value {i} ").repeat(1 + i % 4).as_bytes(),
+            PutMode::Dup,
+        )
+        .unwrap();
     }
     c.close().unwrap();
     let file = dir.path().join("casket.rcs");
@@ -287,7 +394,11 @@ fn a_damaged_casket_snapshot_is_refused_in_the_damaged_frame_alike_by_verify_and
         let case = format!("byte {byte} of the casket snapshot flipped");
         let verified = refusal(snapshot::verify(&damaged, 3, &mut no_progress()), "verify", &case);
         let target = dir.path().join("target.tcb");
-        let imported = refusal(snapshot::import_casket(&damaged, &target, 2, &mut no_progress()), "casket import", &case);
+        let imported = refusal(
+            snapshot::import_casket(&damaged, &target, 2, &mut no_progress()),
+            "casket import",
+            &case,
+        );
         assert!(!target.exists(), "{case}: the import left a casket behind");
         assert_eq!(verified, imported, "{case}");
         assert_located(&verified, part, byte, &case);

@@ -8,7 +8,14 @@ use std::time::Duration;
 use rockcask_core::{Error, Store, StoreOptions, Uuid};
 
 fn open(dir: &std::path::Path) -> Store {
-    Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+    Store::open(
+        dir,
+        StoreOptions {
+            sync_on_commit: false,
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 fn payloads(ms: &[rockcask_core::Message]) -> Vec<Vec<u8>> {
@@ -27,7 +34,9 @@ fn drain(store: &Store, queue: &str) -> Vec<u32> {
     let mut tx = store.begin().unwrap();
     let out = tx.poll(queue, 1 << 20).unwrap();
     tx.commit().unwrap();
-    out.iter().map(|m| u32::from_be_bytes(m.payload.clone().unwrap().try_into().unwrap())).collect()
+    out.iter()
+        .map(|m| u32::from_be_bytes(m.payload.clone().unwrap().try_into().unwrap()))
+        .collect()
 }
 
 #[test]
@@ -56,7 +65,10 @@ fn rollback_returns_polled_items_to_the_head_in_their_original_order() {
     let store = open(dir.path());
     fill(&store, "q", 0..6);
     let mut a = store.begin().unwrap();
-    assert_eq!(payloads(&a.poll("q", 2).unwrap()), vec![0u32.to_be_bytes().to_vec(), 1u32.to_be_bytes().to_vec()]);
+    assert_eq!(
+        payloads(&a.poll("q", 2).unwrap()),
+        vec![0u32.to_be_bytes().to_vec(), 1u32.to_be_bytes().to_vec()]
+    );
     let mut b = store.begin().unwrap();
     assert_eq!(b.poll("q", 2).unwrap().len(), 2); // 2, 3
     a.rollback().unwrap();
@@ -90,12 +102,22 @@ fn transactions_read_their_own_writes() {
     let id = Uuid::new_v4();
     tx.put(id, b"mine").unwrap();
     assert_eq!(tx.get(id).unwrap().as_deref(), Some(&b"mine"[..]));
-    assert_eq!(store.begin().unwrap().get(id).unwrap(), None, "uncommitted put is invisible to others");
+    assert_eq!(
+        store.begin().unwrap().get(id).unwrap(),
+        None,
+        "uncommitted put is invisible to others"
+    );
     tx.enqueue("q", &2u32.to_be_bytes()).unwrap();
     let peeked = tx.peek("q", 10).unwrap();
-    assert_eq!(payloads(&peeked), vec![1u32.to_be_bytes().to_vec(), 2u32.to_be_bytes().to_vec()]);
+    assert_eq!(
+        payloads(&peeked),
+        vec![1u32.to_be_bytes().to_vec(), 2u32.to_be_bytes().to_vec()]
+    );
     let polled = tx.poll("q", 10).unwrap();
-    assert_eq!(payloads(&polled), vec![1u32.to_be_bytes().to_vec(), 2u32.to_be_bytes().to_vec()]);
+    assert_eq!(
+        payloads(&polled),
+        vec![1u32.to_be_bytes().to_vec(), 2u32.to_be_bytes().to_vec()]
+    );
     assert!(tx.delete(id).unwrap());
     assert_eq!(tx.get(id).unwrap(), None);
     tx.commit().unwrap();
@@ -121,8 +143,16 @@ fn owned_objects_die_with_their_last_entry_and_put_objects_live_until_deleted() 
     let mut tx = store.begin().unwrap();
     assert_eq!(tx.poll("a", 10).unwrap().len(), 2);
     tx.commit().unwrap();
-    assert_eq!(get(owned).as_deref(), Some(&b"owned"[..]), "still referenced by queue b");
-    assert_eq!(get(explicit).as_deref(), Some(&b"explicit"[..]), "put objects outlive their entries");
+    assert_eq!(
+        get(owned).as_deref(),
+        Some(&b"owned"[..]),
+        "still referenced by queue b"
+    );
+    assert_eq!(
+        get(explicit).as_deref(),
+        Some(&b"explicit"[..]),
+        "put objects outlive their entries"
+    );
     let mut tx = store.begin().unwrap();
     assert_eq!(tx.poll("b", 10).unwrap()[0].id, owned);
     tx.commit().unwrap();
@@ -180,7 +210,11 @@ fn head_tail_and_order_survive_reopen_including_entries_consumed_out_of_order() 
     fill(&store, "q", [10]);
     store.close().unwrap();
     let store = open(dir.path());
-    assert_eq!(drain(&store, "q"), vec![10], "sequence numbers continue after the consumed ones");
+    assert_eq!(
+        drain(&store, "q"),
+        vec![10],
+        "sequence numbers continue after the consumed ones"
+    );
     assert_eq!(store.queue_names().unwrap(), vec!["q".to_string()]);
 }
 
@@ -194,18 +228,23 @@ fn concurrent_consumers_never_receive_the_same_item_and_lose_none() {
         .map(|t| {
             let store = store.clone();
             let seen = seen.clone();
-            thread::spawn(move || for attempt in 0usize.. {
-                let mut tx = store.begin().unwrap();
-                let got = tx.poll("q", 7).unwrap();
-                if got.is_empty() {
-                    return;
+            thread::spawn(move || {
+                for attempt in 0usize.. {
+                    let mut tx = store.begin().unwrap();
+                    let got = tx.poll("q", 7).unwrap();
+                    if got.is_empty() {
+                        return;
+                    }
+                    if (attempt + t) % 3 == 0 {
+                        tx.rollback().unwrap(); // every third attempt gives its items back
+                        continue;
+                    }
+                    tx.commit().unwrap();
+                    seen.lock().extend(
+                        got.iter()
+                            .map(|m| u32::from_be_bytes(m.payload.clone().unwrap().try_into().unwrap())),
+                    );
                 }
-                if (attempt + t) % 3 == 0 {
-                    tx.rollback().unwrap(); // every third attempt gives its items back
-                    continue;
-                }
-                tx.commit().unwrap();
-                seen.lock().extend(got.iter().map(|m| u32::from_be_bytes(m.payload.clone().unwrap().try_into().unwrap())));
             })
         })
         .collect();
@@ -274,7 +313,10 @@ fn bad_locations_and_a_second_open_are_refused_with_what_and_where() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("plain-file");
     std::fs::write(&file, b"hello").unwrap();
-    assert!(matches!(Store::open(&file, StoreOptions::default()), Err(Error::NotAStore { .. })));
+    assert!(matches!(
+        Store::open(&file, StoreOptions::default()),
+        Err(Error::NotAStore { .. })
+    ));
     let junk = dir.path().join("junk");
     std::fs::create_dir(&junk).unwrap();
     std::fs::write(junk.join("x.txt"), b"x").unwrap();
@@ -282,7 +324,16 @@ fn bad_locations_and_a_second_open_are_refused_with_what_and_where() {
     assert!(matches!(err, Error::NotAStore { .. }), "{err}");
     assert!(err.to_string().contains("junk"));
     let missing = dir.path().join("missing");
-    assert!(matches!(Store::open(&missing, StoreOptions { create_if_missing: false, ..Default::default() }), Err(Error::NotAStore { .. })));
+    assert!(matches!(
+        Store::open(
+            &missing,
+            StoreOptions {
+                create_if_missing: false,
+                ..Default::default()
+            }
+        ),
+        Err(Error::NotAStore { .. })
+    ));
 
     let store_dir = dir.path().join("store");
     let store = open(&store_dir);
@@ -300,7 +351,14 @@ fn a_read_only_store_reads_and_refuses_writes() {
         fill(&store, "q", [7]);
         store.close().unwrap();
     }
-    let ro = Store::open(dir.path(), StoreOptions { read_only: true, ..Default::default() }).unwrap();
+    let ro = Store::open(
+        dir.path(),
+        StoreOptions {
+            read_only: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert_eq!(ro.queue_size("q").unwrap(), 1);
     let mut tx = ro.begin().unwrap();
     assert_eq!(tx.peek("q", 1).unwrap().len(), 1);
@@ -316,7 +374,10 @@ fn arguments_out_of_range_are_refused() {
     assert!(matches!(tx.enqueue("", b"x"), Err(Error::InvalidArgument(_))));
     assert!(matches!(tx.poll("q", 0), Err(Error::InvalidArgument(_))));
     assert!(matches!(tx.poll("q", usize::MAX), Err(Error::InvalidArgument(_))));
-    assert!(matches!(tx.enqueue(&"n".repeat(5000), b"x"), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        tx.enqueue(&"n".repeat(5000), b"x"),
+        Err(Error::InvalidArgument(_))
+    ));
 }
 
 #[test]
@@ -339,18 +400,37 @@ fn consumed_entries_do_not_slow_polling_or_keep_their_space_after_compaction() {
     assert_eq!(stats.queued_items, 0);
     // The log they were written to is flushed now, and kept to be written over until close.
     let logs = log_bytes(dir.path());
-    assert!(stats.disk_bytes - logs < 2 << 20, "20,000 consumed 256-byte items left {} bytes of tables", stats.disk_bytes - logs);
+    assert!(
+        stats.disk_bytes - logs < 2 << 20,
+        "20,000 consumed 256-byte items left {} bytes of tables",
+        stats.disk_bytes - logs
+    );
     store.close().unwrap();
-    assert!(directory_bytes(dir.path()) < 2 << 20, "20,000 consumed 256-byte items left {} bytes after close", directory_bytes(dir.path()));
+    assert!(
+        directory_bytes(dir.path()) < 2 << 20,
+        "20,000 consumed 256-byte items left {} bytes after close",
+        directory_bytes(dir.path())
+    );
 }
 
 /// Bytes of the store's write-ahead log files.
 fn log_bytes(dir: &std::path::Path) -> u64 {
-    std::fs::read_dir(dir).unwrap().flatten().filter(|e| e.path().extension().is_some_and(|x| x == "log")).map(|e| e.metadata().unwrap().len()).sum()
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
+        .map(|e| e.metadata().unwrap().len())
+        .sum()
 }
 
 fn directory_bytes(dir: &std::path::Path) -> u64 {
-    std::fs::read_dir(dir).unwrap().flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum()
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
 }
 
 #[test]
@@ -370,7 +450,11 @@ fn enqueueing_an_owned_object_whose_last_entry_was_consumed_meanwhile_fails_at_c
     consumer.commit().unwrap(); // last owning entry gone: object deleted
     assert!(matches!(referrer.commit(), Err(Error::NoSuchObject(x)) if x == id));
     referrer.rollback().unwrap();
-    assert_eq!(store.queue_size("b").unwrap(), 0, "nothing points at the deleted object");
+    assert_eq!(
+        store.queue_size("b").unwrap(),
+        0,
+        "nothing points at the deleted object"
+    );
 }
 
 #[test]
@@ -386,7 +470,11 @@ fn enqueue_new_stores_a_queue_owned_object_under_the_given_id() {
     let m = tx.poll("q", 1).unwrap().pop().unwrap();
     assert_eq!((m.id, m.payload.as_deref()), (id, Some(&b"given"[..])));
     tx.commit().unwrap();
-    assert_eq!(store.begin().unwrap().get(id).unwrap(), None, "queue-owned: gone with its entry");
+    assert_eq!(
+        store.begin().unwrap().get(id).unwrap(),
+        None,
+        "queue-owned: gone with its entry"
+    );
 }
 
 #[test]
@@ -415,7 +503,11 @@ fn scattered_ids_overwrites_and_deletes_in_one_transaction_commit_to_their_final
             2 => Some(format!("second {i}")),
             _ => Some(format!("first {i}")),
         };
-        assert_eq!(tx.get(*id).unwrap().map(|v| String::from_utf8(v).unwrap()), expected, "object {i}");
+        assert_eq!(
+            tx.get(*id).unwrap().map(|v| String::from_utf8(v).unwrap()),
+            expected,
+            "object {i}"
+        );
     }
     assert_eq!(store.queue_size("q").unwrap(), 250);
 }
@@ -452,7 +544,11 @@ fn concurrent_synced_commits_share_writes_yet_keep_each_threads_order_and_every_
     }
     let mut shared = drain(&store, "shared");
     shared.sort();
-    assert_eq!(shared, (0..64).collect::<Vec<_>>(), "every moved object is still there, once");
+    assert_eq!(
+        shared,
+        (0..64).collect::<Vec<_>>(),
+        "every moved object is still there, once"
+    );
 }
 
 #[test]
@@ -485,7 +581,11 @@ fn put_over_a_queue_owned_object_keeps_it_owned_even_when_enqueued_again_in_that
     assert_eq!(polled, vec![id, fresh]);
     tx.commit().unwrap();
     assert_eq!(get(id), None, "queue-owned: deleted with its last entry");
-    assert_eq!(get(fresh).as_deref(), Some(&b"mine"[..]), "put object: lives until deleted");
+    assert_eq!(
+        get(fresh).as_deref(),
+        Some(&b"mine"[..]),
+        "put object: lives until deleted"
+    );
 }
 
 #[test]
@@ -500,15 +600,27 @@ fn a_poll_that_cannot_read_what_it_claimed_rolls_back_and_loses_nothing() {
     };
     {
         // Damage the first object underneath RockCask: an ownership flag it never writes.
-        let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), dir.path(), rocksdb::DB::list_cf(&rocksdb::Options::default(), dir.path()).unwrap()).unwrap();
+        let db = rocksdb::DB::open_cf(
+            &rocksdb::Options::default(),
+            dir.path(),
+            rocksdb::DB::list_cf(&rocksdb::Options::default(), dir.path()).unwrap(),
+        )
+        .unwrap();
         // The column family of objects (the on-disk layout, `keys.rs`).
-        db.put_cf(db.cf_handle("objects").unwrap(), damaged.as_bytes(), [9u8, 1, 2]).unwrap();
+        db.put_cf(db.cf_handle("objects").unwrap(), damaged.as_bytes(), [9u8, 1, 2])
+            .unwrap();
     }
     let store = open(dir.path());
     let mut tx = store.begin().unwrap();
     let err = tx.poll("q", 3).unwrap_err();
-    assert!(matches!(&err, Error::RolledBack(cause) if matches!(**cause, Error::Corrupt(_))), "{err}");
-    assert!(matches!(tx.commit(), Err(Error::TransactionFinished(_))), "nothing claimed can be committed");
+    assert!(
+        matches!(&err, Error::RolledBack(cause) if matches!(**cause, Error::Corrupt(_))),
+        "{err}"
+    );
+    assert!(
+        matches!(tx.commit(), Err(Error::TransactionFinished(_))),
+        "nothing claimed can be committed"
+    );
     assert_eq!(store.queue_size("q").unwrap(), 3);
     let mut again = store.begin().unwrap();
     assert!(again.poll("q", 3).is_err(), "the same items are back at the head");
@@ -519,7 +631,13 @@ fn payloads_are_compressed_per_store_and_per_queue_and_read_back_with_any_settin
     use rockcask_core::compress::{Compression, Policy};
     let dir = tempfile::tempdir().unwrap();
     let text = b"Dummy text ".repeat(200);
-    let mut options = StoreOptions { compression: Policy { codec: Compression::Zstd, threshold: 64 }, ..StoreOptions::default() };
+    let mut options = StoreOptions {
+        compression: Policy {
+            codec: Compression::Zstd,
+            threshold: 64,
+        },
+        ..StoreOptions::default()
+    };
     options.queue_compression.insert("fast".into(), Compression::Lz4);
     options.queue_compression.insert("raw".into(), Compression::None);
     let put_id = Uuid::new_v4();
@@ -537,7 +655,10 @@ fn payloads_are_compressed_per_store_and_per_queue_and_read_back_with_any_settin
         let stats = store.stats().unwrap();
         assert_eq!(stats.payload_bytes, 4 * text.len() as u64 + 5);
         // Two of five payloads compressed (zstd and lz4), the raw queue and the small one not.
-        assert!(stats.stored_payload_bytes < 2 * text.len() as u64 + 5 + 200, "{stats:?}");
+        assert!(
+            stats.stored_payload_bytes < 2 * text.len() as u64 + 5 + 200,
+            "{stats:?}"
+        );
         assert!(stats.stored_payload_bytes > text.len() as u64, "{stats:?}");
         store.close().unwrap();
     }
@@ -574,9 +695,17 @@ fn enqueue_by_id_of_an_object_deleted_by_an_earlier_commit_fails_and_hands_back_
     assert!(!tx1.is_open(), "a failed commit ends the transaction");
     assert!(matches!(tx1.commit(), Err(Error::TransactionFinished(_))));
     assert_eq!(store.queue_size("refs").unwrap(), 0, "no entry for the deleted object");
-    assert_eq!(store.queue_names().unwrap(), vec!["in".to_string()], "nothing of the failed commit is there");
+    assert_eq!(
+        store.queue_names().unwrap(),
+        vec!["in".to_string()],
+        "nothing of the failed commit is there"
+    );
     let peeked = store.begin().unwrap().peek("in", 10).unwrap();
-    assert_eq!(payloads(&peeked), (0..5u32).map(|i| i.to_be_bytes().to_vec()).collect::<Vec<_>>(), "polled items back at the head");
+    assert_eq!(
+        payloads(&peeked),
+        (0..5u32).map(|i| i.to_be_bytes().to_vec()).collect::<Vec<_>>(),
+        "polled items back at the head"
+    );
     store.close().unwrap();
     let store = open(dir.path());
     assert_eq!(store.queue_size("refs").unwrap(), 0);
@@ -633,7 +762,9 @@ fn racing_deletes_and_enqueues_by_id_never_commit_an_entry_after_its_objects_del
         for id in &put_ids {
             tx.put(*id, b"put").unwrap();
         }
-        let owned = (0..ROUNDS * PER_ROUND).map(|_| tx.enqueue("src", b"owned").unwrap()).collect();
+        let owned = (0..ROUNDS * PER_ROUND)
+            .map(|_| tx.enqueue("src", b"owned").unwrap())
+            .collect();
         tx.commit().unwrap();
         owned
     };
@@ -691,37 +822,54 @@ fn racing_deletes_and_enqueues_by_id_never_commit_an_entry_after_its_objects_del
     consumer.join().unwrap();
 
     let mut records: Vec<Vec<u8>> = Vec::new();
-    store.visit_queue("log", &mut |_, _, payload| {
-        records.push(payload.unwrap().to_vec());
-        Ok(true)
-    })
-    .unwrap();
-    let deleted_at: std::collections::HashMap<&[u8], usize> =
-        records.iter().enumerate().filter(|(_, r)| r[0] == b'D').map(|(i, r)| (&r[1..], i)).collect();
+    store
+        .visit_queue("log", &mut |_, _, payload| {
+            records.push(payload.unwrap().to_vec());
+            Ok(true)
+        })
+        .unwrap();
+    let deleted_at: std::collections::HashMap<&[u8], usize> = records
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r[0] == b'D')
+        .map(|(i, r)| (&r[1..], i))
+        .collect();
     assert_eq!(deleted_at.len(), put_ids.len());
     for (i, r) in records.iter().enumerate().filter(|(_, r)| r[0] == b'E') {
         let id = Uuid::from_slice(&r[1..]).unwrap();
-        assert!(i < deleted_at[&r[1..]], "entry for {id} committed after the commit that deleted it");
+        assert!(
+            i < deleted_at[&r[1..]],
+            "entry for {id} committed after the commit that deleted it"
+        );
     }
     let enqueued = records.iter().filter(|r| r[0] != b'D').count();
-    assert_eq!(enqueued + refused, 2 * put_ids.len(), "every enqueue either committed or was refused");
+    assert_eq!(
+        enqueued + refused,
+        2 * put_ids.len(),
+        "every enqueue either committed or was refused"
+    );
     let mut entries = 0;
     let mut owned_with_entry = std::collections::HashSet::new();
-    store.visit_queue("refs", &mut |_, id, payload| {
-        entries += 1;
-        if owned_ids.contains(&id) {
-            assert!(payload.is_some(), "entry for queue-owned object {id}, which is gone");
-            owned_with_entry.insert(id);
-        } else {
-            assert!(payload.is_some() || deleted_at.contains_key(&id.as_bytes()[..]));
-        }
-        Ok(true)
-    })
-    .unwrap();
+    store
+        .visit_queue("refs", &mut |_, id, payload| {
+            entries += 1;
+            if owned_ids.contains(&id) {
+                assert!(payload.is_some(), "entry for queue-owned object {id}, which is gone");
+                owned_with_entry.insert(id);
+            } else {
+                assert!(payload.is_some() || deleted_at.contains_key(&id.as_bytes()[..]));
+            }
+            Ok(true)
+        })
+        .unwrap();
     assert_eq!(entries, enqueued);
     let tx = store.begin().unwrap();
     for id in owned_ids.iter() {
-        assert_eq!(tx.get(*id).unwrap().is_some(), owned_with_entry.contains(id), "queue-owned {id} lives exactly while an entry points at it");
+        assert_eq!(
+            tx.get(*id).unwrap().is_some(),
+            owned_with_entry.contains(id),
+            "queue-owned {id} lives exactly while an entry points at it"
+        );
     }
 }
 
@@ -748,8 +896,17 @@ fn get_many_returns_each_payload_in_order_with_the_transactions_own_writes_and_n
     let text = |p: &Option<Vec<u8>>| p.as_deref().map(|b| String::from_utf8(b.to_vec()).unwrap());
     assert_eq!(
         got.iter().map(text).collect::<Vec<_>>(),
-        [Some("stored 299"), Some("replaced here"), None, None, Some("new here"), Some("stored 0"), Some("stored 299"), Some("stored 150")]
-            .map(|s| s.map(String::from))
+        [
+            Some("stored 299"),
+            Some("replaced here"),
+            None,
+            None,
+            Some("new here"),
+            Some("stored 0"),
+            Some("stored 299"),
+            Some("stored 150")
+        ]
+        .map(|s| s.map(String::from))
     );
     for (id, payload) in wanted.iter().zip(&got) {
         assert_eq!(&tx.get(*id).unwrap(), payload, "as get of {id} returns it");
@@ -776,9 +933,16 @@ fn close_flushes_large_memtables_so_the_next_open_has_no_log_to_replay() {
     tx.commit().unwrap();
     assert!(log_bytes(dir.path()) > 2 << 20, "the commit is in the log");
     store.close().unwrap();
-    assert!(log_bytes(dir.path()) < 64 << 10, "{} bytes of log left after close", log_bytes(dir.path()));
+    assert!(
+        log_bytes(dir.path()) < 64 << 10,
+        "{} bytes of log left after close",
+        log_bytes(dir.path())
+    );
     let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
-    assert_eq!(store.map_get("m", &1999u32.to_be_bytes()).unwrap().as_deref(), Some(&[7u8; 1024][..]));
+    assert_eq!(
+        store.map_get("m", &1999u32.to_be_bytes()).unwrap().as_deref(),
+        Some(&[7u8; 1024][..])
+    );
     assert_eq!(store.queue_size("q").unwrap(), 2_000);
     store.close().unwrap();
 

@@ -15,7 +15,10 @@ use jni::objects::{Global, JByteArray, JMethodID, JObject};
 use jni::signature::{Primitive, ReturnType};
 use jni::strings::JNIString;
 use jni::{Env, JValue};
-use rockcask_core::casket::{appended_len, report_comparison_failure, Casket, CasketOptions, CursorPut, ExternalCompare, KeyOrder, Kind, LockMode, PutMode, Range};
+use rockcask_core::casket::{
+    appended_len, report_comparison_failure, Casket, CasketOptions, CursorPut, ExternalCompare, KeyOrder, Kind,
+    LockMode, PutMode, Range,
+};
 
 use crate::args::{self, code_arg, java_object, Freed, NewHandle};
 use crate::contract::{self, omode, CasketSlot, Record, CALLED_A_DATABASE};
@@ -93,7 +96,11 @@ fn packed(items: &[Vec<u8>]) -> Vec<u8> {
 /// this library (which belongs to RockCask's loader), each with its own `CasketComparator`.
 fn compare_method(env: &mut Env<'_>, comparator: &JObject<'_>) -> BridgeResult<JMethodID> {
     let class = env.get_object_class(comparator)?;
-    Ok(env.get_method_id(&class, JNIString::from("compareChecked"), jni::jni_sig!((a: [jbyte], b: [jbyte]) -> jlong))?)
+    Ok(env.get_method_id(
+        &class,
+        JNIString::from("compareChecked"),
+        jni::jni_sig!((a: [jbyte], b: [jbyte]) -> jlong),
+    )?)
 }
 
 /// A Java `BDBCMP` as a key order, called through the drop-in's `Database.Comparison` wrapper
@@ -114,7 +121,9 @@ fn java_order(env: &mut Env<'_>, comparator: &JObject<'_>, name: String) -> Brid
             let args = [JValue::Object(&ja).as_jni(), JValue::Object(&jb).as_jni()];
             // SAFETY: `compare_checked` is `compareChecked([B[B)J` of `target`'s own class, which
             // `target` (a global reference) keeps loaded; `open` checked it is not null.
-            match unsafe { env.call_method_unchecked(&target, compare_checked, ReturnType::Primitive(Primitive::Long), &args) } {
+            match unsafe {
+                env.call_method_unchecked(&target, compare_checked, ReturnType::Primitive(Primitive::Long), &args)
+            } {
                 Ok(v) => v.j().map(Some),
                 // Cleared here, inside the call's local frame. Left pending, jni-rs catches it
                 // after the frame and renders its name, message and stack trace on every
@@ -166,9 +175,19 @@ fn attach_as_daemon(vm: &jni::JavaVM) {
     }
 }
 
-fn open(env: &mut Env<'_>, path: PathBuf, options: Record<CasketSlot>, comparator: Comparator<'_>, comparator_name: Option<String>) -> BridgeResult<NewHandle<CasketHandle>> {
+fn open(
+    env: &mut Env<'_>,
+    path: PathBuf,
+    options: Record<CasketSlot>,
+    comparator: Comparator<'_>,
+    comparator_name: Option<String>,
+) -> BridgeResult<NewHandle<CasketHandle>> {
     let mode = options.get(CasketSlot::Omode);
-    let kind = if options.flag(CasketSlot::Hash) { Kind::Hash } else { Kind::Btree };
+    let kind = if options.flag(CasketSlot::Hash) {
+        Kind::Hash
+    } else {
+        Kind::Btree
+    };
     let mut o = CasketOptions::new(kind, mode & omode::OWRITER != 0);
     o.create = mode & omode::OCREAT != 0;
     o.truncate = mode & omode::OTRUNC != 0;
@@ -187,7 +206,10 @@ fn open(env: &mut Env<'_>, path: PathBuf, options: Record<CasketSlot>, comparato
         contract::KEY_ORDERS.decode(options.get(CasketSlot::Cmpfunc), "cmpfunc")?
     };
     o.compression = contract::CASKET_COMPRESSION.decode(options.get(CasketSlot::Compression), "compression")?;
-    o.set_sizes(options.get(CasketSlot::CacheBytes), options.get(CasketSlot::WriteBufferBytes));
+    o.set_sizes(
+        options.get(CasketSlot::CacheBytes),
+        options.get(CasketSlot::WriteBufferBytes),
+    );
     Ok(NewHandle(CasketHandle(Casket::open(path, o)?)))
 }
 
@@ -204,14 +226,24 @@ fn free(_env: &mut Env<'_>, db: Freed<CasketHandle>) -> BridgeResult<()> {
 const LARGE_VALUE: usize = 64 << 20;
 
 /// `value` stays in the JVM until it is known to fit.
-fn put<'local>(env: &mut Env<'local>, db: &CasketHandle, key: Vec<u8>, value: JByteArray<'local>, mode: PutMode) -> BridgeResult<()> {
+fn put<'local>(
+    env: &mut Env<'local>,
+    db: &CasketHandle,
+    key: Vec<u8>,
+    value: JByteArray<'local>,
+    mode: PutMode,
+) -> BridgeResult<()> {
     let c = &db.0;
     if !value.is_null() {
         // A value (or an append) that cannot fit is refused before a large array is copied;
         // the casket checks again, under its lock, once the value is here.
         let len = value.len(env)?;
         if len >= LARGE_VALUE {
-            let current = if mode == PutMode::Cat { c.call(|c| c.vsiz(&key)).unwrap_or(0) } else { 0 };
+            let current = if mode == PutMode::Cat {
+                c.call(|c| c.vsiz(&key)).unwrap_or(0)
+            } else {
+                0
+            };
             appended_len(current, len)?;
         }
     }
@@ -225,11 +257,20 @@ fn put<'local>(env: &mut Env<'local>, db: &CasketHandle, key: Vec<u8>, value: JB
 fn putdups(_env: &mut Env<'_>, db: &CasketHandle, packed: Vec<u8>) -> BridgeResult<()> {
     let items = unpack_list(&packed)?;
     if items.len() % 2 != 0 {
-        return Err(BridgeError::InvalidArgument(format!("{} packed items are not (key, value) pairs", items.len())));
+        return Err(BridgeError::InvalidArgument(format!(
+            "{} packed items are not (key, value) pairs",
+            items.len()
+        )));
     }
     let pairs = items.chunks_exact(2).map(|pair| pair[0].zip(pair[1]));
-    let pairs = pairs.collect::<Option<Vec<_>>>().ok_or_else(|| BridgeError::InvalidArgument("an absent key or value in packed pairs".into()))?;
-    db.0.call(|c| pairs.iter().try_for_each(|(key, value)| c.put(key, value, PutMode::Dup)))?;
+    let pairs = pairs
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| BridgeError::InvalidArgument("an absent key or value in packed pairs".into()))?;
+    db.0.call(|c| {
+        pairs
+            .iter()
+            .try_for_each(|(key, value)| c.put(key, value, PutMode::Dup))
+    })?;
     Ok(())
 }
 
@@ -256,8 +297,22 @@ fn vsiz(_env: &mut Env<'_>, db: &CasketHandle, key: Vec<u8>) -> BridgeResult<i32
     Ok(db.0.call(|c| c.vsiz(&key))?.min(i32::MAX as usize) as i32)
 }
 
-fn range(_env: &mut Env<'_>, db: &CasketHandle, bkey: Option<Vec<u8>>, binc: bool, ekey: Option<Vec<u8>>, einc: bool, max: i32) -> BridgeResult<Vec<u8>> {
-    let range = Range { begin: bkey.as_deref(), begin_inclusive: binc, end: ekey.as_deref(), end_inclusive: einc, max: max.into() };
+fn range(
+    _env: &mut Env<'_>,
+    db: &CasketHandle,
+    bkey: Option<Vec<u8>>,
+    binc: bool,
+    ekey: Option<Vec<u8>>,
+    einc: bool,
+    max: i32,
+) -> BridgeResult<Vec<u8>> {
+    let range = Range {
+        begin: bkey.as_deref(),
+        begin_inclusive: binc,
+        end: ekey.as_deref(),
+        end_inclusive: einc,
+        max: max.into(),
+    };
     Ok(packed(&db.0.call(|c| c.range(&range))?))
 }
 
@@ -338,7 +393,13 @@ fn cur_val(_env: &mut Env<'_>, db: &CasketHandle, position: Vec<u8>) -> BridgeRe
 }
 
 /// Returns the new position.
-fn cur_put(_env: &mut Env<'_>, db: &CasketHandle, position: Vec<u8>, value: Vec<u8>, mode: CursorPut) -> BridgeResult<Vec<u8>> {
+fn cur_put(
+    _env: &mut Env<'_>,
+    db: &CasketHandle,
+    position: Vec<u8>,
+    value: Vec<u8>,
+    mode: CursorPut,
+) -> BridgeResult<Vec<u8>> {
     Ok(db.0.call(|c| c.cursor_put(&position, &value, mode))?)
 }
 

@@ -48,9 +48,16 @@ impl InPlace {
         // before any other JNI call.
         let ptr = unsafe { ((**raw_env).v1_2.GetPrimitiveArrayCritical)(raw_env, raw_array, std::ptr::null_mut()) };
         if ptr.is_null() {
-            return Err(BridgeError::InvalidArgument("could not access the message bytes".into()));
+            return Err(BridgeError::InvalidArgument(
+                "could not access the message bytes".into(),
+            ));
         }
-        Ok(InPlace { env: raw_env, array: raw_array, ptr, len })
+        Ok(InPlace {
+            env: raw_env,
+            array: raw_array,
+            ptr,
+            len,
+        })
     }
 
     /// Decodes and releases the array (no JNI call in between).
@@ -64,7 +71,9 @@ impl InPlace {
 impl Drop for InPlace {
     fn drop(&mut self) {
         // SAFETY: pairs the GetPrimitiveArrayCritical of `new`; JNI_ABORT: nothing to copy back.
-        unsafe { ((**self.env).v1_2.ReleasePrimitiveArrayCritical)(self.env, self.array, self.ptr, jni::sys::JNI_ABORT) };
+        unsafe {
+            ((**self.env).v1_2.ReleasePrimitiveArrayCritical)(self.env, self.array, self.ptr, jni::sys::JNI_ABORT)
+        };
     }
 }
 
@@ -72,7 +81,10 @@ impl Drop for InPlace {
 fn encode(env: &mut Env<'_>, ty: MessageType, input: JByteBuffer<'_>, len: i32) -> BridgeResult<Vec<u8>> {
     // SAFETY: used within this call only.
     let buf = unsafe { args::direct_buffer(env, &input, "input buffer")? };
-    let len = usize::try_from(len).ok().filter(|&l| l <= buf.len()).ok_or_else(|| BridgeError::InvalidArgument(format!("length {len} outside the buffer")))?;
+    let len = usize::try_from(len)
+        .ok()
+        .filter(|&l| l <= buf.len())
+        .ok_or_else(|| BridgeError::InvalidArgument(format!("length {len} outside the buffer")))?;
     let invalid = |e: String| BridgeError::InvalidArgument(format!("{}: {e}", ty.name()));
     // Viewed in place (a direct buffer is aligned); copied only if it were not.
     match flat::read_borrowed(&buf[..len]).map_err(invalid)? {
@@ -103,7 +115,9 @@ fn decode(env: &mut Env<'_>, ty: MessageType, message: JByteArray<'_>, output: J
     }?;
     let needed = flat::len(&decoded);
     if needed > out.len() {
-        return i32::try_from(needed).map(|n| -n).map_err(|_| BridgeError::InvalidArgument(format!("decoded {} is too large ({needed} bytes)", ty.name())));
+        return i32::try_from(needed)
+            .map(|n| -n)
+            .map_err(|_| BridgeError::InvalidArgument(format!("decoded {} is too large ({needed} bytes)", ty.name())));
     }
     Ok(flat::write(&decoded, out).map_err(BridgeError::InvalidArgument)? as i32)
 }
@@ -120,8 +134,11 @@ fn compress(_env: &mut Env<'_>, codec: Compression, payload: Vec<u8>) -> BridgeR
 
 /// The payload of a stored form made by `compress`.
 fn decompress<'local>(env: &mut Env<'local>, stored: Vec<u8>) -> BridgeResult<JByteArray<'local>> {
-    let (&code, body) = stored.split_first().ok_or_else(|| BridgeError::InvalidArgument("empty stored form".into()))?;
+    let (&code, body) = stored
+        .split_first()
+        .ok_or_else(|| BridgeError::InvalidArgument("empty stored form".into()))?;
     let codec = contract::compression(i64::from(code), "stored form")?;
-    let payload = compress::decompress(codec, body).map_err(|e| BridgeError::InvalidArgument(format!("damaged {} data: {e}", codec.name())))?;
+    let payload = compress::decompress(codec, body)
+        .map_err(|e| BridgeError::InvalidArgument(format!("damaged {} data: {e}", codec.name())))?;
     Ok(env.byte_array_from_slice(&payload)?)
 }

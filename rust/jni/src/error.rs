@@ -101,16 +101,27 @@ enum JavaException {
     /// `RockCaskException(Status, detail)`, whose message is "Status: detail".
     Store { status: JavaStatus, detail: String },
     /// `SnapshotException(offset, frame, detail)`: status BadSnapshot, frame -1 for none.
-    Snapshot { offset: u64, frame: Option<u64>, detail: String },
+    Snapshot {
+        offset: u64,
+        frame: Option<u64>,
+        detail: String,
+    },
     /// `CodecException(messageType, offset, detail)`.
-    Codec { message_type: &'static str, offset: usize, detail: String },
+    Codec {
+        message_type: &'static str,
+        offset: usize,
+        detail: String,
+    },
     /// `CasketException(code, detail)`.
     Casket { code: i32, detail: String },
 }
 
 impl JavaException {
     fn store(status: JavaStatus, e: &CoreError) -> JavaException {
-        JavaException::Store { status, detail: e.to_string() }
+        JavaException::Store {
+            status,
+            detail: e.to_string(),
+        }
     }
 
     fn text_mut(&mut self) -> &mut String {
@@ -137,13 +148,22 @@ fn rolled_back(mut cause: JavaException, doing: Option<&str>) -> JavaException {
 
 /// Whether an error already says that its transaction was rolled back.
 fn says_rolled_back(e: &BridgeError) -> bool {
-    matches!(e, BridgeError::RolledBack(_) | BridgeError::Core(CoreError::RolledBack(_)))
+    matches!(
+        e,
+        BridgeError::RolledBack(_) | BridgeError::Core(CoreError::RolledBack(_))
+    )
 }
 
 fn core_exception(e: &CoreError) -> JavaException {
     match e {
-        CoreError::Closed(_) | CoreError::TransactionFinished(_) => JavaException::Plain { class: ILLEGAL_STATE, message: e.to_string() },
-        CoreError::InvalidArgument(_) => JavaException::Plain { class: ILLEGAL_ARGUMENT, message: e.to_string() },
+        CoreError::Closed(_) | CoreError::TransactionFinished(_) => JavaException::Plain {
+            class: ILLEGAL_STATE,
+            message: e.to_string(),
+        },
+        CoreError::InvalidArgument(_) => JavaException::Plain {
+            class: ILLEGAL_ARGUMENT,
+            message: e.to_string(),
+        },
         CoreError::NoSuchObject(_) => JavaException::store(JavaStatus::NoSuchObject, e),
         CoreError::QueueFull { .. } => JavaException::store(JavaStatus::QueueFull, e),
         CoreError::Conflict { .. } => JavaException::store(JavaStatus::Conflict, e),
@@ -154,11 +174,22 @@ fn core_exception(e: &CoreError) -> JavaException {
         CoreError::Internal(_) => JavaException::store(JavaStatus::Internal, e),
         CoreError::RolledBack(cause) if matches!(**cause, CoreError::RolledBack(_)) => core_exception(cause),
         CoreError::RolledBack(cause) => rolled_back(core_exception(cause), None),
-        CoreError::Snapshot { offset, frame, .. } => JavaException::Snapshot { offset: *offset, frame: *frame, detail: e.to_string() },
+        CoreError::Snapshot { offset, frame, .. } => JavaException::Snapshot {
+            offset: *offset,
+            frame: *frame,
+            detail: e.to_string(),
+        },
         CoreError::TargetExists { .. } => JavaException::store(JavaStatus::TargetExists, e),
         CoreError::Io { .. } => JavaException::store(JavaStatus::IOError, e),
         // The status is a field of its own, not the start of the text as in Display.
-        CoreError::Rocks { status, context, message } => JavaException::Store { status: status.into(), detail: format!("{context}: {message}") },
+        CoreError::Rocks {
+            status,
+            context,
+            message,
+        } => JavaException::Store {
+            status: status.into(),
+            detail: format!("{context}: {message}"),
+        },
     }
 }
 
@@ -167,19 +198,41 @@ impl BridgeError {
         match self {
             // The cause decides the exception; the text says the transaction is gone.
             BridgeError::RolledBack(cause) if says_rolled_back(cause) => cause.java_exception(),
-            BridgeError::RolledBack(cause) => rolled_back(cause.java_exception(), Some("applying buffered operations failed")),
+            BridgeError::RolledBack(cause) => {
+                rolled_back(cause.java_exception(), Some("applying buffered operations failed"))
+            }
             BridgeError::Core(e) => core_exception(e),
-            BridgeError::Casket(e) => JavaException::Casket { code: e.code as i32, detail: e.detail.clone() },
-            BridgeError::Codec(e) => JavaException::Codec { message_type: e.message, offset: e.offset, detail: e.detail.clone() },
+            BridgeError::Casket(e) => JavaException::Casket {
+                code: e.code as i32,
+                detail: e.detail.clone(),
+            },
+            BridgeError::Codec(e) => JavaException::Codec {
+                message_type: e.message,
+                offset: e.offset,
+                detail: e.detail.clone(),
+            },
             // jni-rs catches the JVM's OutOfMemoryError (and clears it) when a Java array or
             // string cannot be had: it is thrown again as itself, which callers handle.
-            BridgeError::Jni(jni::errors::Error::JniCall(jni::errors::JniError::NoMemory)) => {
-                JavaException::Plain { class: OUT_OF_MEMORY, message: "no Java heap left for the result of a RockCask call".into() }
-            }
-            BridgeError::Jni(e) => JavaException::Store { status: JavaStatus::Internal, detail: e.to_string() },
-            BridgeError::Null(_) => JavaException::Plain { class: NULL_POINTER, message: self.to_string() },
-            BridgeError::BadHandle(_) => JavaException::Plain { class: ILLEGAL_STATE, message: self.to_string() },
-            BridgeError::InvalidArgument(_) => JavaException::Plain { class: ILLEGAL_ARGUMENT, message: self.to_string() },
+            BridgeError::Jni(jni::errors::Error::JniCall(jni::errors::JniError::NoMemory)) => JavaException::Plain {
+                class: OUT_OF_MEMORY,
+                message: "no Java heap left for the result of a RockCask call".into(),
+            },
+            BridgeError::Jni(e) => JavaException::Store {
+                status: JavaStatus::Internal,
+                detail: e.to_string(),
+            },
+            BridgeError::Null(_) => JavaException::Plain {
+                class: NULL_POINTER,
+                message: self.to_string(),
+            },
+            BridgeError::BadHandle(_) => JavaException::Plain {
+                class: ILLEGAL_STATE,
+                message: self.to_string(),
+            },
+            BridgeError::InvalidArgument(_) => JavaException::Plain {
+                class: ILLEGAL_ARGUMENT,
+                message: self.to_string(),
+            },
         }
     }
 }
@@ -213,13 +266,21 @@ struct Constructor {
 
 impl Constructor {
     const fn new(class: &'static str, signature: MethodSignature<'static, 'static>) -> Constructor {
-        Constructor { class, signature, found: OnceLock::new() }
+        Constructor {
+            class,
+            signature,
+            found: OnceLock::new(),
+        }
     }
 
     /// # Safety
     ///
     /// `args` must match the constructor's signature in number and types.
-    unsafe fn new_object<'local>(&self, env: &mut Env<'local>, args: &[JValue<'_>]) -> jni::errors::Result<JObject<'local>> {
+    unsafe fn new_object<'local>(
+        &self,
+        env: &mut Env<'local>,
+        args: &[JValue<'_>],
+    ) -> jni::errors::Result<JObject<'local>> {
         let (class, id) = cached(&self.found, || {
             let class = find_class(env, self.class)?;
             let id = env.get_method_id(&class, jni_str!("<init>"), &self.signature)?;
@@ -232,8 +293,10 @@ impl Constructor {
     }
 }
 
-static STORE_EXCEPTION: Constructor =
-    Constructor::new(ROCKCASK, jni_sig!("(Lorg/rockcask/RockCaskException$Status;Ljava/lang/String;)V"));
+static STORE_EXCEPTION: Constructor = Constructor::new(
+    ROCKCASK,
+    jni_sig!("(Lorg/rockcask/RockCaskException$Status;Ljava/lang/String;)V"),
+);
 static SNAPSHOT_EXCEPTION: Constructor = Constructor::new(SNAPSHOT, jni_sig!("(JJLjava/lang/String;)V"));
 static CODEC_EXCEPTION: Constructor = Constructor::new(CODEC, jni_sig!("(Ljava/lang/String;JLjava/lang/String;)V"));
 static STATUS_CLASS: OnceLock<Global<JClass<'static>>> = OnceLock::new();
@@ -241,8 +304,15 @@ static STATUS_CLASS: OnceLock<Global<JClass<'static>>> = OnceLock::new();
 /// The constant of `RockCaskException.Status` named as `status`. A name the Java enum lacks
 /// fails the lookup with NoSuchFieldError (and the unit tests check that none is lacking).
 fn status_constant<'local>(env: &mut Env<'local>, status: JavaStatus) -> jni::errors::Result<JObject<'local>> {
-    let class = cached(&STATUS_CLASS, || find_class(env, "org/rockcask/RockCaskException$Status"))?;
-    env.get_static_field(class, JNIString::from(status.name()), jni_sig!("Lorg/rockcask/RockCaskException$Status;"))?.l()
+    let class = cached(&STATUS_CLASS, || {
+        find_class(env, "org/rockcask/RockCaskException$Status")
+    })?;
+    env.get_static_field(
+        class,
+        JNIString::from(status.name()),
+        jni_sig!("Lorg/rockcask/RockCaskException$Status;"),
+    )?
+    .l()
 }
 
 fn new_throwable<'local>(env: &mut Env<'local>, exception: &JavaException) -> jni::errors::Result<JObject<'local>> {
@@ -264,11 +334,17 @@ fn new_throwable<'local>(env: &mut Env<'local>, exception: &JavaException) -> jn
             let frame = frame.map_or(JValue::Long(-1), long);
             unsafe { SNAPSHOT_EXCEPTION.new_object(env, &[long(*offset), frame, JValue::Object(&detail)]) }
         }
-        JavaException::Codec { message_type, offset, detail } => {
+        JavaException::Codec {
+            message_type,
+            offset,
+            detail,
+        } => {
             let message_type = env.new_string(message_type)?;
             let detail = env.new_string(detail)?;
             let offset = long(*offset as u64);
-            unsafe { CODEC_EXCEPTION.new_object(env, &[JValue::Object(&message_type), offset, JValue::Object(&detail)]) }
+            unsafe {
+                CODEC_EXCEPTION.new_object(env, &[JValue::Object(&message_type), offset, JValue::Object(&detail)])
+            }
         }
         JavaException::Casket { code, detail } => {
             let detail = env.new_string(detail)?;
@@ -276,7 +352,11 @@ fn new_throwable<'local>(env: &mut Env<'local>, exception: &JavaException) -> jn
             // class loaders beside this one copy of the library (which belongs to RockCask's);
             // FindClass from the calling native method finds the caller's own class.
             let class = env.find_class(JNIString::from(CASKET))?;
-            env.new_object(&class, jni_sig!("(ILjava/lang/String;)V"), &[JValue::Int(*code), JValue::Object(&detail)])
+            env.new_object(
+                &class,
+                jni_sig!("(ILjava/lang/String;)V"),
+                &[JValue::Int(*code), JValue::Object(&detail)],
+            )
         }
     }
 }
@@ -293,7 +373,10 @@ fn throw(env: &mut Env<'_>, exception: JavaException) {
             let _ = env.throw(unsafe { JThrowable::from_raw(env, object.into_raw()) });
         }
         Err(_) if !env.exception_check() => {
-            let _ = env.throw_new(jni_str!("java/lang/OutOfMemoryError"), jni_str!("RockCask could not build the exception of a failed call"));
+            let _ = env.throw_new(
+                jni_str!("java/lang/OutOfMemoryError"),
+                jni_str!("RockCask could not build the exception of a failed call"),
+            );
         }
         Err(_) => {}
     }
@@ -324,12 +407,21 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowMapped {
     ) -> jni::errors::Result<T> {
         let what = match payload.downcast_ref::<&'static str>() {
             Some(s) => (*s).to_string(),
-            None => payload.downcast_ref::<String>().cloned().unwrap_or_else(|| "non-string panic".into()),
+            None => payload
+                .downcast_ref::<String>()
+                .cloned()
+                .unwrap_or_else(|| "non-string panic".into()),
         };
         // Dropping a payload can itself panic; leak it instead (it is tiny and this is a bug path).
         std::mem::forget(payload);
         if !env.exception_check() {
-            throw(env, JavaException::Store { status: JavaStatus::Internal, detail: format!("RockCask native panic: {what}") });
+            throw(
+                env,
+                JavaException::Store {
+                    status: JavaStatus::Internal,
+                    detail: format!("RockCask native panic: {what}"),
+                },
+            );
         }
         Ok(T::default())
     }
@@ -347,9 +439,14 @@ mod tests {
             JavaException::Plain { class, message } => (class, message.clone()),
             JavaException::Store { status, detail } => (ROCKCASK, format!("{}: {detail}", status.name())),
             JavaException::Snapshot { detail, .. } => (SNAPSHOT, format!("BadSnapshot: {detail}")),
-            JavaException::Codec { message_type, offset, detail } => {
-                (CODEC, format!("not a valid {message_type} message: {detail} at byte {offset}"))
-            }
+            JavaException::Codec {
+                message_type,
+                offset,
+                detail,
+            } => (
+                CODEC,
+                format!("not a valid {message_type} message: {detail} at byte {offset}"),
+            ),
             JavaException::Casket { code, detail } => (CASKET, format!("{code}:{detail}")),
         }
     }
@@ -365,7 +462,13 @@ mod tests {
     #[test]
     fn a_rocksdb_failure_is_thrown_with_its_status_and_says_what_display_says() {
         let e = refused_after_full_disk();
-        assert!(matches!(core_exception(&e), JavaException::Store { status: JavaStatus::IOError, .. }));
+        assert!(matches!(
+            core_exception(&e),
+            JavaException::Store {
+                status: JavaStatus::IOError,
+                ..
+            }
+        ));
         assert_eq!(class_and_message(&core_exception(&e)), (ROCKCASK, e.to_string()));
     }
 
@@ -386,36 +489,70 @@ mod tests {
         let poll = CoreError::RolledBack(Box::new(CoreError::Corrupt("queue 'q' entry 7 is missing".into())));
         assert_eq!(
             class_and_message(&core_exception(&poll)),
-            (ROCKCASK, "Corruption: transaction rolled back: corrupt store data at queue 'q' entry 7 is missing".to_string())
+            (
+                ROCKCASK,
+                "Corruption: transaction rolled back: corrupt store data at queue 'q' entry 7 is missing".to_string()
+            )
         );
         let nested = BridgeError::RolledBack(Box::new(BridgeError::Core(poll)));
-        assert_eq!(nested.java_exception(), core_exception(&CoreError::RolledBack(Box::new(CoreError::Corrupt("queue 'q' entry 7 is missing".into())))));
-        let read_only = BridgeError::RolledBack(Box::new(BridgeError::Core(CoreError::ReadOnly(PathBuf::from("/data/s")))));
+        assert_eq!(
+            nested.java_exception(),
+            core_exception(&CoreError::RolledBack(Box::new(CoreError::Corrupt(
+                "queue 'q' entry 7 is missing".into()
+            ))))
+        );
+        let read_only = BridgeError::RolledBack(Box::new(BridgeError::Core(CoreError::ReadOnly(PathBuf::from(
+            "/data/s",
+        )))));
         assert_eq!(class_and_message(&read_only.java_exception()).1, "ReadOnly: transaction rolled back: applying buffered operations failed: store at /data/s is open read-only");
         let bad = BridgeError::RolledBack(Box::new(BridgeError::InvalidArgument("payload too large".into())));
-        assert_eq!(class_and_message(&bad.java_exception()), (ILLEGAL_ARGUMENT, "transaction rolled back: applying buffered operations failed: payload too large".to_string()));
+        assert_eq!(
+            class_and_message(&bad.java_exception()),
+            (
+                ILLEGAL_ARGUMENT,
+                "transaction rolled back: applying buffered operations failed: payload too large".to_string()
+            )
+        );
     }
 
     /// The constants of `enum Status` in RockCaskException.java.
     fn java_statuses() -> Vec<String> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../java/rockcask/src/main/java/org/rockcask/RockCaskException.java");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../java/rockcask/src/main/java/org/rockcask/RockCaskException.java"
+        );
         let source = std::fs::read_to_string(path).unwrap();
-        let mut body = source.split_once("enum Status {").expect("RockCaskException.java declares no enum Status").1.to_string();
+        let mut body = source
+            .split_once("enum Status {")
+            .expect("RockCaskException.java declares no enum Status")
+            .1
+            .to_string();
         // Javadoc between the constants may hold braces and commas.
         while let Some(start) = body.find("/*") {
             let end = start + body[start..].find("*/").expect("unterminated comment in enum Status") + 2;
             body.replace_range(start..end, "");
         }
         let end = body.find(['}', ';']).expect("enum Status has no end");
-        body[..end].split(',').map(|name| name.trim().to_string()).filter(|name| !name.is_empty()).collect()
+        body[..end]
+            .split(',')
+            .map(|name| name.trim().to_string())
+            .filter(|name| !name.is_empty())
+            .collect()
     }
 
     #[test]
     fn every_status_thrown_is_a_constant_of_the_java_enum() {
         let java = java_statuses();
-        assert!(java.iter().any(|name| name == "BadSnapshot"), "cannot read enum Status: {java:?}");
+        assert!(
+            java.iter().any(|name| name == "BadSnapshot"),
+            "cannot read enum Status: {java:?}"
+        );
         for status in JavaStatus::ALL {
-            assert!(java.iter().any(|name| name == status.name()), "RockCaskException.Status has no {}", status.name());
+            assert!(
+                java.iter().any(|name| name == status.name()),
+                "RockCaskException.Status has no {}",
+                status.name()
+            );
         }
     }
 }

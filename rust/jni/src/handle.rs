@@ -40,12 +40,18 @@ unsafe fn tagged<T: Tagged>(handle: jlong) -> BridgeResult<NonNull<Handle<T>>> {
     let ptr = NonNull::new(handle as *mut Handle<T>)
         .ok_or_else(|| BridgeError::BadHandle(format!("{} is closed", T::NAME)))?;
     if !(ptr.as_ptr() as usize).is_multiple_of(std::mem::align_of::<Handle<T>>()) {
-        return Err(BridgeError::BadHandle(format!("invalid {} handle {handle:#x}", T::NAME)));
+        return Err(BridgeError::BadHandle(format!(
+            "invalid {} handle {handle:#x}",
+            T::NAME
+        )));
     }
     // SAFETY: a live `Handle` of some type (the contract), and every `Handle` starts with its
     // `u64` tag (`repr(C)`), so the tag can be read whatever the type.
     if unsafe { ptr.cast::<u64>().read() } != T::TAG {
-        return Err(BridgeError::BadHandle(format!("handle {handle:#x} is not a {}", T::NAME)));
+        return Err(BridgeError::BadHandle(format!(
+            "handle {handle:#x} is not a {}",
+            T::NAME
+        )));
     }
     Ok(ptr)
 }

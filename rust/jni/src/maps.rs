@@ -52,9 +52,23 @@ fn add(_env: &mut Env<'_>, tx: &TxHandle, map: MapName, key: Vec<u8>, delta: i64
     Ok(tx.lock()?.map_add(map.as_str(), &key, delta)?)
 }
 
-fn scan(_env: &mut Env<'_>, tx: &TxHandle, map: MapName, from: Option<Vec<u8>>, to: Option<Vec<u8>>, reverse: bool, limit: Count) -> BridgeResult<Vec<u8>> {
-    let direction = if reverse { Direction::Reverse } else { Direction::Forward };
-    let pairs = tx.lock()?.map_scan(map.as_str(), &KeyRange { from, to }, direction, limit.0)?;
+fn scan(
+    _env: &mut Env<'_>,
+    tx: &TxHandle,
+    map: MapName,
+    from: Option<Vec<u8>>,
+    to: Option<Vec<u8>>,
+    reverse: bool,
+    limit: Count,
+) -> BridgeResult<Vec<u8>> {
+    let direction = if reverse {
+        Direction::Reverse
+    } else {
+        Direction::Forward
+    };
+    let pairs = tx
+        .lock()?
+        .map_scan(map.as_str(), &KeyRange { from, to }, direction, limit.0)?;
     Ok(wire::pack_pairs(&pairs))
 }
 
@@ -65,7 +79,15 @@ fn store_get(_env: &mut Env<'_>, store: &StoreHandle, map: MapName, key: Vec<u8>
 /// The committed value's length (-1: none), copied into the direct buffer `into` at `position`
 /// when it fits in its `room` bytes there (else nothing is copied: the caller asks again with
 /// room enough).
-fn store_get_into(env: &mut Env<'_>, store: &StoreHandle, map: MapName, key: Vec<u8>, into: JByteBuffer<'_>, position: i32, room: i32) -> BridgeResult<i32> {
+fn store_get_into(
+    env: &mut Env<'_>,
+    store: &StoreHandle,
+    map: MapName,
+    key: Vec<u8>,
+    into: JByteBuffer<'_>,
+    position: i32,
+    room: i32,
+) -> BridgeResult<i32> {
     // SAFETY: used within this call only; the caller does not touch the buffer meanwhile.
     let buffer = unsafe { args::direct_buffer(env, &into, "value buffer")? };
     let capacity = buffer.len();
@@ -73,7 +95,11 @@ fn store_get_into(env: &mut Env<'_>, store: &StoreHandle, map: MapName, key: Vec
         .ok()
         .zip(usize::try_from(room).ok())
         .and_then(|(at, n)| buffer.get_mut(at..at.checked_add(n)?))
-        .ok_or_else(|| BridgeError::InvalidArgument(format!("{room} bytes at {position} are outside the value buffer's capacity {capacity}")))?;
+        .ok_or_else(|| {
+            BridgeError::InvalidArgument(format!(
+                "{room} bytes at {position} are outside the value buffer's capacity {capacity}"
+            ))
+        })?;
     let length = store.0.map_get_with(map.as_str(), &key, |value| {
         value.map(|v| {
             if let Some(dst) = window.get_mut(..v.len()) {
@@ -84,7 +110,8 @@ fn store_get_into(env: &mut Env<'_>, store: &StoreHandle, map: MapName, key: Vec
     })?;
     match length {
         None => Ok(-1),
-        Some(n) => i32::try_from(n).map_err(|_| BridgeError::InvalidArgument(format!("a value of {n} bytes does not fit a Java buffer"))),
+        Some(n) => i32::try_from(n)
+            .map_err(|_| BridgeError::InvalidArgument(format!("a value of {n} bytes does not fit a Java buffer"))),
     }
 }
 
@@ -98,7 +125,10 @@ fn unpack_keys(buf: &[u8]) -> BridgeResult<Vec<Vec<u8>>> {
     let absent = || BridgeError::InvalidArgument("an absent map key".into());
     let keys = wire::unpack_list_with(buf, |k| k.map(<[u8]>::to_vec).ok_or_else(absent))?;
     if keys.len() > MAX_BATCH_ITEMS {
-        return Err(BridgeError::InvalidArgument(format!("{} keys are more than the {MAX_BATCH_ITEMS} one call reads", keys.len())));
+        return Err(BridgeError::InvalidArgument(format!(
+            "{} keys are more than the {MAX_BATCH_ITEMS} one call reads",
+            keys.len()
+        )));
     }
     Ok(keys)
 }

@@ -100,7 +100,10 @@ fn queue_record(q: &QueueFigures) -> Vec<i64> {
 
 fn snapshot(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<Vec<u8>> {
     let m = store.0.metrics()?;
-    Ok(wire::pack_metrics(&store_record(&m), m.queues.iter().map(|q| (q.name.as_str(), queue_record(q)))))
+    Ok(wire::pack_metrics(
+        &store_record(&m),
+        m.queues.iter().map(|q| (q.name.as_str(), queue_record(q))),
+    ))
 }
 
 fn store_only(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<RecordOut> {
@@ -109,7 +112,13 @@ fn store_only(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<RecordOut
 
 /// The queue's record, or an empty one when no such queue is listed.
 fn queue_figures(_env: &mut Env<'_>, store: &StoreHandle, name: QueueName) -> BridgeResult<RecordOut> {
-    Ok(RecordOut(store.0.queue_metrics(name.as_str())?.as_ref().map_or_else(Vec::new, queue_record)))
+    Ok(RecordOut(
+        store
+            .0
+            .queue_metrics(name.as_str())?
+            .as_ref()
+            .map_or_else(Vec::new, queue_record),
+    ))
 }
 
 fn queue_set_version(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<i64> {
@@ -122,7 +131,19 @@ mod tests {
 
     #[test]
     fn a_store_record_holds_its_slots_then_one_summary_per_block_in_order() {
-        let m = StoreMetrics { commits: 7, commit_latency_nanos: Summary { count: 7, max: 9, ..Summary::default() }, group_commit_size: Summary { p50: 3, ..Summary::default() }, ..StoreMetrics::default() };
+        let m = StoreMetrics {
+            commits: 7,
+            commit_latency_nanos: Summary {
+                count: 7,
+                max: 9,
+                ..Summary::default()
+            },
+            group_commit_size: Summary {
+                p50: 3,
+                ..Summary::default()
+            },
+            ..StoreMetrics::default()
+        };
         let r = store_record(&m);
         assert_eq!(r.len(), MetricsSlot::LEN + SummaryBlock::LEN * SummarySlot::LEN);
         assert_eq!(r[MetricsSlot::Commits as usize], 7);

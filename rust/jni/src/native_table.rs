@@ -95,12 +95,17 @@ fn table_for(class: &str) -> Option<&'static NativeClass> {
 fn register(env: &mut Env<'_>, class: &JClass<'_>) -> BridgeResult<String> {
     let name = class.get_name(env)?.try_to_string(env)?;
     let slashed = name.replace('.', "/");
-    let table = table_for(&slashed).ok_or_else(|| BridgeError::InvalidArgument(format!("no native methods are declared for class {name}")))?;
+    let table = table_for(&slashed)
+        .ok_or_else(|| BridgeError::InvalidArgument(format!("no native methods are declared for class {name}")))?;
     let loader = class.get_class_loader(env)?;
     for constants in table.constants {
         contract::check(env, &loader, constants)?;
     }
-    let names: Vec<(JNIString, JNIString)> = table.methods.iter().map(|m| (JNIString::from(m.name), JNIString::from(m.descriptor()))).collect();
+    let names: Vec<(JNIString, JNIString)> = table
+        .methods
+        .iter()
+        .map(|m| (JNIString::from(m.name), JNIString::from(m.descriptor())))
+        .collect();
     let methods: Vec<NativeMethod<'_>> = table
         .methods
         .iter()
@@ -112,7 +117,12 @@ fn register(env: &mut Env<'_>, class: &JClass<'_>) -> BridgeResult<String> {
     unsafe { env.register_native_methods(class, &methods) }.map_err(|e| match e {
         jni::errors::Error::NoSuchMethod(detail) => BridgeError::InvalidArgument(format!(
             "{name} does not declare a native method the library has ({detail}); native methods of the library: {}",
-            table.methods.iter().map(|m| format!("{}{}", m.name, m.descriptor())).collect::<Vec<_>>().join(", ")
+            table
+                .methods
+                .iter()
+                .map(|m| format!("{}{}", m.name, m.descriptor()))
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
         other => other.into(),
     })?;
@@ -142,8 +152,10 @@ pub extern "system" fn Java_org_rockcask_internal_NativeLibrary_nativeVersion<'l
     mut env: EnvUnowned<'local>,
     _class: JClass<'local>,
 ) -> JString<'local> {
-    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JString<'local>> { Ok(JString::from_str(env, env!("CARGO_PKG_VERSION"))?) })
-        .resolve::<ThrowMapped>()
+    env.with_env(|env: &mut Env<'local>| -> BridgeResult<JString<'local>> {
+        Ok(JString::from_str(env, env!("CARGO_PKG_VERSION"))?)
+    })
+    .resolve::<ThrowMapped>()
 }
 
 #[cfg(test)]
@@ -157,12 +169,21 @@ mod tests {
         let mut classes = HashSet::new();
         for table in TABLES {
             assert!(classes.insert(table.class), "{} has two tables", table.class);
-            assert!(!table.class.contains('.'), "{} must be spelled with slashes", table.class);
+            assert!(
+                !table.class.contains('.'),
+                "{} must be spelled with slashes",
+                table.class
+            );
             let mut names = HashSet::new();
             for m in table.methods {
                 assert!(names.insert(m.name), "{}.{} is declared twice", table.class, m.name);
                 let d = m.descriptor();
-                assert!(d.starts_with('(') && !d.ends_with(')'), "{}.{}: {d}", table.class, m.name);
+                assert!(
+                    d.starts_with('(') && !d.ends_with(')'),
+                    "{}.{}: {d}",
+                    table.class,
+                    m.name
+                );
                 for p in m.params {
                     assert_ne!(*p, "V", "{}.{} has a void parameter", table.class, m.name);
                 }
@@ -174,14 +195,21 @@ mod tests {
     /// `Integer.MAX_VALUE`, `a << b`, `a - b`, or another constant of the same file.
     fn java_constant(source: &str, name: &str) -> Option<i64> {
         // Interface fields are static final without saying so.
-        let declares = |l: &str| l.contains("static final") || l.trim_start().starts_with("int ") || l.trim_start().starts_with("long ");
-        let line = source.lines().find(|l| declares(l) && l.contains(&format!(" {name} = ")))?;
+        let declares = |l: &str| {
+            l.contains("static final") || l.trim_start().starts_with("int ") || l.trim_start().starts_with("long ")
+        };
+        let line = source
+            .lines()
+            .find(|l| declares(l) && l.contains(&format!(" {name} = ")))?;
         let expr = line.split_once(" = ")?.1.trim().trim_end_matches(';').trim();
         let term = |t: &str| -> Option<i64> {
             let t = t.trim().trim_end_matches('L');
             match t {
                 "Integer.MAX_VALUE" => Some(i64::from(i32::MAX)),
-                _ => t.parse::<i64>().ok().or_else(|| java_constant(source, t.rsplit('.').next()?)),
+                _ => t
+                    .parse::<i64>()
+                    .ok()
+                    .or_else(|| java_constant(source, t.rsplit('.').next()?)),
             }
         };
         if let Some((base, shift)) = expr.split_once("<<") {
@@ -214,8 +242,13 @@ mod tests {
             for group in table.constants {
                 let (file, source) = java_source(group.class);
                 for c in group.values {
-                    let java = java_constant(&source, c.name).unwrap_or_else(|| panic!("{file} declares no readable constant {}", c.name));
-                    assert_eq!(java, c.value, "{}.{} differs between Java and the native library", group.class, c.name);
+                    let java = java_constant(&source, c.name)
+                        .unwrap_or_else(|| panic!("{file} declares no readable constant {}", c.name));
+                    assert_eq!(
+                        java, c.value,
+                        "{}.{} differs between Java and the native library",
+                        group.class, c.name
+                    );
                     checked += 1;
                 }
             }
@@ -230,18 +263,31 @@ mod tests {
         for table in TABLES {
             let (file, source) = java_source(table.class);
             let simple = table.class.rsplit('/').next().unwrap();
-            let declaration = source.lines().find(|l| l.contains(&format!("class {simple} "))).unwrap_or_else(|| panic!("{file} declares no class {simple}"));
-            assert!(!declaration.contains("public"), "{file}: {simple} must be package-private: {declaration}");
+            let declaration = source
+                .lines()
+                .find(|l| l.contains(&format!("class {simple} ")))
+                .unwrap_or_else(|| panic!("{file} declares no class {simple}"));
+            assert!(
+                !declaration.contains("public"),
+                "{file}: {simple} must be package-private: {declaration}"
+            );
             let declares_native = |l: &&str| {
                 let l = l.trim_start();
                 !l.starts_with('*') && !l.starts_with('/') && l.contains(" native ")
             };
             let natives: Vec<&str> = source.lines().filter(declares_native).collect();
             for line in &natives {
-                assert!(!line.trim_start().starts_with("public") && !line.contains("protected"), "{file}: a native method must be package-private: {line}");
+                assert!(
+                    !line.trim_start().starts_with("public") && !line.contains("protected"),
+                    "{file}: a native method must be package-private: {line}"
+                );
             }
             for m in table.methods {
-                assert!(natives.iter().any(|l| l.contains(&format!(" {}(", m.name))), "{file} declares no native {}", m.name);
+                assert!(
+                    natives.iter().any(|l| l.contains(&format!(" {}(", m.name))),
+                    "{file} declares no native {}",
+                    m.name
+                );
             }
         }
     }

@@ -41,7 +41,9 @@ pub fn export_options(record: &Record<ExportSlot>) -> BridgeResult<ExportOptions
         frame_bytes: usize::try_from(frame_bytes).ok().filter(|&b| b >= 1).ok_or_else(|| {
             BridgeError::InvalidArgument(format!("frame bytes must be at least 1, got {frame_bytes}"))
         })?,
-        created_unix_millis: record.flag(ExportSlot::FixedTime).then_some(record.get(ExportSlot::CreatedAtMillis)),
+        created_unix_millis: record
+            .flag(ExportSlot::FixedTime)
+            .then_some(record.get(ExportSlot::CreatedAtMillis)),
         overwrite: record.flag(ExportSlot::Overwrite),
     })
 }

@@ -43,14 +43,21 @@ static REPORT: OnceLock<jni::objects::JMethodID> = OnceLock::new();
 fn report_method(env: &mut Env<'_>) -> BridgeResult<jni::objects::JMethodID> {
     let id = cached(&REPORT, || {
         let class = env.find_class(JNIString::from("org/rockcask/internal/ProgressRelay"))?;
-        env.get_method_id(&class, JNIString::from("report"), jni::jni_sig!((a: jlong, b: jlong, c: jlong, d: jlong, e: jboolean) -> void))
+        env.get_method_id(
+            &class,
+            JNIString::from("report"),
+            jni::jni_sig!((a: jlong, b: jlong, c: jlong, d: jlong, e: jboolean) -> void),
+        )
     })?;
     Ok(*id)
 }
 
 /// Hands each progress report to the Java relay (when there is one). An exception thrown by the
 /// listener stays pending, stops the work, and reaches the caller.
-fn relay<'a, 'local>(env: &'a mut Env<'local>, relay: &'a Relay<'local>) -> impl FnMut(&Progress) -> rockcask_core::Result<()> + use<'a, 'local> {
+fn relay<'a, 'local>(
+    env: &'a mut Env<'local>,
+    relay: &'a Relay<'local>,
+) -> impl FnMut(&Progress) -> rockcask_core::Result<()> + use<'a, 'local> {
     move |p: &Progress| {
         if relay.0.is_null() {
             return Ok(());
@@ -96,10 +103,21 @@ fn summary_out(env: &mut Env<'_>, s: &Summary, info: &JLongArray<'_>) -> BridgeR
         snapshot::Content::Casket => "CASKET",
         _ => "STORE",
     };
-    Ok(wire::pack_strings(&[content, s.header.created_by.as_str(), s.header.source.as_str()]))
+    Ok(wire::pack_strings(&[
+        content,
+        s.header.created_by.as_str(),
+        s.header.source.as_str(),
+    ]))
 }
 
-fn export_store<'local>(env: &mut Env<'local>, store: &StoreHandle, file: PathBuf, options: Record<ExportSlot>, progress: Relay<'local>, info: JLongArray<'_>) -> BridgeResult<Vec<u8>> {
+fn export_store<'local>(
+    env: &mut Env<'local>,
+    store: &StoreHandle,
+    file: PathBuf,
+    options: Record<ExportSlot>,
+    progress: Relay<'local>,
+    info: JLongArray<'_>,
+) -> BridgeResult<Vec<u8>> {
     let options = export_options(&options)?;
     let summary = store.0.export_to(&file, &options, &mut relay(env, &progress))?;
     summary_out(env, &summary, &info)
@@ -117,12 +135,21 @@ fn import_store<'local>(
     progress: Relay<'local>,
     info: JLongArray<'_>,
 ) -> BridgeResult<Vec<u8>> {
-    let options = ImportOptions { workers: workers(workers_wanted)?, store: store_options(&store, queue_codecs)? };
+    let options = ImportOptions {
+        workers: workers(workers_wanted)?,
+        store: store_options(&store, queue_codecs)?,
+    };
     let summary = snapshot::import_store(&file, &dir, &options, &mut relay(env, &progress))?;
     summary_out(env, &summary, &info)
 }
 
-fn verify<'local>(env: &mut Env<'local>, file: PathBuf, workers_wanted: i32, progress: Relay<'local>, info: JLongArray<'_>) -> BridgeResult<Vec<u8>> {
+fn verify<'local>(
+    env: &mut Env<'local>,
+    file: PathBuf,
+    workers_wanted: i32,
+    progress: Relay<'local>,
+    info: JLongArray<'_>,
+) -> BridgeResult<Vec<u8>> {
     let summary = snapshot::verify(&file, workers(workers_wanted)?, &mut relay(env, &progress))?;
     summary_out(env, &summary, &info)
 }
@@ -131,13 +158,27 @@ fn checkpoint(_env: &mut Env<'_>, store: &StoreHandle, dir: PathBuf) -> BridgeRe
     Ok(store.0.checkpoint(&dir)?)
 }
 
-fn export_casket<'local>(env: &mut Env<'local>, casket: PathBuf, file: PathBuf, options: Record<ExportSlot>, progress: Relay<'local>, info: JLongArray<'_>) -> BridgeResult<Vec<u8>> {
+fn export_casket<'local>(
+    env: &mut Env<'local>,
+    casket: PathBuf,
+    file: PathBuf,
+    options: Record<ExportSlot>,
+    progress: Relay<'local>,
+    info: JLongArray<'_>,
+) -> BridgeResult<Vec<u8>> {
     let options = export_options(&options)?;
     let summary = snapshot::export_casket(&casket, &file, &options, &mut relay(env, &progress))?;
     summary_out(env, &summary, &info)
 }
 
-fn import_casket<'local>(env: &mut Env<'local>, file: PathBuf, casket: PathBuf, workers_wanted: i32, progress: Relay<'local>, info: JLongArray<'_>) -> BridgeResult<Vec<u8>> {
+fn import_casket<'local>(
+    env: &mut Env<'local>,
+    file: PathBuf,
+    casket: PathBuf,
+    workers_wanted: i32,
+    progress: Relay<'local>,
+    info: JLongArray<'_>,
+) -> BridgeResult<Vec<u8>> {
     let summary = snapshot::import_casket(&file, &casket, workers(workers_wanted)?, &mut relay(env, &progress))?;
     summary_out(env, &summary, &info)
 }

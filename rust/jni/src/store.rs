@@ -39,9 +39,20 @@ fn configure_queue(
     capacity: i64,
     capacity_bytes: i64,
 ) -> BridgeResult<()> {
-    let max_deliveries = if max_deliveries == -1 { None } else { Some(delivery_limit(max_deliveries, "maxDeliveries")?) };
-    let limit = |v: i64, what: &str| u64::try_from(v).map_err(|_| BridgeError::InvalidArgument(format!("{what} must not be negative, got {v}")));
-    let config = QueueConfig { max_deliveries, dead_letter_queue, capacity: limit(capacity, "capacity")?, capacity_bytes: limit(capacity_bytes, "capacityBytes")? };
+    let max_deliveries = if max_deliveries == -1 {
+        None
+    } else {
+        Some(delivery_limit(max_deliveries, "maxDeliveries")?)
+    };
+    let limit = |v: i64, what: &str| {
+        u64::try_from(v).map_err(|_| BridgeError::InvalidArgument(format!("{what} must not be negative, got {v}")))
+    };
+    let config = QueueConfig {
+        max_deliveries,
+        dead_letter_queue,
+        capacity: limit(capacity, "capacity")?,
+        capacity_bytes: limit(capacity_bytes, "capacityBytes")?,
+    };
     Ok(store.0.configure_queue(queue.as_str(), config)?)
 }
 
@@ -53,8 +64,16 @@ fn dead_letters(_env: &mut Env<'_>, store: &StoreHandle, queue: QueueName, max: 
     Ok(wire::pack_dead_letters(&store.0.dead_letters(queue.as_str(), max.0)?))
 }
 
-fn open(_env: &mut Env<'_>, path: PathBuf, options: Record<StoreSlot>, queue_codecs: QueueCodecs) -> BridgeResult<NewHandle<StoreHandle>> {
-    Ok(NewHandle(StoreHandle(Store::open(path, store_options(&options, queue_codecs)?)?)))
+fn open(
+    _env: &mut Env<'_>,
+    path: PathBuf,
+    options: Record<StoreSlot>,
+    queue_codecs: QueueCodecs,
+) -> BridgeResult<NewHandle<StoreHandle>> {
+    Ok(NewHandle(StoreHandle(Store::open(
+        path,
+        store_options(&options, queue_codecs)?,
+    )?)))
 }
 
 /// Closes RocksDB (the handle stays valid until `free`, so racing calls get
@@ -76,7 +95,8 @@ fn begin(_env: &mut Env<'_>, store: &StoreHandle) -> BridgeResult<NewHandle<TxHa
 }
 
 fn queue_names(_env: &mut Env<'_>, store: &StoreHandle, prefix: Vec<u8>) -> BridgeResult<Vec<u8>> {
-    let prefix = String::from_utf8(prefix).map_err(|_| BridgeError::InvalidArgument("queue name prefix is not valid UTF-8".into()))?;
+    let prefix = String::from_utf8(prefix)
+        .map_err(|_| BridgeError::InvalidArgument("queue name prefix is not valid UTF-8".into()))?;
     Ok(wire::pack_strings(&store.0.queue_names_with_prefix(&prefix)?))
 }
 

@@ -63,7 +63,11 @@ fn apply(env: &mut Env<'_>, tx: &TxHandle, pending: JByteBuffer<'_>, length: i32
     let bytes = usize::try_from(length)
         .ok()
         .and_then(|l| buffer.get(..l))
-        .ok_or_else(|| BridgeError::InvalidArgument(format!("pending length {length} outside the buffer's capacity {capacity}")))?;
+        .ok_or_else(|| {
+            BridgeError::InvalidArgument(format!(
+                "pending length {length} outside the buffer's capacity {capacity}"
+            ))
+        })?;
     let mut tx = tx.lock()?;
     let applied = PendingOps::new(bytes).try_for_each(|op| -> BridgeResult<()> {
         match op? {
@@ -81,30 +85,50 @@ fn apply(env: &mut Env<'_>, tx: &TxHandle, pending: JByteBuffer<'_>, length: i32
 }
 
 /// `enqueue_new` for a payload too large to buffer: copied once, straight into the batch.
-fn enqueue_new(env: &mut Env<'_>, tx: &TxHandle, queue: QueueName, msb: i64, lsb: i64, payload: JByteArray<'_>) -> BridgeResult<()> {
+fn enqueue_new(
+    env: &mut Env<'_>,
+    tx: &TxHandle,
+    queue: QueueName,
+    msb: i64,
+    lsb: i64,
+    payload: JByteArray<'_>,
+) -> BridgeResult<()> {
     let len = args::array_len(env, &payload, "payload")?;
-    tx.lock()?.enqueue_new_with(queue.as_str(), args::uuid(msb, lsb), len, |buf| -> BridgeResult<()> {
-        Ok(payload.get_region(env, 0, args::as_jbytes(buf))?)
-    })
+    tx.lock()?
+        .enqueue_new_with(queue.as_str(), args::uuid(msb, lsb), len, |buf| -> BridgeResult<()> {
+            Ok(payload.get_region(env, 0, args::as_jbytes(buf))?)
+        })
 }
 
 fn enqueue_id(_env: &mut Env<'_>, tx: &TxHandle, queue: QueueName, msb: i64, lsb: i64) -> BridgeResult<()> {
     Ok(tx.lock()?.enqueue_id(queue.as_str(), args::uuid(msb, lsb))?)
 }
 
-fn poll<'local>(env: &mut Env<'local>, tx: &TxHandle, queue: QueueName, max: Count) -> BridgeResult<JByteArray<'local>> {
+fn poll<'local>(
+    env: &mut Env<'local>,
+    tx: &TxHandle,
+    queue: QueueName,
+    max: Count,
+) -> BridgeResult<JByteArray<'local>> {
     let mut tx = tx.lock()?;
     let messages = tx.poll_within(queue.as_str(), max.0, wire::payload_budget(max.0))?;
     deliver(env, &mut tx, &wire::pack_messages(&messages))
 }
 
 fn peek(_env: &mut Env<'_>, tx: &TxHandle, queue: QueueName, max: Count) -> BridgeResult<Vec<u8>> {
-    let messages = tx.lock()?.peek_within(queue.as_str(), max.0, wire::payload_budget(max.0))?;
+    let messages = tx
+        .lock()?
+        .peek_within(queue.as_str(), max.0, wire::payload_budget(max.0))?;
     Ok(wire::pack_messages(&messages))
 }
 
 /// A packed list of zero or one message.
-fn take<'local>(env: &mut Env<'local>, tx: &TxHandle, queue: QueueName, timeout: Duration) -> BridgeResult<JByteArray<'local>> {
+fn take<'local>(
+    env: &mut Env<'local>,
+    tx: &TxHandle,
+    queue: QueueName,
+    timeout: Duration,
+) -> BridgeResult<JByteArray<'local>> {
     let mut tx = tx.lock()?;
     let message = tx.take(queue.as_str(), timeout)?;
     deliver(env, &mut tx, &wire::pack_messages(message.as_slice()))
@@ -112,7 +136,10 @@ fn take<'local>(env: &mut Env<'local>, tx: &TxHandle, queue: QueueName, timeout:
 
 fn put(env: &mut Env<'_>, tx: &TxHandle, msb: i64, lsb: i64, payload: JByteArray<'_>) -> BridgeResult<()> {
     let len = args::array_len(env, &payload, "payload")?;
-    tx.lock()?.put_with(args::uuid(msb, lsb), len, |buf| -> BridgeResult<()> { Ok(payload.get_region(env, 0, args::as_jbytes(buf))?) })
+    tx.lock()?
+        .put_with(args::uuid(msb, lsb), len, |buf| -> BridgeResult<()> {
+            Ok(payload.get_region(env, 0, args::as_jbytes(buf))?)
+        })
 }
 
 /// The payload, or null when there is no such object.
@@ -125,7 +152,11 @@ fn get(_env: &mut Env<'_>, tx: &TxHandle, msb: i64, lsb: i64) -> BridgeResult<Op
 const GET_ALL_CHUNK: usize = 1024;
 
 /// One `byte[]` (or null) per id, in order.
-fn get_all<'local>(env: &mut Env<'local>, tx: &TxHandle, ids: Ids) -> BridgeResult<JObjectArray<'local, JByteArray<'local>>> {
+fn get_all<'local>(
+    env: &mut Env<'local>,
+    tx: &TxHandle,
+    ids: Ids,
+) -> BridgeResult<JObjectArray<'local, JByteArray<'local>>> {
     let tx = tx.lock()?;
     let out = JObjectArray::<JByteArray>::new(env, ids.0.len(), JByteArray::null())?;
     for (chunk_index, chunk) in ids.0.chunks(GET_ALL_CHUNK).enumerate() {
@@ -155,7 +186,9 @@ fn rollback(_env: &mut Env<'_>, tx: &TxHandle) -> BridgeResult<()> {
 
 /// A retry delay of 0 means none.
 fn rollback_because(_env: &mut Env<'_>, tx: &TxHandle, reason: String, retry_after: Duration) -> BridgeResult<()> {
-    Ok(tx.lock()?.rollback_because(&reason, (!retry_after.is_zero()).then_some(retry_after))?)
+    Ok(tx
+        .lock()?
+        .rollback_because(&reason, (!retry_after.is_zero()).then_some(retry_after))?)
 }
 
 /// `None` (a null array) selects every dead letter of the queue.
@@ -163,7 +196,12 @@ fn selection(sequences: &Sequences) -> Selection<'_> {
     sequences.0.as_deref().map_or(Selection::All, Selection::Only)
 }
 
-fn requeue_dead_letters(_env: &mut Env<'_>, tx: &TxHandle, queue: QueueName, sequences: Sequences) -> BridgeResult<i64> {
+fn requeue_dead_letters(
+    _env: &mut Env<'_>,
+    tx: &TxHandle,
+    queue: QueueName,
+    sequences: Sequences,
+) -> BridgeResult<i64> {
     Ok(tx.lock()?.requeue_dead_letters(queue.as_str(), selection(&sequences))? as i64)
 }
 

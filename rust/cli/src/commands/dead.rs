@@ -23,7 +23,13 @@ pub fn list(dir: &Path, queue: &str, limit: usize, format: PayloadFormat) -> Cli
         let r = &d.record;
         let _ = write!(line, "{}\t", d.sequence);
         escape_text(r.origin_queue.as_bytes(), &mut line);
-        let _ = write!(line, "\t{}\t{}\t{}\t", r.origin_sequence, r.deliveries, utc_time(r.dead_at_millis as i64));
+        let _ = write!(
+            line,
+            "\t{}\t{}\t{}\t",
+            r.origin_sequence,
+            r.deliveries,
+            utc_time(r.dead_at_millis as i64)
+        );
         escape_text(r.reason.as_bytes(), &mut line);
         line.push('\t');
         match &d.payload {
@@ -47,8 +53,18 @@ pub enum Change {
 
 /// Requeues or drops the selected dead letters in one transaction.
 pub fn change(dir: &Path, queue: &str, which: &DeadLetterPositions, how: Change) -> CliResult {
-    let store = Store::open(dir, StoreOptions { create_if_missing: false, ..StoreOptions::default() })?;
-    let selection = if which.all { Selection::All } else { Selection::Only(&which.positions) };
+    let store = Store::open(
+        dir,
+        StoreOptions {
+            create_if_missing: false,
+            ..StoreOptions::default()
+        },
+    )?;
+    let selection = if which.all {
+        Selection::All
+    } else {
+        Selection::Only(&which.positions)
+    };
     let mut tx = store.begin()?;
     let (verb, n) = match how {
         Change::Requeue => ("requeued", tx.requeue_dead_letters(queue, selection)?),

@@ -16,7 +16,11 @@ pub fn stats(dir: &Path, json: bool) -> CliResult {
     let store = open_read_only(dir)?;
     let metrics = store.metrics()?;
     let mut out = io::stdout().lock();
-    let written = if json { write_json(&mut out, &metrics) } else { write_lines(&mut out, &metrics) };
+    let written = if json {
+        write_json(&mut out, &metrics)
+    } else {
+        write_lines(&mut out, &metrics)
+    };
     finish_output(written, &mut out)
 }
 
@@ -94,8 +98,15 @@ fn queue_figures(q: &QueueFigures) -> [(&'static str, String); 13] {
         ("consumed_per_second", rate(c.consumed_per_second)),
         ("returned", c.returned.to_string()),
         ("dead_lettered", c.dead_lettered.to_string()),
-        ("oldest_entry_age_ms", c.oldest_entry_age_millis.map_or_else(|| "-".to_string(), |a| a.to_string())),
-        ("oldest_age_is_lower_bound", u64::from(c.oldest_age_is_lower_bound).to_string()),
+        (
+            "oldest_entry_age_ms",
+            c.oldest_entry_age_millis
+                .map_or_else(|| "-".to_string(), |a| a.to_string()),
+        ),
+        (
+            "oldest_age_is_lower_bound",
+            u64::from(c.oldest_age_is_lower_bound).to_string(),
+        ),
     ]
 }
 
@@ -105,7 +116,10 @@ fn write_lines(out: &mut impl Write, m: &StoreMetrics) -> io::Result<()> {
     for (name, value) in figures(m) {
         writeln!(out, "{name}: {value}")?;
     }
-    let header: Vec<&str> = queue_figures(&QueueFigures::default()).iter().map(|(name, _)| *name).collect();
+    let header: Vec<&str> = queue_figures(&QueueFigures::default())
+        .iter()
+        .map(|(name, _)| *name)
+        .collect();
     writeln!(out, "\nqueue\t{}", header.join("\t"))?;
     let mut line = String::new();
     for q in &m.queues {
@@ -122,16 +136,21 @@ fn write_lines(out: &mut impl Write, m: &StoreMetrics) -> io::Result<()> {
 /// One JSON object: the store's figures, and `queue_figures`, an array of one object per queue
 /// (`oldest_entry_age_ms` is null for an empty queue).
 fn write_json(out: &mut impl Write, m: &StoreMetrics) -> io::Result<()> {
-    let mut fields: Vec<String> = figures(m).iter().map(|(name, value)| format!("{}: {value}", json_string(name))).collect();
-    let queues: Vec<String> = m
-        .queues
+    let mut fields: Vec<String> = figures(m)
         .iter()
-        .map(|q| {
-            let mut f = vec![format!("\"name\": {}", json_string(&q.name))];
-            f.extend(queue_figures(q).iter().map(|(name, value)| format!("{}: {}", json_string(name), if value == "-" { "null" } else { value })));
-            format!("{{{}}}", f.join(", "))
-        })
+        .map(|(name, value)| format!("{}: {value}", json_string(name)))
         .collect();
+    let queues: Vec<String> =
+        m.queues
+            .iter()
+            .map(|q| {
+                let mut f = vec![format!("\"name\": {}", json_string(&q.name))];
+                f.extend(queue_figures(q).iter().map(|(name, value)| {
+                    format!("{}: {}", json_string(name), if value == "-" { "null" } else { value })
+                }));
+                format!("{{{}}}", f.join(", "))
+            })
+            .collect();
     fields.push(format!("\"queue_figures\": [{}]", queues.join(", ")));
     writeln!(out, "{{{}}}", fields.join(", "))
 }

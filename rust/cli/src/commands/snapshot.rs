@@ -15,8 +15,22 @@ use crate::interrupt;
 use crate::progress::{Measure, ProgressBar};
 use crate::render::{escape_text, megabytes, utc_time};
 
-pub fn export(dir: &Path, file: &Path, workers: usize, compression: Compression, force: bool, created_at: Option<i64>, output: &Output) -> CliResult {
-    let options = ExportOptions { workers, compression, created_unix_millis: created_at, overwrite: force, ..ExportOptions::default() };
+pub fn export(
+    dir: &Path,
+    file: &Path,
+    workers: usize,
+    compression: Compression,
+    force: bool,
+    created_at: Option<i64>,
+    output: &Output,
+) -> CliResult {
+    let options = ExportOptions {
+        workers,
+        compression,
+        created_unix_millis: created_at,
+        overwrite: force,
+        ..ExportOptions::default()
+    };
     interrupt::install();
     let start = Instant::now();
     let summary = if dir.is_file() {
@@ -34,7 +48,12 @@ pub fn export(dir: &Path, file: &Path, workers: usize, compression: Compression,
         store.export_to(file, &options, &mut listener)?
     };
     if !output.quiet {
-        println!("exported {} to {}: {}", dir.display(), file.display(), totals(&summary, start));
+        println!(
+            "exported {} to {}: {}",
+            dir.display(),
+            file.display(),
+            totals(&summary, start)
+        );
     }
     Ok(())
 }
@@ -43,7 +62,13 @@ pub fn import(file: &Path, dir: &Path, workers: usize, compression: Compression,
     require_file(file)?;
     let options = ImportOptions {
         workers,
-        store: StoreOptions { compression: Policy { codec: compression, ..Policy::default() }, ..StoreOptions::default() },
+        store: StoreOptions {
+            compression: Policy {
+                codec: compression,
+                ..Policy::default()
+            },
+            ..StoreOptions::default()
+        },
     };
     let casket = core_snapshot::read_header(file)?.content == Content::Casket as i32;
     interrupt::install();
@@ -59,7 +84,12 @@ pub fn import(file: &Path, dir: &Path, workers: usize, compression: Compression,
         }
     };
     if !output.quiet {
-        println!("imported {} into {}: {}", file.display(), dir.display(), totals(&summary, start));
+        println!(
+            "imported {} into {}: {}",
+            file.display(),
+            dir.display(),
+            totals(&summary, start)
+        );
     }
     Ok(())
 }
@@ -81,7 +111,13 @@ pub fn verify(file: &Path, workers: usize, output: &Output) -> CliResult {
 pub fn checkpoint(dir: &Path, target: &Path, quiet: bool) -> CliResult {
     // A RocksDB checkpoint must pause file deletions, which a read-only open cannot do: this
     // opens the store normally and so needs it not to be open anywhere else (else exit 4).
-    let store = Store::open(dir, StoreOptions { create_if_missing: false, ..StoreOptions::default() })?;
+    let store = Store::open(
+        dir,
+        StoreOptions {
+            create_if_missing: false,
+            ..StoreOptions::default()
+        },
+    )?;
     store.checkpoint(target)?;
     store.close()?;
     if !quiet {
@@ -94,13 +130,20 @@ pub fn checkpoint(dir: &Path, target: &Path, quiet: bool) -> CliResult {
 fn totals(summary: &Summary, start: Instant) -> String {
     let seconds = start.elapsed().as_secs_f64();
     let c = &summary.counts;
-    let rate = if seconds > 0.0 { megabytes(summary.file_bytes) / seconds } else { 0.0 };
+    let rate = if seconds > 0.0 {
+        megabytes(summary.file_bytes) / seconds
+    } else {
+        0.0
+    };
     let what = if c.keys > 0 || c.values > 0 {
         format!("{} keys, {} values", c.keys, c.values)
     } else {
         format!("{} queues, {} entries, {} objects", c.queues, c.entries, c.objects)
     };
-    format!("{} records ({what}), {} bytes in {seconds:.2} s ({rate:.1} MB/s)", c.records, summary.file_bytes)
+    format!(
+        "{} records ({what}), {} bytes in {seconds:.2} s ({rate:.1} MB/s)",
+        c.records, summary.file_bytes
+    )
 }
 
 /// What `verify` prints: the header, then the trailer's counts, as `name: value` lines.
@@ -112,8 +155,14 @@ fn describe(summary: &Summary) -> String {
         escape_text(s.as_bytes(), &mut out);
         out
     };
-    let content = Content::try_from(h.content).map_or_else(|_| format!("unknown ({})", h.content), |c| c.as_str_name().to_ascii_lowercase());
-    let compression = u8::try_from(h.compression).ok().and_then(Compression::from_code).map_or_else(|| format!("unknown ({})", h.compression), |c| c.name().to_string());
+    let content = Content::try_from(h.content).map_or_else(
+        |_| format!("unknown ({})", h.content),
+        |c| c.as_str_name().to_ascii_lowercase(),
+    );
+    let compression = u8::try_from(h.compression)
+        .ok()
+        .and_then(Compression::from_code)
+        .map_or_else(|| format!("unknown ({})", h.compression), |c| c.name().to_string());
     let mut lines = vec![
         ("file", text(&summary.file.display().to_string())),
         ("format_version", summary.format_version.to_string()),

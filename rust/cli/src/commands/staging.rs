@@ -17,7 +17,16 @@ pub fn list(dir: &Path, filter: &StagingFilter) -> CliResult {
     let mut written = Ok(());
     for staged in selected(&store, filter)? {
         let q = &staged.queue;
-        written = writeln!(out, "{}\t{}\t{}\t{}\t{}\t{}", text(&q.target), text(&q.lineage), q.subtask, q.epoch, staged.entries, text(&q.name()));
+        written = writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}",
+            text(&q.target),
+            text(&q.lineage),
+            q.subtask,
+            q.epoch,
+            staged.entries,
+            text(&q.name())
+        );
         if written.is_err() {
             break;
         }
@@ -34,7 +43,13 @@ pub enum Settle {
 /// Commits or aborts every selected staging queue, in commit order, one transaction each: an
 /// interruption leaves each one either settled or as it was.
 pub fn settle(dir: &Path, filter: &StagingFilter, how: Settle) -> CliResult {
-    let store = Store::open(dir, StoreOptions { create_if_missing: false, ..StoreOptions::default() })?;
+    let store = Store::open(
+        dir,
+        StoreOptions {
+            create_if_missing: false,
+            ..StoreOptions::default()
+        },
+    )?;
     let mut out = io::stdout().lock();
     let mut written = Ok(());
     for staged in selected(&store, filter)? {
@@ -52,7 +67,10 @@ pub fn settle(dir: &Path, filter: &StagingFilter, how: Settle) -> CliResult {
 
 fn selected(store: &Store, filter: &StagingFilter) -> CliResult<Vec<StagedQueue>> {
     let matches = |wanted: &Option<String>, actual: &str| wanted.as_deref().is_none_or(|w| w == actual);
-    Ok(staging::list(store)?.into_iter().filter(|s| matches(&filter.lineage, &s.queue.lineage) && matches(&filter.target, &s.queue.target)).collect())
+    Ok(staging::list(store)?
+        .into_iter()
+        .filter(|s| matches(&filter.lineage, &s.queue.lineage) && matches(&filter.target, &s.queue.target))
+        .collect())
 }
 
 /// Names as `rockcask queues` prints them: tabs and newlines escaped.

@@ -19,7 +19,8 @@ pub enum CursorPut {
 pub type Position = Vec<u8>;
 
 fn here(it: &RawIter<'_>) -> CasketResult<Position> {
-    it.status().map_err(|e| CasketError::rocks(Ecode::Read, "moving a cursor", e))?;
+    it.status()
+        .map_err(|e| CasketError::rocks(Ecode::Read, "moving a cursor", e))?;
     it.key().map(<[u8]>::to_vec).ok_or_else(CasketError::no_record)
 }
 
@@ -35,14 +36,20 @@ impl Inner {
     fn neighbours(&self, order: &KeyOrder, pos: &[u8]) -> CasketResult<(Option<u64>, Option<u64>)> {
         let (key, _) = order.decode(pos).ok_or_else(|| damaged(pos))?;
         let mut it = self.iter();
-        let seq_if_same = |it: &RawIter<'_>| it.key().filter(|k| Self::same_key(order, k, &key)).and_then(|k| order.decode(k)).map(|(_, s)| s);
+        let seq_if_same = |it: &RawIter<'_>| {
+            it.key()
+                .filter(|k| Self::same_key(order, k, &key))
+                .and_then(|k| order.decode(k))
+                .map(|(_, s)| s)
+        };
         it.seek(pos);
         it.prev();
         let before = seq_if_same(&it);
         it.seek(pos);
         it.next();
         let after = seq_if_same(&it);
-        it.status().map_err(|e| CasketError::rocks(Ecode::Read, "reading around a cursor", e))?;
+        it.status()
+            .map_err(|e| CasketError::rocks(Ecode::Read, "reading around a cursor", e))?;
         Ok((before, after))
     }
 
@@ -62,7 +69,8 @@ impl Inner {
                 entries.push((k.to_vec(), v.to_vec()));
                 it.next();
             }
-            it.status().map_err(|e| CasketError::rocks(Ecode::Read, "reading a key's values", e))?;
+            it.status()
+                .map_err(|e| CasketError::rocks(Ecode::Read, "reading a key's values", e))?;
         }
         // All or nothing, also outside a transaction: a half-renumbered key would lose values
         // or change their order.
@@ -146,13 +154,17 @@ impl Casket {
         let inner = self.lock_flushed(false)?;
         let mut it = inner.iter();
         it.seek(pos);
-        it.status().map_err(|e| CasketError::rocks(Ecode::Read, "moving a cursor", e))?;
-        let (Some(k), Some(v)) = (it.key(), it.value()) else { return Err(CasketError::no_record()) };
+        it.status()
+            .map_err(|e| CasketError::rocks(Ecode::Read, "moving a cursor", e))?;
+        let (Some(k), Some(v)) = (it.key(), it.value()) else {
+            return Err(CasketError::no_record());
+        };
         let key = self.order.decode(k).ok_or_else(|| damaged(k))?.0.into_owned();
         let value = v.to_vec();
         it.next();
         let next = it.key().map(<[u8]>::to_vec);
-        it.status().map_err(|e| CasketError::rocks(Ecode::Read, "moving a cursor", e))?;
+        it.status()
+            .map_err(|e| CasketError::rocks(Ecode::Read, "moving a cursor", e))?;
         Ok((key, value, next))
     }
 
@@ -189,7 +201,10 @@ impl Casket {
             // No room between the neighbours: spread the key's values out and try again.
             pos = inner.renumber(order, &pos)?;
         }
-        Err(CasketError::new(Ecode::Misc, "no room to insert a value after renumbering"))
+        Err(CasketError::new(
+            Ecode::Misc,
+            "no room to insert a value after renumbering",
+        ))
     }
 
     /// Removes the entry at the cursor; returns the position after it (`None` at the end).
@@ -200,7 +215,8 @@ impl Casket {
         inner.flush()?;
         let mut it = inner.iter();
         it.seek(pos);
-        it.status().map_err(|e| CasketError::rocks(Ecode::Read, "moving a cursor", e))?;
+        it.status()
+            .map_err(|e| CasketError::rocks(Ecode::Read, "moving a cursor", e))?;
         Ok(it.key().map(<[u8]>::to_vec))
     }
 }

@@ -42,7 +42,10 @@ pub struct CasketError {
 
 impl CasketError {
     pub fn new(code: Ecode, detail: impl Into<String>) -> CasketError {
-        CasketError { code, detail: detail.into() }
+        CasketError {
+            code,
+            detail: detail.into(),
+        }
     }
 
     pub fn no_record() -> CasketError {
@@ -67,7 +70,13 @@ impl CasketError {
 
 impl fmt::Display for CasketError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (code {}): {}", errmsg(self.code as i32), self.code as i32, self.detail)
+        write!(
+            f,
+            "{} (code {}): {}",
+            errmsg(self.code as i32),
+            self.code as i32,
+            self.detail
+        )
     }
 }
 

@@ -44,7 +44,11 @@ pub struct Marker {
 
 impl Marker {
     pub fn new(kind: Kind, order: String) -> Marker {
-        Marker { kind: kind.name().into(), order, id: uuid::Uuid::new_v4().to_string() }
+        Marker {
+            kind: kind.name().into(),
+            order,
+            id: uuid::Uuid::new_v4().to_string(),
+        }
     }
 
     fn render(&self) -> String {
@@ -57,7 +61,11 @@ impl Marker {
             return None;
         }
         let mut field = |name: &str| lines.next()?.strip_prefix(name)?.strip_prefix('=').map(str::to_owned);
-        Some(Marker { kind: field("kind")?, order: field("order")?, id: field("id")? })
+        Some(Marker {
+            kind: field("kind")?,
+            order: field("order")?,
+            id: field("id")?,
+        })
     }
 
     /// Refuses a casket of another kind or key order than the caller asks for.
@@ -65,13 +73,23 @@ impl Marker {
         if self.kind != kind.name() {
             return Err(CasketError::new(
                 Ecode::Meta,
-                format!("{} holds a {} database, not a {}", path.display(), self.kind, kind.name()),
+                format!(
+                    "{} holds a {} database, not a {}",
+                    path.display(),
+                    self.kind,
+                    kind.name()
+                ),
             ));
         }
         if self.order != order {
             return Err(CasketError::new(
                 Ecode::Meta,
-                format!("{} was created with key order {}, opened with {}", path.display(), self.order, order),
+                format!(
+                    "{} was created with key order {}, opened with {}",
+                    path.display(),
+                    self.order,
+                    order
+                ),
             ));
         }
         Ok(())
@@ -107,7 +125,10 @@ impl MarkerFile {
             .open(path)
             .map_err(|e| CasketError::io(Ecode::Open, format!("opening {}", path.display()), e))?;
         if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
-            return Err(CasketError::new(Ecode::Meta, format!("{} is a directory, not a casket", path.display())));
+            return Err(CasketError::new(
+                Ecode::Meta,
+                format!("{} is a directory, not a casket", path.display()),
+            ));
         }
         // Another open of this casket in this process is normally refused by the registry
         // (`OpenRegistration`) before this. A second copy of this library (loaded by another
@@ -120,17 +141,28 @@ impl MarkerFile {
                 format!("{} is already open in this process (by another copy of the RockCask library, e.g. in another class loader)", path.display()),
             )
         };
-        let try_lock = |file: &File| if writer { file.try_lock() } else { file.try_lock_shared() };
+        let try_lock = |file: &File| {
+            if writer {
+                file.try_lock()
+            } else {
+                file.try_lock_shared()
+            }
+        };
         let locked = match lock {
             LockMode::None => {
                 if flocks_in_this_process(&file) > 0 {
                     return Err(in_this_process());
                 }
-                return Ok(MarkerFile { file, path: path.to_path_buf() });
+                return Ok(MarkerFile {
+                    file,
+                    path: path.to_path_buf(),
+                });
             }
             LockMode::NonBlocking => try_lock(&file),
             LockMode::Blocking => match try_lock(&file) {
-                Err(std::fs::TryLockError::WouldBlock) if flocks_in_this_process(&file) > 0 => return Err(in_this_process()),
+                Err(std::fs::TryLockError::WouldBlock) if flocks_in_this_process(&file) > 0 => {
+                    return Err(in_this_process())
+                }
                 Err(std::fs::TryLockError::WouldBlock) => {
                     (if writer { file.lock() } else { file.lock_shared() }).map_err(std::fs::TryLockError::Error)
                 }
@@ -138,13 +170,23 @@ impl MarkerFile {
             },
         };
         match locked {
-            Err(std::fs::TryLockError::WouldBlock) if flocks_in_this_process(&file) > 0 => return Err(in_this_process()),
-            Err(e) => return Err(CasketError::new(Ecode::Lock, format!("{} is locked by another process: {e}", path.display()))),
+            Err(std::fs::TryLockError::WouldBlock) if flocks_in_this_process(&file) > 0 => {
+                return Err(in_this_process())
+            }
+            Err(e) => {
+                return Err(CasketError::new(
+                    Ecode::Lock,
+                    format!("{} is locked by another process: {e}", path.display()),
+                ))
+            }
             // A shared lock held here and by another copy of the library in this process.
             Ok(()) if !writer && flocks_in_this_process(&file) > 1 => return Err(in_this_process()),
             Ok(()) => {}
         }
-        Ok(MarkerFile { file, path: path.to_path_buf() })
+        Ok(MarkerFile {
+            file,
+            path: path.to_path_buf(),
+        })
     }
 
     /// `None` for an empty file (just created); an error for a file that is not a marker.
@@ -195,7 +237,9 @@ impl MarkerFile {
 /// is then the only check.
 fn flocks_in_this_process(file: &File) -> usize {
     use std::os::unix::fs::MetadataExt;
-    let (Ok(meta), Ok(fds)) = (file.metadata(), fs::read_dir("/proc/self/fd")) else { return 0 };
+    let (Ok(meta), Ok(fds)) = (file.metadata(), fs::read_dir("/proc/self/fd")) else {
+        return 0;
+    };
     fds.flatten()
         // `stat` of an fd's link is a `stat` of what it has open; an fd closed meanwhile is skipped.
         .filter(|fd| matches!(fs::metadata(fd.path()), Ok(m) if m.dev() == meta.dev() && m.ino() == meta.ino()))
@@ -210,12 +254,18 @@ fn flocks_in_this_process(file: &File) -> usize {
 /// ("lock:\t1: FLOCK ADVISORY WRITE pid maj:min:inode start end"; requests still waiting are
 /// not listed there).
 fn holds_flock(fdinfo: &str) -> bool {
-    fdinfo.lines().any(|line| matches!(line.split_whitespace().collect::<Vec<_>>().as_slice(), ["lock:", _, "FLOCK", ..]))
+    fdinfo.lines().any(|line| {
+        matches!(
+            line.split_whitespace().collect::<Vec<_>>().as_slice(),
+            ["lock:", _, "FLOCK", ..]
+        )
+    })
 }
 
 /// Writes a marker for a copy at `path` (not locked: the copy is not open).
 pub fn write_marker(path: &Path, marker: &Marker) -> CasketResult<()> {
-    fs::write(path, marker.render()).map_err(|e| CasketError::io(Ecode::Write, format!("writing {}", path.display()), e))
+    fs::write(path, marker.render())
+        .map_err(|e| CasketError::io(Ecode::Write, format!("writing {}", path.display()), e))
 }
 
 /// Whether a RocksDB database in `dir` is open, in any process: RocksDB holds a POSIX record
@@ -249,7 +299,10 @@ pub fn dir_in_use(dir: &Path) -> CasketResult<bool> {
 /// as it could a deleted Tokyo Cabinet file).
 pub fn remove_stale_dir(dir: &Path) -> CasketResult<()> {
     if dir_in_use(dir)? {
-        return Err(CasketError::new(Ecode::Lock, format!("{} is still open in another process", dir.display())));
+        return Err(CasketError::new(
+            Ecode::Lock,
+            format!("{} is still open in another process", dir.display()),
+        ));
     }
     match fs::read_dir(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -258,7 +311,10 @@ pub fn remove_stale_dir(dir: &Path) -> CasketResult<()> {
             if !dir.join(DIR_TAG).exists() && entries.next().is_some() {
                 return Err(CasketError::new(
                     Ecode::Rmdir,
-                    format!("{} exists and was not created by RockCask; not removing it", dir.display()),
+                    format!(
+                        "{} exists and was not created by RockCask; not removing it",
+                        dir.display()
+                    ),
                 ));
             }
         }
@@ -294,8 +350,13 @@ pub fn copy_dir(src: &Path, dest: &Path) -> CasketResult<()> {
         let (from, to) = (entry.path(), dest.join(&name));
         let linked = name.to_string_lossy().ends_with(".sst") && fs::hard_link(&from, &to).is_ok();
         if !linked {
-            fs::copy(&from, &to)
-                .map_err(|e| CasketError::io(Ecode::Write, format!("copying {} to {}", from.display(), to.display()), e))?;
+            fs::copy(&from, &to).map_err(|e| {
+                CasketError::io(
+                    Ecode::Write,
+                    format!("copying {} to {}", from.display(), to.display()),
+                    e,
+                )
+            })?;
         }
     }
     Ok(())
@@ -324,10 +385,14 @@ pub struct OpenRegistration(PathBuf);
 
 impl OpenRegistration {
     pub fn register(path: &Path) -> CasketResult<OpenRegistration> {
-        let key = identity(path).map_err(|e| CasketError::io(Ecode::Invalid, format!("resolving {}", path.display()), e))?;
+        let key =
+            identity(path).map_err(|e| CasketError::io(Ecode::Invalid, format!("resolving {}", path.display()), e))?;
         let mut open = registry().lock().unwrap_or_else(|p| p.into_inner());
         if !open.insert(key.clone()) {
-            return Err(CasketError::new(Ecode::Lock, format!("{} is already open in this process", path.display())));
+            return Err(CasketError::new(
+                Ecode::Lock,
+                format!("{} is already open in this process", path.display()),
+            ));
         }
         Ok(OpenRegistration(key))
     }
@@ -383,7 +448,10 @@ mod tests {
         assert_eq!(Marker::parse(&m.render()), Some(m.clone()));
         assert_eq!(Marker::parse("hello"), None);
         assert!(m.check(Path::new("x"), Kind::Hash, "int32").is_err());
-        assert_eq!(m.check(Path::new("x"), Kind::Btree, "lexical").unwrap_err().code, Ecode::Meta);
+        assert_eq!(
+            m.check(Path::new("x"), Kind::Btree, "lexical").unwrap_err().code,
+            Ecode::Meta
+        );
     }
 
     #[test]
@@ -410,9 +478,15 @@ mod tests {
     fn an_open_file_holds_a_flock_when_its_fdinfo_lists_one() {
         let unlocked = "pos:\t0\nflags:\t02100002\nmnt_id:\t31\nino:\t123\n";
         assert!(!holds_flock(unlocked));
-        assert!(holds_flock(&format!("{unlocked}lock:\t1: FLOCK  ADVISORY  WRITE 42 fe:00:123 0 EOF\n")));
-        assert!(!holds_flock(&format!("{unlocked}lock:\t1: POSIX  ADVISORY  WRITE 42 fe:00:123 0 EOF\n")));
-        assert!(!holds_flock(&format!("{unlocked}lock:\t1: OFDLCK ADVISORY  READ -1 fe:00:123 0 EOF\n")));
+        assert!(holds_flock(&format!(
+            "{unlocked}lock:\t1: FLOCK  ADVISORY  WRITE 42 fe:00:123 0 EOF\n"
+        )));
+        assert!(!holds_flock(&format!(
+            "{unlocked}lock:\t1: POSIX  ADVISORY  WRITE 42 fe:00:123 0 EOF\n"
+        )));
+        assert!(!holds_flock(&format!(
+            "{unlocked}lock:\t1: OFDLCK ADVISORY  READ -1 fe:00:123 0 EOF\n"
+        )));
     }
 
     #[test]
@@ -425,12 +499,17 @@ mod tests {
         fs::write(&path, b"").unwrap();
         let held = File::open(&path).unwrap();
         held.try_lock_shared().unwrap();
-        let (stop, cycles) = (std::sync::Arc::new(AtomicBool::new(false)), std::sync::Arc::new(AtomicUsize::new(0)));
+        let (stop, cycles) = (
+            std::sync::Arc::new(AtomicBool::new(false)),
+            std::sync::Arc::new(AtomicUsize::new(0)),
+        );
         let churn: Vec<_> = (0..2)
             .map(|t| {
                 let (stop, cycles, dir) = (stop.clone(), cycles.clone(), tmp.path().to_path_buf());
                 std::thread::spawn(move || {
-                    let files: Vec<File> = (0..200).map(|i| File::create(dir.join(format!("other{t}-{i}"))).unwrap()).collect();
+                    let files: Vec<File> = (0..200)
+                        .map(|i| File::create(dir.join(format!("other{t}-{i}"))).unwrap())
+                        .collect();
                     while !stop.load(Ordering::Relaxed) {
                         files.iter().for_each(|f| f.try_lock().unwrap());
                         files.iter().for_each(|f| f.unlock().unwrap());
@@ -449,7 +528,11 @@ mod tests {
         }
         stop.store(true, Ordering::Relaxed);
         churn.into_iter().for_each(|t| t.join().unwrap());
-        assert_eq!(counts.keys().copied().collect::<Vec<_>>(), vec![1], "counts seen (count: times): {counts:?}");
+        assert_eq!(
+            counts.keys().copied().collect::<Vec<_>>(),
+            vec![1],
+            "counts seen (count: times): {counts:?}"
+        );
     }
 
     #[test]
@@ -460,14 +543,21 @@ mod tests {
         let path = tmp.path().join("m");
         let first = MarkerFile::open(&path, true, true, LockMode::Blocking).unwrap();
         assert_eq!(flocks_in_this_process(&first.file), 1);
-        for (writer, lock) in [(true, LockMode::Blocking), (false, LockMode::Blocking), (true, LockMode::NonBlocking), (false, LockMode::None)] {
+        for (writer, lock) in [
+            (true, LockMode::Blocking),
+            (false, LockMode::Blocking),
+            (true, LockMode::NonBlocking),
+            (false, LockMode::None),
+        ] {
             let e = MarkerFile::open(&path, writer, false, lock).err().expect("refused");
             assert_eq!(e.code, Ecode::Lock);
             assert!(e.detail.contains("already open in this process"), "{}", e.detail);
         }
         drop(first);
         let reader = MarkerFile::open(&path, false, false, LockMode::Blocking).unwrap();
-        let e = MarkerFile::open(&path, false, false, LockMode::Blocking).err().expect("a second shared lock is refused");
+        let e = MarkerFile::open(&path, false, false, LockMode::Blocking)
+            .err()
+            .expect("a second shared lock is refused");
         assert_eq!(e.code, Ecode::Lock);
         drop(reader);
         MarkerFile::open(&path, true, false, LockMode::NonBlocking).unwrap();

@@ -30,12 +30,12 @@ use std::thread::ThreadId;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use rocksdb::{Cache, ColumnFamily, DB};
 
+pub use cursor::{CursorPut, Position};
 pub use error::{errmsg, CasketError, CasketResult, Ecode};
 pub use files::{Kind, LockMode};
 pub use open::{CasketOptions, Compression};
-pub use order::{ExternalCompare, KeyOrder};
-pub use cursor::{CursorPut, Position};
 pub use order::report_comparison_failure;
+pub use order::{ExternalCompare, KeyOrder};
 pub use records::{appended_len, check_value_len, PutMode, Range, MAX_VALUE_LEN};
 
 use files::{MarkerFile, OpenRegistration};
@@ -136,10 +136,16 @@ impl Casket {
             return Err(CasketError::new(Ecode::Invalid, "the database is not open"));
         }
         if write && !self.writer {
-            return Err(CasketError::new(Ecode::Invalid, format!("{} is open as a reader", self.path.display())));
+            return Err(CasketError::new(
+                Ecode::Invalid,
+                format!("{} is open as a reader", self.path.display()),
+            ));
         }
         if let (true, Some(why)) = (write, &inner.fatal) {
-            return Err(CasketError::new(Ecode::Invalid, format!("writes are refused until the database is reopened: {why}")));
+            return Err(CasketError::new(
+                Ecode::Invalid,
+                format!("writes are refused until the database is reopened: {why}"),
+            ));
         }
         Ok(inner)
     }
@@ -197,7 +203,10 @@ impl Casket {
     /// Writes everything and syncs it to the device.
     pub fn sync(&self) -> CasketResult<()> {
         let inner = self.lock_flushed(true)?;
-        inner.db().flush_wal(true).map_err(|e| CasketError::rocks(Ecode::Sync, "syncing", e))
+        inner
+            .db()
+            .flush_wal(true)
+            .map_err(|e| CasketError::rocks(Ecode::Sync, "syncing", e))
     }
 
     /// Compacts the data (Tokyo Cabinet's `optimize` rebuilt the file).
@@ -261,7 +270,8 @@ impl Inner {
     }
 
     fn data(&self) -> &ColumnFamily {
-        self.db().cf_handle(CF_DATA).expect("opened with the data column family")
+        self.db()
+            .cf_handle(CF_DATA)
+            .expect("opened with the data column family")
     }
-
 }

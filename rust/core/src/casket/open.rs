@@ -11,9 +11,11 @@ use rocksdb::{Cache, ColumnFamilyDescriptor, DBCompressionType, Options, WriteBa
 use super::error::{CasketError, CasketResult, Ecode};
 use super::files::{self, Kind, LockMode, MarkerFile, OpenRegistration};
 use super::order::KeyOrder;
-use crate::store::tuning;
 use super::transaction::{has_undo, rollback_undo};
-use super::{pending, record_bytes, Casket, Inner, CF_DATA, EXTERNAL_COMPARATOR, META_BYTES, META_ID, META_RNUM, META_SEQ};
+use super::{
+    pending, record_bytes, Casket, Inner, CF_DATA, EXTERNAL_COMPARATOR, META_BYTES, META_ID, META_RNUM, META_SEQ,
+};
+use crate::store::tuning;
 
 /// Compression of the casket's files (Tokyo Cabinet's `TDEFLATE`, `TBZIP`, `TTCBS` map here).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -60,7 +62,9 @@ impl CasketOptions {
     /// a write buffer is at least 1 MiB (a smaller one would flush at every few writes).
     pub fn set_sizes(&mut self, cache_bytes: i64, write_buffer_bytes: i64) {
         self.cache_bytes = usize::try_from(cache_bytes).unwrap_or(0);
-        self.write_buffer_bytes = usize::try_from(write_buffer_bytes).unwrap_or(DEFAULT_WRITE_BUFFER_BYTES).max(MIN_WRITE_BUFFER_BYTES);
+        self.write_buffer_bytes = usize::try_from(write_buffer_bytes)
+            .unwrap_or(DEFAULT_WRITE_BUFFER_BYTES)
+            .max(MIN_WRITE_BUFFER_BYTES);
     }
 }
 
@@ -80,19 +84,32 @@ impl Casket {
         let mut marker_file = MarkerFile::open(&path, opts.writer, create, opts.lock.clone())?;
         let dir = files::data_dir(&path);
         let order_id = opts.order.id();
-        let existing = match if opts.writer && opts.truncate { None } else { marker_file.read()? } {
+        let existing = match if opts.writer && opts.truncate {
+            None
+        } else {
+            marker_file.read()?
+        } {
             Some(m) => {
                 m.check(&path, opts.kind, &order_id)?;
                 if !dir.is_dir() {
                     return Err(CasketError::new(
                         Ecode::Meta,
-                        format!("data directory {} of casket {} is missing", dir.display(), path.display()),
+                        format!(
+                            "data directory {} of casket {} is missing",
+                            dir.display(),
+                            path.display()
+                        ),
                     ));
                 }
                 Some(m)
             }
             None if opts.writer => None,
-            None => return Err(CasketError::new(Ecode::Meta, format!("{} is empty, not a casket", path.display()))),
+            None => {
+                return Err(CasketError::new(
+                    Ecode::Meta,
+                    format!("{} is empty, not a casket", path.display()),
+                ))
+            }
         };
         let cache = (opts.cache_bytes > 0).then(|| Cache::new_lru_cache(opts.cache_bytes));
         let (db, marker) = match existing {
@@ -101,7 +118,10 @@ impl Casket {
                 // process through another copy of this library (another class loader), with
                 // ONOLCK or no marker lock to stop it: two writers would destroy the database.
                 if opts.writer && files::dir_in_use(&dir)? {
-                    return Err(CasketError::new(Ecode::Lock, format!("{} is already open (in this or another process)", dir.display())));
+                    return Err(CasketError::new(
+                        Ecode::Lock,
+                        format!("{} is already open (in this or another process)", dir.display()),
+                    ));
                 }
                 (open_db(&dir, &opts, cache.as_ref(), false)?, m)
             }
@@ -116,15 +136,19 @@ impl Casket {
                 let db = open_db(&dir, &opts, cache.as_ref(), true)?;
                 let mut batch = WriteBatch::default();
                 batch.put(META_ID, m.id.as_bytes());
-                db.write(batch).map_err(|e| CasketError::rocks(Ecode::Write, "initialising the casket", e))?;
-                db.flush_wal(true).map_err(|e| CasketError::rocks(Ecode::Sync, "syncing the new casket", e))?;
+                db.write(batch)
+                    .map_err(|e| CasketError::rocks(Ecode::Write, "initialising the casket", e))?;
+                db.flush_wal(true)
+                    .map_err(|e| CasketError::rocks(Ecode::Sync, "syncing the new casket", e))?;
                 // The marker is written last: a crash before this leaves a stale directory and
                 // no casket, never a marker without data.
                 marker_file.write(&m)?;
                 (db, m)
             }
         };
-        let stored_id = db.get(META_ID).map_err(|e| CasketError::rocks(Ecode::Read, "reading the casket id", e))?;
+        let stored_id = db
+            .get(META_ID)
+            .map_err(|e| CasketError::rocks(Ecode::Read, "reading the casket id", e))?;
         if stored_id.as_deref() != Some(marker.id.as_bytes()) {
             return Err(CasketError::new(
                 Ecode::Meta,
@@ -133,7 +157,8 @@ impl Casket {
         }
         let data_cf_id = {
             let data = db.cf_handle(CF_DATA).expect("opened with the data column family");
-            let id = crate::batch::cf_id(data, CF_DATA).and_then(|id| crate::batch::check_encoding(data, id).map(|_| id));
+            let id =
+                crate::batch::cf_id(data, CF_DATA).and_then(|id| crate::batch::check_encoding(data, id).map(|_| id));
             id.map_err(|e| CasketError::new(Ecode::Misc, e.to_string()))?
         };
         let casket = Casket {
@@ -171,7 +196,10 @@ impl Casket {
                 if !opts.writer {
                     return Err(CasketError::new(
                         Ecode::Meta,
-                        format!("{}: a transaction was interrupted; open it once as a writer to roll it back", casket.path.display()),
+                        format!(
+                            "{}: a transaction was interrupted; open it once as a writer to roll it back",
+                            casket.path.display()
+                        ),
                     ));
                 }
                 rollback_undo(db)?;
@@ -182,7 +210,8 @@ impl Casket {
                 None => {
                     let b = count_record_bytes(db, &opts.order)?;
                     if opts.writer {
-                        db.put(META_BYTES, b.to_le_bytes()).map_err(|e| CasketError::rocks(Ecode::Write, "writing casket metadata", e))?;
+                        db.put(META_BYTES, b.to_le_bytes())
+                            .map_err(|e| CasketError::rocks(Ecode::Write, "writing casket metadata", e))?;
                     }
                     b
                 }
@@ -209,7 +238,10 @@ impl Casket {
             result = inner.flush();
         }
         if result.is_ok() && self.writer {
-            result = inner.db().flush_wal(true).map_err(|e| CasketError::rocks(Ecode::Sync, "syncing at close", e));
+            result = inner
+                .db()
+                .flush_wal(true)
+                .map_err(|e| CasketError::rocks(Ecode::Sync, "syncing at close", e));
         }
         inner.db = None;
         inner.marker_file = None;
@@ -225,11 +257,16 @@ pub(super) fn read_u64(db: &DB, key: &[u8]) -> CasketResult<u64> {
 }
 
 pub(super) fn read_opt_u64(db: &DB, key: &[u8]) -> CasketResult<Option<u64>> {
-    match db.get_pinned(key).map_err(|e| CasketError::rocks(Ecode::Read, "reading casket metadata", e))? {
+    match db
+        .get_pinned(key)
+        .map_err(|e| CasketError::rocks(Ecode::Read, "reading casket metadata", e))?
+    {
         None => Ok(None),
-        Some(v) => Ok(Some(u64::from_le_bytes(
-            v.as_ref().try_into().map_err(|_| CasketError::new(Ecode::Meta, "damaged casket metadata"))?,
-        ))),
+        Some(v) => {
+            Ok(Some(u64::from_le_bytes(v.as_ref().try_into().map_err(|_| {
+                CasketError::new(Ecode::Meta, "damaged casket metadata")
+            })?)))
+        }
     }
 }
 
@@ -245,7 +282,8 @@ pub(super) fn count_record_bytes(db: &DB, order: &KeyOrder) -> CasketResult<u64>
         bytes += record_bytes(order.user_key_len(k), v.len());
         it.next();
     }
-    it.status().map_err(|e| CasketError::rocks(Ecode::Read, "counting the casket's records", e))?;
+    it.status()
+        .map_err(|e| CasketError::rocks(Ecode::Read, "counting the casket's records", e))?;
     Ok(bytes)
 }
 
@@ -276,7 +314,11 @@ fn open_db(dir: &Path, opts: &CasketOptions, cache: Option<&Cache>, creating: bo
         DB::open_cf_descriptors_read_only(&db_opts, dir, cfs, false)
     };
     opened.map_err(|e| {
-        let code = if e.kind() == rocksdb::ErrorKind::IOError && e.to_string().contains("lock") { Ecode::Lock } else { Ecode::Open };
+        let code = if e.kind() == rocksdb::ErrorKind::IOError && e.to_string().contains("lock") {
+            Ecode::Lock
+        } else {
+            Ecode::Open
+        };
         CasketError::rocks(code, format!("opening {}", dir.display()), e)
     })
 }

@@ -130,7 +130,9 @@ impl KeyOrder {
         match self {
             KeyOrder::External { .. } => body,
             _ => {
-                let escaped = raw.get(self.prefix_len().min(body)..body.saturating_sub(TERMINATOR.len())).unwrap_or_default();
+                let escaped = raw
+                    .get(self.prefix_len().min(body)..body.saturating_sub(TERMINATOR.len()))
+                    .unwrap_or_default();
                 // Every 0x00 of the key is written as 0x00 0xFF.
                 escaped.len() - escaped.iter().filter(|&&b| b == 0).count()
             }
@@ -190,7 +192,10 @@ pub fn report_comparison_failure(why: &str) {
 }
 
 fn comparison_error(why: &str) -> CasketError {
-    CasketError::new(Ecode::Invalid, format!("the key comparator failed: {why}; nothing was written"))
+    CasketError::new(
+        Ecode::Invalid,
+        format!("the key comparator failed: {why}; nothing was written"),
+    )
 }
 
 /// Runs one casket call with comparison failures tracked (nested calls each have their own).
@@ -209,7 +214,10 @@ pub(super) fn tracked<T, E: From<CasketError>>(f: impl FnOnce() -> Result<T, E>)
 /// Called before a call's first write: fails if a comparison has failed in this call so far.
 pub(super) fn before_write() -> CasketResult<()> {
     CALL.with(|c| match c.borrow_mut().as_mut() {
-        Some(CallState { failure: Some(why), wrote: false }) => Err(comparison_error(why)),
+        Some(CallState {
+            failure: Some(why),
+            wrote: false,
+        }) => Err(comparison_error(why)),
         Some(state) => {
             state.wrote = true;
             Ok(())
@@ -343,7 +351,16 @@ mod tests {
     #[test]
     fn decode_returns_the_user_key_and_sequence_for_every_order() {
         let ext: ExternalCompare = Arc::new(|a: &[u8], b: &[u8]| a.cmp(b));
-        for order in [KeyOrder::Lexical, KeyOrder::Decimal, KeyOrder::Int32, KeyOrder::Int64, KeyOrder::External { name: "x".into(), compare: ext.clone() }] {
+        for order in [
+            KeyOrder::Lexical,
+            KeyOrder::Decimal,
+            KeyOrder::Int32,
+            KeyOrder::Int64,
+            KeyOrder::External {
+                name: "x".into(),
+                compare: ext.clone(),
+            },
+        ] {
             for key in [&b""[..], b"\0", b"a\0b\0", b"12.5", b"\xff\0\xff"] {
                 let raw = order.encode(key, 77);
                 let (k, s) = order.decode(&raw).expect("decodes");
@@ -356,8 +373,15 @@ mod tests {
 
     #[test]
     fn decimal_order_reads_numbers_like_the_original() {
-        let got = sorted(&KeyOrder::Decimal, &[b"10", b"9", b"-1.5", b"-1.2", b" 3", b"0.5", b"-0.5", b"abc", b"2.25", b"2.3"]);
-        let want: Vec<&[u8]> = vec![b"-1.5", b"-1.2", b"-0.5", b"abc", b"0.5", b"2.25", b"2.3", b" 3", b"9", b"10"];
+        let got = sorted(
+            &KeyOrder::Decimal,
+            &[
+                b"10", b"9", b"-1.5", b"-1.2", b" 3", b"0.5", b"-0.5", b"abc", b"2.25", b"2.3",
+            ],
+        );
+        let want: Vec<&[u8]> = vec![
+            b"-1.5", b"-1.2", b"-0.5", b"abc", b"0.5", b"2.25", b"2.3", b" 3", b"9", b"10",
+        ];
         assert_eq!(got, want.iter().map(|k| k.to_vec()).collect::<Vec<_>>());
         // Equal numbers fall back to bytewise order, so different keys never collide.
         assert_eq!(KeyOrder::Decimal.compare(b"1.0", b"1.00"), Ordering::Less);
@@ -376,9 +400,22 @@ mod tests {
     #[test]
     fn user_key_len_counts_the_key_without_its_encoding() {
         let ext: ExternalCompare = Arc::new(|a: &[u8], b: &[u8]| a.cmp(b));
-        for order in [KeyOrder::Lexical, KeyOrder::Decimal, KeyOrder::Int32, KeyOrder::Int64, KeyOrder::External { name: "x".into(), compare: ext.clone() }] {
+        for order in [
+            KeyOrder::Lexical,
+            KeyOrder::Decimal,
+            KeyOrder::Int32,
+            KeyOrder::Int64,
+            KeyOrder::External {
+                name: "x".into(),
+                compare: ext.clone(),
+            },
+        ] {
             for key in [&b""[..], b"\0", b"a\0b\0", b"12.5", b"\xff\0\xff", b"\0\0\0"] {
-                assert_eq!(order.user_key_len(&order.encode(key, 9)), key.len(), "{order:?} {key:?}");
+                assert_eq!(
+                    order.user_key_len(&order.encode(key, 9)),
+                    key.len(),
+                    "{order:?} {key:?}"
+                );
             }
         }
     }
@@ -419,7 +456,10 @@ mod tests {
     #[test]
     fn external_comparator_orders_keys_then_sequences() {
         let reverse: ExternalCompare = Arc::new(|a: &[u8], b: &[u8]| b.cmp(a));
-        let order = KeyOrder::External { name: "rev".into(), compare: reverse.clone() };
+        let order = KeyOrder::External {
+            name: "rev".into(),
+            compare: reverse.clone(),
+        };
         let cmp = KeyOrder::rocks_comparator(reverse);
         assert_eq!(cmp(&order.encode(b"b", 9), &order.encode(b"a", 1)), Ordering::Less);
         assert_eq!(cmp(&order.encode(b"a", 1), &order.encode(b"a", 2)), Ordering::Less);

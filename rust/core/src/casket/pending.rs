@@ -40,7 +40,13 @@ impl Pending {
             self.arena.extend_from_slice(b);
         }
         let key = &self.arena[at..at + key_len];
-        self.entries.push(Entry { prefix: prefix(key), at, key_len, value_len: value.map(<[u8]>::len), before_len: before.map(<[u8]>::len) });
+        self.entries.push(Entry {
+            prefix: prefix(key),
+            at,
+            key_len,
+            value_len: value.map(<[u8]>::len),
+            before_len: before.map(<[u8]>::len),
+        });
         key
     }
 
@@ -87,7 +93,12 @@ impl Pending {
         let mut entries = std::mem::take(&mut self.entries);
         if sort {
             // Most comparisons are settled by the prefix, without touching the arena.
-            entries.sort_unstable_by(|a, b| a.prefix.cmp(&b.prefix).then_with(|| self.key(a).cmp(self.key(b))).then(a.at.cmp(&b.at)));
+            entries.sort_unstable_by(|a, b| {
+                a.prefix
+                    .cmp(&b.prefix)
+                    .then_with(|| self.key(a).cmp(self.key(b)))
+                    .then(a.at.cmp(&b.at))
+            });
         }
         let mut rep = BatchRep::with_capacity(self.arena.len() + entries.len() * 8);
         for e in &entries {
@@ -118,7 +129,14 @@ mod tests {
 
     #[test]
     fn prefixes_never_contradict_key_order() {
-        let keys: [&[u8]; 6] = [b"", b"a", b"a\0", b"a\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01", b"ab", b"\xff"];
+        let keys: [&[u8]; 6] = [
+            b"",
+            b"a",
+            b"a\0",
+            b"a\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01",
+            b"ab",
+            b"\xff",
+        ];
         for a in keys {
             for b in keys {
                 if a < b {
@@ -135,7 +153,14 @@ mod tests {
         p.push(|a| a.extend_from_slice(b"k1"), None, Some(b"old"));
         p.push(|a| a.extend_from_slice(b"k1"), Some(b""), Some(b""));
         let undo: Vec<Undo> = p.undo_records().collect();
-        assert_eq!(undo, vec![Undo::Delete(b"k2".to_vec()), Undo::Restore(b"k1".to_vec(), b"old".to_vec()), Undo::Restore(b"k1".to_vec(), vec![])]);
+        assert_eq!(
+            undo,
+            vec![
+                Undo::Delete(b"k2".to_vec()),
+                Undo::Restore(b"k1".to_vec(), b"old".to_vec()),
+                Undo::Restore(b"k1".to_vec(), vec![])
+            ]
+        );
         assert!(p.bytes() > 0);
         let batch = p.take_batch(1, true);
         assert_eq!(batch.len(), 3);

@@ -3,7 +3,7 @@
 use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, DB};
 
 use super::error::{CasketError, CasketResult, Ecode};
-use super::{Casket, Inner, Kind, KeyOrder, MAX_HINTS, MAX_HINT_BYTES};
+use super::{Casket, Inner, KeyOrder, Kind, MAX_HINTS, MAX_HINT_BYTES};
 
 /// The largest value a casket holds: the most a Java `byte[]` can hold on every JVM
 /// (`Integer.MAX_VALUE - 8`), so that `get` can always return what is stored. `tokyocabinet`'s
@@ -91,7 +91,12 @@ impl Inner {
     }
 
     /// `f` of the first entry of `key` (RocksDB key, value), read in place.
-    fn first_with<R>(&mut self, order: &KeyOrder, key: &[u8], f: impl FnOnce(&[u8], &[u8]) -> R) -> CasketResult<Option<R>> {
+    fn first_with<R>(
+        &mut self,
+        order: &KeyOrder,
+        key: &[u8],
+        f: impl FnOnce(&[u8], &[u8]) -> R,
+    ) -> CasketResult<Option<R>> {
         let start = order.encode(key, 0);
         let hint = self.first_hint.get(order.key_part(&start)).copied().unwrap_or(0);
         let mut it = self.key_iter(order, key);
@@ -100,7 +105,8 @@ impl Inner {
             (Some(k), Some(v)) if Self::same_key(order, k, key) => Some((order.decode(k).map(|(_, seq)| seq), f(k, v))),
             _ => None,
         };
-        it.status().map_err(|e| CasketError::rocks(Ecode::Read, "reading a record", e))?;
+        it.status()
+            .map_err(|e| CasketError::rocks(Ecode::Read, "reading a record", e))?;
         drop(it);
         Ok(found.map(|(seq, r)| {
             if let Some(seq) = seq {
@@ -119,12 +125,15 @@ impl Inner {
         }
         let mut it = self.key_iter(order, key);
         it.seek(order.encode(key, 0));
-        it.status().map_err(|e| CasketError::rocks(Ecode::Read, "reading a record", e))
+        it.status()
+            .map_err(|e| CasketError::rocks(Ecode::Read, "reading a record", e))
     }
 
     /// Every entry of `key`, in duplicate order.
     fn all_of(&mut self, order: &KeyOrder, key: &[u8]) -> CasketResult<Vec<(Vec<u8>, Vec<u8>)>> {
-        let Some((first, _)) = self.first_of(order, key)? else { return Ok(Vec::new()) };
+        let Some((first, _)) = self.first_of(order, key)? else {
+            return Ok(Vec::new());
+        };
         let mut it = self.key_iter(order, key);
         it.seek(&first);
         let mut out = Vec::new();
@@ -135,7 +144,8 @@ impl Inner {
             out.push((k.to_vec(), v.to_vec()));
             it.next();
         }
-        it.status().map_err(|e| CasketError::rocks(Ecode::Read, "reading records", e))?;
+        it.status()
+            .map_err(|e| CasketError::rocks(Ecode::Read, "reading records", e))?;
         Ok(out)
     }
 
@@ -228,7 +238,9 @@ impl Casket {
     pub fn out_list(&self, key: &[u8]) -> CasketResult<()> {
         let mut inner = self.lock_for_key(true, key)?;
         let all = inner.all_of(&self.order, key)?;
-        let Some((last, _)) = all.last() else { return Err(CasketError::no_record()) };
+        let Some((last, _)) = all.last() else {
+            return Err(CasketError::no_record());
+        };
         let past_last = self.order.decode(last).map(|(_, seq)| (last.clone(), seq + 1));
         inner.atomically(|inner| {
             for (raw, old) in all {
@@ -245,7 +257,10 @@ impl Casket {
     /// The first value of `key` (ENOREC if none).
     pub fn get(&self, key: &[u8]) -> CasketResult<Vec<u8>> {
         let mut inner = self.lock_for_key(false, key)?;
-        inner.first_of(&self.order, key)?.map(|(_, v)| v).ok_or_else(CasketError::no_record)
+        inner
+            .first_of(&self.order, key)?
+            .map(|(_, v)| v)
+            .ok_or_else(CasketError::no_record)
     }
 
     /// Every value of `key`, in insertion order (ENOREC if none).
@@ -267,13 +282,22 @@ impl Casket {
     /// Size of the first value of `key` (ENOREC if none). The value is not copied.
     pub fn vsiz(&self, key: &[u8]) -> CasketResult<usize> {
         let mut inner = self.lock_for_key(false, key)?;
-        inner.first_with(&self.order, key, |_, v| v.len())?.ok_or_else(CasketError::no_record)
+        inner
+            .first_with(&self.order, key, |_, v| v.len())?
+            .ok_or_else(CasketError::no_record)
     }
 
     /// Adds to a 4-byte native-order integer value; stores `num` if the key is missing.
     /// EKEEP if the existing value is not 4 bytes. `num == 0` reads without writing.
     pub fn add_int(&self, key: &[u8], num: i32) -> CasketResult<i32> {
-        self.add_number(key, num, |b: [u8; 4]| i32::from_ne_bytes(b), |a, b| a.wrapping_add(b), i32::to_ne_bytes, num == 0)
+        self.add_number(
+            key,
+            num,
+            |b: [u8; 4]| i32::from_ne_bytes(b),
+            |a, b| a.wrapping_add(b),
+            i32::to_ne_bytes,
+            num == 0,
+        )
     }
 
     /// As `add_int`, for an 8-byte native-order double.
@@ -297,10 +321,12 @@ impl Casket {
                 Ok(num)
             }
             Some((raw, old)) => {
-                let current: [u8; N] = old
-                    .as_slice()
-                    .try_into()
-                    .map_err(|_| CasketError::new(Ecode::Keep, format!("the existing value is {} bytes, not {N}", old.len())))?;
+                let current: [u8; N] = old.as_slice().try_into().map_err(|_| {
+                    CasketError::new(
+                        Ecode::Keep,
+                        format!("the existing value is {} bytes, not {N}", old.len()),
+                    )
+                })?;
                 if read_only {
                     return Ok(decode(current));
                 }
@@ -343,7 +369,8 @@ impl Casket {
                 }
             }
         }
-        it.status().map_err(|e| CasketError::rocks(Ecode::Read, "reading a key range", e))?;
+        it.status()
+            .map_err(|e| CasketError::rocks(Ecode::Read, "reading a key range", e))?;
         Ok(out)
     }
 
@@ -379,7 +406,8 @@ impl Casket {
                 }
             }
         }
-        it.status().map_err(|e| CasketError::rocks(Ecode::Read, "listing keys", e))?;
+        it.status()
+            .map_err(|e| CasketError::rocks(Ecode::Read, "listing keys", e))?;
         Ok(out)
     }
 
@@ -398,7 +426,8 @@ impl Casket {
                     }
                     it.next();
                 }
-                it.status().map_err(|e| CasketError::rocks(Ecode::Read, "reading records", e))?;
+                it.status()
+                    .map_err(|e| CasketError::rocks(Ecode::Read, "reading records", e))?;
                 chunk
             };
             if chunk.is_empty() {

@@ -25,7 +25,12 @@ pub fn describe(path: &Path) -> CasketResult<(Kind, String)> {
     let kind = match marker.kind.as_str() {
         k if k == Kind::Btree.name() => Kind::Btree,
         k if k == Kind::Hash.name() => Kind::Hash,
-        other => return Err(CasketError::new(Ecode::Meta, format!("{}: unknown casket kind {other}", path.display()))),
+        other => {
+            return Err(CasketError::new(
+                Ecode::Meta,
+                format!("{}: unknown casket kind {other}", path.display()),
+            ))
+        }
     };
     Ok((kind, marker.order))
 }
@@ -33,7 +38,9 @@ pub fn describe(path: &Path) -> CasketResult<(Kind, String)> {
 impl KeyOrder {
     /// The built-in order with this id; None for caller-supplied orders (they need the caller).
     pub fn builtin(id: &str) -> Option<KeyOrder> {
-        [KeyOrder::Lexical, KeyOrder::Decimal, KeyOrder::Int32, KeyOrder::Int64].into_iter().find(|o| o.id() == id)
+        [KeyOrder::Lexical, KeyOrder::Decimal, KeyOrder::Int32, KeyOrder::Int64]
+            .into_iter()
+            .find(|o| o.id() == id)
     }
 }
 
@@ -46,10 +53,15 @@ pub struct Scan<'a> {
 impl Scan<'_> {
     pub fn next_value(&mut self) -> CasketResult<Option<(Vec<u8>, Vec<u8>)>> {
         let (Some(raw), Some(value)) = (self.it.key(), self.it.value()) else {
-            self.it.status().map_err(|e| CasketError::rocks(Ecode::Read, "scanning the casket", e))?;
+            self.it
+                .status()
+                .map_err(|e| CasketError::rocks(Ecode::Read, "scanning the casket", e))?;
             return Ok(None);
         };
-        let (key, _) = self.order.decode(raw).ok_or_else(|| CasketError::new(Ecode::Misc, "a record key does not decode"))?;
+        let (key, _) = self
+            .order
+            .decode(raw)
+            .ok_or_else(|| CasketError::new(Ecode::Misc, "a record key does not decode"))?;
         let out = (Cow::into_owned(key), value.to_vec());
         self.it.next();
         Ok(Some(out))

@@ -15,16 +15,27 @@ impl Casket {
         let mut inner = self.lock(true)?;
         while let Some(tx) = &inner.tx {
             if tx.owner == me {
-                return Err(CasketError::new(Ecode::Invalid, "this thread already runs a transaction on this database"));
+                return Err(CasketError::new(
+                    Ecode::Invalid,
+                    "this thread already runs a transaction on this database",
+                ));
             }
             let ended = inner.transaction_ended.clone();
             ended.wait(&mut inner);
             if inner.db.is_none() {
-                return Err(CasketError::new(Ecode::Invalid, "the database was closed while waiting for a transaction"));
+                return Err(CasketError::new(
+                    Ecode::Invalid,
+                    "the database was closed while waiting for a transaction",
+                ));
             }
         }
         inner.flush()?;
-        inner.tx = Some(TxState { owner: me, rnum_at_begin: inner.rnum, bytes_at_begin: inner.bytes, undo_written: 0 });
+        inner.tx = Some(TxState {
+            owner: me,
+            rnum_at_begin: inner.rnum,
+            bytes_at_begin: inner.bytes,
+            undo_written: 0,
+        });
         Ok(())
     }
 
@@ -44,7 +55,10 @@ impl Casket {
         inner.put_meta(&mut batch);
         let mut wo = WriteOptions::default();
         wo.set_sync(self.sync_transactions);
-        let written = inner.db().write_opt(batch, &wo).map_err(|e| CasketError::rocks(Ecode::Write, "committing the transaction", e));
+        let written = inner
+            .db()
+            .write_opt(batch, &wo)
+            .map_err(|e| CasketError::rocks(Ecode::Write, "committing the transaction", e));
         match written {
             Ok(()) => {
                 inner.tx = None;
@@ -83,7 +97,9 @@ impl Inner {
             self.bytes = tx.bytes_at_begin;
             let mut batch = WriteBatch::default();
             self.put_meta(&mut batch);
-            self.db().write(batch).map_err(|e| CasketError::rocks(Ecode::Write, "restoring the record count", e))
+            self.db()
+                .write(batch)
+                .map_err(|e| CasketError::rocks(Ecode::Write, "restoring the record count", e))
         })();
         if let Err(e) = &result {
             self.fatal = Some(format!("rolling back a transaction failed: {}", e.detail));
@@ -96,7 +112,8 @@ impl Inner {
 pub(super) fn has_undo(db: &DB) -> CasketResult<bool> {
     let mut it = db.raw_iterator();
     it.seek(undo::UNDO_PREFIX);
-    it.status().map_err(|e| CasketError::rocks(Ecode::Read, "reading the undo log", e))?;
+    it.status()
+        .map_err(|e| CasketError::rocks(Ecode::Read, "reading the undo log", e))?;
     Ok(it.key().is_some_and(|k| k.starts_with(undo::UNDO_PREFIX)))
 }
 
@@ -115,7 +132,8 @@ pub(super) fn rollback_undo(db: &DB) -> CasketResult<()> {
             break;
         }
         if k.as_ref() == lo.as_slice() {
-            counts_at_begin = Some(undo::parse_header(&v).ok_or_else(|| CasketError::new(Ecode::Meta, "damaged undo log header"))?);
+            counts_at_begin =
+                Some(undo::parse_header(&v).ok_or_else(|| CasketError::new(Ecode::Meta, "damaged undo log header"))?);
         } else {
             match Undo::decode(&v).ok_or_else(|| CasketError::new(Ecode::RHead, "damaged undo record"))? {
                 Undo::Delete(key) => batch.delete_cf(data, key),
@@ -136,5 +154,6 @@ pub(super) fn rollback_undo(db: &DB) -> CasketResult<()> {
         }
     }
     db.write(batch).map_err(failed)?;
-    db.flush_wal(true).map_err(|e| CasketError::rocks(Ecode::Sync, "syncing a rollback", e))
+    db.flush_wal(true)
+        .map_err(|e| CasketError::rocks(Ecode::Sync, "syncing a rollback", e))
 }

@@ -94,7 +94,11 @@ mod tests {
 
     #[test]
     fn undo_records_round_trip_and_garbage_is_refused() {
-        for u in [Undo::Delete(b"k\0".to_vec()), Undo::Restore(b"key".to_vec(), b"".to_vec()), Undo::Restore(vec![], b"v".to_vec())] {
+        for u in [
+            Undo::Delete(b"k\0".to_vec()),
+            Undo::Restore(b"key".to_vec(), b"".to_vec()),
+            Undo::Restore(vec![], b"v".to_vec()),
+        ] {
             assert_eq!(Undo::decode(&u.encode()), Some(u));
         }
         assert_eq!(Undo::decode(&[]), None);
@@ -113,6 +117,8 @@ mod tests {
     #[test]
     fn undo_keys_sort_by_index_inside_the_range() {
         let (lo, hi) = undo_range();
-        assert!(lo <= undo_key(0) && undo_key(0) < undo_key(1) && undo_key(1) < undo_key(256) && undo_key(u64::MAX) < hi);
+        assert!(
+            lo <= undo_key(0) && undo_key(0) < undo_key(1) && undo_key(1) < undo_key(256) && undo_key(u64::MAX) < hi
+        );
     }
 }

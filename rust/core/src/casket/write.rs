@@ -12,7 +12,10 @@ impl Inner {
     pub(super) fn next_seq(&mut self) -> CasketResult<u64> {
         // 2^48 sequences: at a million appends a second, nine years of one casket.
         if self.next_counter >= 1 << 48 {
-            return Err(CasketError::new(Ecode::Misc, "the casket has used up its duplicate sequence numbers"));
+            return Err(CasketError::new(
+                Ecode::Misc,
+                "the casket has used up its duplicate sequence numbers",
+            ));
         }
         let seq = self.next_counter << 16;
         self.next_counter += 1;
@@ -28,7 +31,12 @@ impl Inner {
     /// Records one data write (`before`: the key's previous value, `None` if new): gathered in
     /// a transaction, written at once outside one.
     pub(super) fn write_put(&mut self, key: Vec<u8>, value: &[u8], before: Option<Vec<u8>>) -> CasketResult<()> {
-        self.record(|arena| arena.extend_from_slice(&key), Some(value), before.as_deref(), true)
+        self.record(
+            |arena| arena.extend_from_slice(&key),
+            Some(value),
+            before.as_deref(),
+            true,
+        )
     }
 
     /// A put of a new entry whose key is encoded straight into the pending arena (the hot path
@@ -43,7 +51,13 @@ impl Inner {
 
     /// Every write goes through here: it checks the value's size, that the caller's order has
     /// not failed in this call, and counts records and their bytes.
-    pub(super) fn record(&mut self, key: impl FnOnce(&mut Vec<u8>), value: Option<&[u8]>, before: Option<&[u8]>, put: bool) -> CasketResult<()> {
+    pub(super) fn record(
+        &mut self,
+        key: impl FnOnce(&mut Vec<u8>),
+        value: Option<&[u8]>,
+        before: Option<&[u8]>,
+        put: bool,
+    ) -> CasketResult<()> {
         if let Some(v) = value {
             records::check_value_len(v.len())?;
         }
@@ -132,7 +146,10 @@ impl Inner {
                 self.reread_counts();
                 if self.tx.is_some() {
                     let _ = self.abort();
-                    return Err(CasketError::new(err.code, format!("{}; the transaction was rolled back", err.detail)));
+                    return Err(CasketError::new(
+                        err.code,
+                        format!("{}; the transaction was rolled back", err.detail),
+                    ));
                 }
                 Err(err)
             }

@@ -31,7 +31,13 @@ pub(crate) struct Claim {
 
 impl Claim {
     pub fn new(queue: QueueId, seq: u64) -> Claim {
-        Claim { queue, seq, deliveries: 0, record: None, bytes: 0 }
+        Claim {
+            queue,
+            seq,
+            deliveries: 0,
+            record: None,
+            bytes: 0,
+        }
     }
 }
 
@@ -240,7 +246,10 @@ impl Buffered {
     /// beside it.
     pub fn enqueue_dead_letter(&mut self, queue: &str, entry: Entry, record: Vec<u8>) {
         self.enqueued.push(queue, entry);
-        self.dead_letter_records.entry(queue.to_string()).or_default().push(record);
+        self.dead_letter_records
+            .entry(queue.to_string())
+            .or_default()
+            .push(record);
     }
 
     /// Its commit moves dead letters: it never fails on a full dead-letter queue.
@@ -251,7 +260,10 @@ impl Buffered {
     /// Takes every one of its own enqueues to `queue` back, as they are, to enqueue them
     /// elsewhere (what they own goes with them).
     pub fn move_own_enqueues(&mut self, queue: &str) -> Vec<Entry> {
-        self.enqueued.get_mut(queue).map(|items| items.drain(..).collect()).unwrap_or_default()
+        self.enqueued
+            .get_mut(queue)
+            .map(|items| items.drain(..).collect())
+            .unwrap_or_default()
     }
 
     /// At commit, `queue` is forgotten if nothing is left in it then.
@@ -324,7 +336,11 @@ impl Buffered {
     /// Takes the first `n` of this transaction's own enqueues to `queue` back, as its own poll
     /// or drop of them does: they will not be written, nor count as owning their objects.
     pub fn take_back_own_enqueues(&mut self, queue: &str, n: usize) -> Vec<Entry> {
-        let items = self.enqueued.get_mut(queue).map(|items| items.drain(..n).collect::<Vec<_>>()).unwrap_or_default();
+        let items = self
+            .enqueued
+            .get_mut(queue)
+            .map(|items| items.drain(..n).collect::<Vec<_>>())
+            .unwrap_or_default();
         for e in &items {
             let id = e.id;
             if e.owns_an_object() {
@@ -353,7 +369,10 @@ impl Buffered {
     /// Adds `delta` to the counter under `key` of map `map`: at commit, unless its last word on
     /// the key is a value (then to that value now; an error if it is not a counter).
     pub fn add_to_counter(&mut self, map: &str, key: &[u8], delta: i64) -> Result<()> {
-        let entry = self.map_writes.entry((map.to_string(), key.to_vec())).or_insert(MapWrite::Add(0));
+        let entry = self
+            .map_writes
+            .entry((map.to_string(), key.to_vec()))
+            .or_insert(MapWrite::Add(0));
         *entry = match entry {
             MapWrite::Add(d) => MapWrite::Add(d.wrapping_add(delta)),
             MapWrite::Delete => MapWrite::Put(delta.to_le_bytes().to_vec()),

@@ -28,7 +28,14 @@ pub(super) fn check(buf: &Buffered, queues: &Queues) -> std::result::Result<(), 
                 let mine = buf.claims.iter().filter(|c| c.queue == q.id());
                 let (n, b) = mine.fold((0, 0), |(n, b), c| (n + 1, b + c.bytes));
                 let (capacity, capacity_bytes) = q.capacity();
-                (capacity, capacity_bytes, q.committed_len() + q.being_written(), q.bytes_held(), n, b)
+                (
+                    capacity,
+                    capacity_bytes,
+                    q.committed_len() + q.being_written(),
+                    q.bytes_held(),
+                    n,
+                    b,
+                )
             }
             None => {
                 config = queues.config(name);
@@ -37,12 +44,24 @@ pub(super) fn check(buf: &Buffered, queues: &Queues) -> std::result::Result<(), 
         };
         let adding = items.len() as u64;
         if capacity > 0 && depth - consuming + adding > capacity {
-            return Err(QueueFull { queue: name.clone(), capacity, depth: depth - consuming, adding, unit: "entries" });
+            return Err(QueueFull {
+                queue: name.clone(),
+                capacity,
+                depth: depth - consuming,
+                adding,
+                unit: "entries",
+            });
         }
         let adding_bytes = entries_bytes(items);
         let held = bytes.saturating_sub(consuming_bytes);
         if capacity_bytes > 0 && held + adding_bytes > capacity_bytes {
-            return Err(QueueFull { queue: name.clone(), capacity: capacity_bytes, depth: held, adding: adding_bytes, unit: "payload bytes" });
+            return Err(QueueFull {
+                queue: name.clone(),
+                capacity: capacity_bytes,
+                depth: held,
+                adding: adding_bytes,
+                unit: "payload bytes",
+            });
         }
     }
     Ok(())

@@ -18,8 +18,8 @@ use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex};
 
-use crate::batch::BatchRep;
 use super::rhythm::Rhythm;
+use crate::batch::BatchRep;
 use crate::error::{Error, Result, RocksStatus};
 use crate::keys::{Entry, QueueId};
 use crate::read_cache::WriteMarks;
@@ -71,8 +71,14 @@ struct Failure {
 impl Failure {
     fn of(e: &Error) -> Failure {
         match e {
-            Error::Rocks { status, message, .. } => Failure { status: status.clone(), message: message.clone() },
-            other => Failure { status: RocksStatus::IOError, message: other.to_string() },
+            Error::Rocks { status, message, .. } => Failure {
+                status: status.clone(),
+                message: message.clone(),
+            },
+            other => Failure {
+                status: RocksStatus::IOError,
+                message: other.to_string(),
+            },
         }
     }
 }
@@ -126,7 +132,12 @@ impl GroupCommit {
     /// Wait until `ticket` is written, leading the write of a group when no one else is:
     /// `write` writes one group's batches, in order, and publishes them (`commit/mod.rs`). `path`
     /// names the store in errors.
-    pub(super) fn wait(&self, path: &Path, ticket: u64, write: impl Fn(&mut [(u64, Prepared)]) -> Result<()>) -> Result<()> {
+    pub(super) fn wait(
+        &self,
+        path: &Path,
+        ticket: u64,
+        write: impl Fn(&mut [(u64, Prepared)]) -> Result<()>,
+    ) -> Result<()> {
         let mut p = self.pipeline.lock();
         loop {
             if p.done_below > ticket {
@@ -136,7 +147,9 @@ impl GroupCommit {
                         context: format!("committing to {}", path.display()),
                         message: failure.message.clone(),
                     }),
-                    (Some(first), None) if ticket >= first => Err(Error::Internal("a commit group failed without a cause".into())),
+                    (Some(first), None) if ticket >= first => {
+                        Err(Error::Internal("a commit group failed without a cause".into()))
+                    }
                     _ => Ok(()),
                 };
             }
@@ -146,16 +159,22 @@ impl GroupCommit {
             }
             p.leader = true;
             if let Some(until) = p.rhythm.gather_until(p.waiting.len(), Instant::now()) {
-                while p.waiting.len() < p.rhythm.expected_group() && !self.arrived.wait_until(&mut p, until).timed_out() {}
+                while p.waiting.len() < p.rhythm.expected_group() && !self.arrived.wait_until(&mut p, until).timed_out()
+                {
+                }
             }
             let mut group: Vec<(u64, Prepared)> = p.waiting.drain(..).collect();
             drop(p);
             let started = Instant::now();
-            let (first, last) = (group.first().map_or(ticket, |g| g.0), group.last().map_or(ticket, |g| g.0));
+            let (first, last) = (
+                group.first().map_or(ticket, |g| g.0),
+                group.last().map_or(ticket, |g| g.0),
+            );
             // A panic here must not leave `leader` set (every later commit would wait forever):
             // it becomes a failed write like any other.
-            let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.write_group(&mut group, &write)))
-                .unwrap_or_else(|_| Err(Error::Internal("panic while writing a commit group".into())));
+            let written =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.write_group(&mut group, &write)))
+                    .unwrap_or_else(|_| Err(Error::Internal("panic while writing a commit group".into())));
             // Written, failed or refused: the commits' marks in the read caches end here, before
             // their tickets count as written (`WriteMarks`).
             let commits = group.len();
@@ -184,7 +203,11 @@ impl GroupCommit {
         self.fail_next_write.swap(false, std::sync::atomic::Ordering::SeqCst)
     }
 
-    fn write_group(&self, group: &mut [(u64, Prepared)], write: impl Fn(&mut [(u64, Prepared)]) -> Result<()>) -> Result<()> {
+    fn write_group(
+        &self,
+        group: &mut [(u64, Prepared)],
+        write: impl Fn(&mut [(u64, Prepared)]) -> Result<()>,
+    ) -> Result<()> {
         if self.failure().is_some() {
             return Err(Error::Internal("an earlier write failed".into()));
         }

@@ -32,7 +32,9 @@ impl Default for CommitLock {
             maps: MapCommitState::default(),
             spare_batch: Vec::new(),
         };
-        CommitLock { state: Mutex::new(state) }
+        CommitLock {
+            state: Mutex::new(state),
+        }
     }
 }
 

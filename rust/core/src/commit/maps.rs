@@ -29,7 +29,10 @@ pub(super) fn check_reads(buf: &Buffered, store: &Shared, serial: &Serial<'_>) -
         let Some(id) = names.id(map) else { continue };
         // Stripes hold ticket + 1, so 0 means no write since the store opened.
         if serial.maps.last_write(serial.maps.stripe_of(id, key)) > *written_below {
-            return Some(Conflict::MapKey { map: map.clone(), key: maps::show_key(key) });
+            return Some(Conflict::MapKey {
+                map: map.clone(),
+                key: maps::show_key(key),
+            });
         }
     }
     None
@@ -38,12 +41,20 @@ pub(super) fn check_reads(buf: &Buffered, store: &Shared, serial: &Serial<'_>) -
 /// Every map write's final value, and the batch records for them (maps this commit creates
 /// registered, their names recorded). Can refuse (an `add` over a value that is not a counter)
 /// before anything is registered.
-pub(super) fn write(buf: &Buffered, store: &Shared, db: &DbRef<'_>, serial: &Serial<'_>, tail: &mut BatchRep) -> Result<Vec<MapOutcome>> {
+pub(super) fn write(
+    buf: &Buffered,
+    store: &Shared,
+    db: &DbRef<'_>,
+    serial: &Serial<'_>,
+    tail: &mut BatchRep,
+) -> Result<Vec<MapOutcome>> {
     if buf.map_writes.is_empty() {
         return Ok(Vec::new());
     }
     let cf = store.cf_ids();
-    let maps_cf = cf.maps.ok_or_else(|| Error::Internal("a writable store without its maps family".into()))?;
+    let maps_cf = cf
+        .maps
+        .ok_or_else(|| Error::Internal("a writable store without its maps family".into()))?;
     // First every value (this can refuse), then the names of new maps (this cannot).
     let mut values = Vec::with_capacity(buf.map_writes.len());
     {
@@ -58,7 +69,11 @@ pub(super) fn write(buf: &Buffered, store: &Shared, db: &DbRef<'_>, serial: &Ser
                         Some((pending, _)) => pending.clone(),
                         None => crate::map_reads::stored_value(store, db, id, map, key)?,
                     };
-                    let base = current.as_deref().map(|v| maps::decode_counter(v, map, key)).transpose()?.unwrap_or(0);
+                    let base = current
+                        .as_deref()
+                        .map(|v| maps::decode_counter(v, map, key))
+                        .transpose()?
+                        .unwrap_or(0);
                     Some(base.wrapping_add(*delta).to_le_bytes().to_vec())
                 }
             };
@@ -76,7 +91,11 @@ pub(super) fn write(buf: &Buffered, store: &Shared, db: &DbRef<'_>, serial: &Ser
             }
             None => tail.delete(maps_cf, &full),
         }
-        out.push(MapOutcome { map: id, key: key.clone(), value });
+        out.push(MapOutcome {
+            map: id,
+            key: key.clone(),
+            value,
+        });
     }
     Ok(out)
 }

@@ -52,7 +52,13 @@ pub(crate) struct QueueFull {
 
 impl From<QueueFull> for Error {
     fn from(f: QueueFull) -> Error {
-        Error::QueueFull { queue: f.queue, capacity: f.capacity, depth: f.depth, adding: f.adding, unit: f.unit }
+        Error::QueueFull {
+            queue: f.queue,
+            capacity: f.capacity,
+            depth: f.depth,
+            adding: f.adding,
+            unit: f.unit,
+        }
     }
 }
 
@@ -96,17 +102,32 @@ pub(crate) fn prepare(store: &Shared, db: &DbRef<'_>, buf: &mut Buffered) -> Res
     // Read from the batch before it is taken below.
     let objects_written = buf.cacheable_objects_written(store.object_cache());
     let pending_marks = references::pending_marks(buf, &serial, &outcomes);
-    let mut batch = if buf.objects_in_key_order { std::mem::take(&mut buf.batch) } else { buf.objects_sorted_by_id(store.cf_ids()) };
+    let mut batch = if buf.objects_in_key_order {
+        std::mem::take(&mut buf.batch)
+    } else {
+        buf.objects_sorted_by_id(store.cf_ids())
+    };
     if let Some(copied) = batch.append(tail) {
         serial.keep_spare_batch(copied);
     }
     // Before it is queued: from then on the group writing it may write it at any moment.
-    let map_marks = store.map_cache().begin_writes(maps::cached_keys_written(store, &map_outcomes));
-    let object_marks = store.object_cache().begin_writes(objects_written.iter().map(Uuid::as_bytes));
-    let prepared = Prepared { batch, appends, _map_marks: map_marks, _object_marks: object_marks };
+    let map_marks = store
+        .map_cache()
+        .begin_writes(maps::cached_keys_written(store, &map_outcomes));
+    let object_marks = store
+        .object_cache()
+        .begin_writes(objects_written.iter().map(Uuid::as_bytes));
+    let prepared = Prepared {
+        batch,
+        appends,
+        _map_marks: map_marks,
+        _object_marks: object_marks,
+    };
     let ticket = store.group_commit().submit(prepared);
     // What it does to objects, for the commits prepared after it while it is not on disk.
-    serial.pending_objects.extend(pending_marks.into_iter().map(|(id, state)| (id, (state, ticket))));
+    serial
+        .pending_objects
+        .extend(pending_marks.into_iter().map(|(id, state)| (id, (state, ticket))));
     if !buf.deleted.is_empty() {
         serial.last_delete = Some(ticket);
     }
@@ -117,7 +138,9 @@ pub(crate) fn prepare(store: &Shared, db: &DbRef<'_>, buf: &mut Buffered) -> Res
 /// Waits until the commit with `ticket` is written (writing a group of commits when no other
 /// commit is doing so).
 pub(crate) fn wait_written(store: &Shared, db: &DbRef<'_>, ticket: u64) -> Result<()> {
-    store.group_commit().wait(store.path(), ticket, |group| write_group(store, db, group))
+    store
+        .group_commit()
+        .wait(store.path(), ticket, |group| write_group(store, db, group))
 }
 
 /// One synced RocksDB write of the group's batches, in order; then their entries are published
@@ -141,7 +164,9 @@ fn write_group(store: &Shared, db: &DbRef<'_>, group: &mut [(u64, Prepared)]) ->
     let mut wo = rocksdb::WriteOptions::default();
     wo.set_sync(store.options().sync_on_commit);
     let started = store.metrics().start();
-    db.db().write_opt(all.write_batch(), &wo).context(|| format!("committing to {}", store.path().display()))?;
+    db.db()
+        .write_opt(all.write_batch(), &wo)
+        .context(|| format!("committing to {}", store.path().display()))?;
     store.metrics().count_group_write(started, group.len());
     {
         let mut queues = store.queues();
@@ -175,7 +200,14 @@ mod tests {
     use crate::{Error, RocksStatus, Store, StoreOptions};
 
     fn open(dir: &std::path::Path) -> Store {
-        Store::open(dir, StoreOptions { sync_on_commit: false, ..StoreOptions::default() }).unwrap()
+        Store::open(
+            dir,
+            StoreOptions {
+                sync_on_commit: false,
+                ..StoreOptions::default()
+            },
+        )
+        .unwrap()
     }
 
     /// The keys and ids a failed group write marked in the map and object caches are unmarked
@@ -183,7 +215,15 @@ mod tests {
     #[test]
     fn a_failed_write_of_map_keys_and_objects_leaves_them_readable_and_cached_again() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), StoreOptions { sync_on_commit: false, object_cache_bytes: 1 << 20, ..StoreOptions::default() }).unwrap();
+        let store = Store::open(
+            dir.path(),
+            StoreOptions {
+                sync_on_commit: false,
+                object_cache_bytes: 1 << 20,
+                ..StoreOptions::default()
+            },
+        )
+        .unwrap();
         let id = uuid::Uuid::now_v7();
         let mut tx = store.begin().unwrap();
         tx.map_put("m", b"k", b"old").unwrap();
@@ -194,14 +234,27 @@ mod tests {
         tx.put(id, b"new").unwrap();
         let before = store.metrics().unwrap();
         store.shared.group_commit().fail_next_write();
-        assert!(matches!(tx.commit(), Err(Error::Rocks { status: RocksStatus::IOError, .. })));
+        assert!(matches!(
+            tx.commit(),
+            Err(Error::Rocks {
+                status: RocksStatus::IOError,
+                ..
+            })
+        ));
         for _ in 0..3 {
             assert_eq!(store.map_get("m", b"k").unwrap().as_deref(), Some(&b"old"[..]));
             assert_eq!(store.begin().unwrap().get(id).unwrap().as_deref(), Some(&b"old"[..]));
         }
         let m = store.metrics().unwrap();
-        assert_eq!((m.map_cache_hits, m.map_cache_misses), (2, 1), "kept at its first miss (the cache has room), hit after");
-        let objects = (m.object_cache_hits - before.object_cache_hits, m.object_cache_misses - before.object_cache_misses);
+        assert_eq!(
+            (m.map_cache_hits, m.map_cache_misses),
+            (2, 1),
+            "kept at its first miss (the cache has room), hit after"
+        );
+        let objects = (
+            m.object_cache_hits - before.object_cache_hits,
+            m.object_cache_misses - before.object_cache_misses,
+        );
         assert_eq!(objects, (2, 1), "kept at its first miss, hit after");
     }
 
@@ -217,7 +270,10 @@ mod tests {
         let id = tx.enqueue("q", b"owned").unwrap();
         tx.commit().unwrap();
         let mut consumer = store.begin().unwrap();
-        assert_eq!(consumer.poll("q", 1).unwrap()[0].payload.as_deref(), Some(&b"owned"[..]));
+        assert_eq!(
+            consumer.poll("q", 1).unwrap()[0].payload.as_deref(),
+            Some(&b"owned"[..])
+        );
         let mut tx = store.begin().unwrap();
         tx.delete(id).unwrap();
         tx.commit().unwrap();
@@ -238,7 +294,10 @@ mod tests {
     }
 
     fn numbers(messages: &[crate::Message]) -> Vec<u32> {
-        messages.iter().map(|m| u32::from_be_bytes(m.payload.as_deref().unwrap().try_into().unwrap())).collect()
+        messages
+            .iter()
+            .map(|m| u32::from_be_bytes(m.payload.as_deref().unwrap().try_into().unwrap()))
+            .collect()
     }
 
     #[test]
@@ -259,7 +318,16 @@ mod tests {
         tx.put(uuid::Uuid::new_v4(), b"object").unwrap();
         store.shared.group_commit().fail_next_write();
         let failed = tx.commit().unwrap_err();
-        assert!(matches!(&failed, Error::Rocks { status: RocksStatus::IOError, .. }), "{failed}");
+        assert!(
+            matches!(
+                &failed,
+                Error::Rocks {
+                    status: RocksStatus::IOError,
+                    ..
+                }
+            ),
+            "{failed}"
+        );
         assert!(failed.to_string().contains("No space left on device"), "{failed}");
         assert!(!tx.is_open());
 
@@ -269,25 +337,47 @@ mod tests {
         assert_eq!(store.queue_size("q").unwrap(), 10);
         assert_eq!(store.queue_size("out").unwrap(), 0);
         other.rollback().unwrap();
-        assert_eq!(numbers(&store.begin().unwrap().peek("q", 20).unwrap()), (0..10).collect::<Vec<_>>());
+        assert_eq!(
+            numbers(&store.begin().unwrap().peek("q", 20).unwrap()),
+            (0..10).collect::<Vec<_>>()
+        );
 
         // The next write is refused with the cause's status, said once.
         let mut next = store.begin().unwrap();
         let refused = next.enqueue("q", b"more").unwrap_err();
-        assert!(matches!(&refused, Error::Rocks { status: RocksStatus::IOError, .. }), "{refused}");
+        assert!(
+            matches!(
+                &refused,
+                Error::Rocks {
+                    status: RocksStatus::IOError,
+                    ..
+                }
+            ),
+            "{refused}"
+        );
         let message = refused.to_string();
         assert_eq!(message.matches("IOError").count(), 1, "{message}");
         assert_eq!(message.matches("No space left on device").count(), 1, "{message}");
         assert!(message.contains("reopen"), "{message}");
         // A commit refused by the failed store also hands back what it polled.
         let mut poller = store.begin().unwrap();
-        assert!(matches!(poller.commit(), Err(Error::Rocks { status: RocksStatus::IOError, .. })));
+        assert!(matches!(
+            poller.commit(),
+            Err(Error::Rocks {
+                status: RocksStatus::IOError,
+                ..
+            })
+        ));
         assert!(!poller.is_open());
 
         store.close().unwrap();
         let store = open(dir.path());
         let mut tx = store.begin().unwrap();
-        assert_eq!(numbers(&tx.poll("q", 20).unwrap()), (0..10).collect::<Vec<_>>(), "every committed item, in order");
+        assert_eq!(
+            numbers(&tx.poll("q", 20).unwrap()),
+            (0..10).collect::<Vec<_>>(),
+            "every committed item, in order"
+        );
         assert_eq!(store.queue_size("out").unwrap(), 0);
         tx.commit().unwrap();
     }
@@ -312,11 +402,17 @@ mod tests {
         store.shared.group_commit().fail_next_write();
         assert!(crate::commit::wait_written(&store.shared, &db, t1).is_err());
         let e = crate::commit::wait_written(&store.shared, &db, t2).unwrap_err();
-        assert!(e.to_string().contains("No space left on device"), "the first failure's cause: {e}");
+        assert!(
+            e.to_string().contains("No space left on device"),
+            "the first failure's cause: {e}"
+        );
         drop(db);
         first.restore_claims();
         second.restore_claims();
-        assert_eq!(numbers(&store.begin().unwrap().peek("q", 10).unwrap()), vec![0, 1, 2, 3]);
+        assert_eq!(
+            numbers(&store.begin().unwrap().peek("q", 10).unwrap()),
+            vec![0, 1, 2, 3]
+        );
     }
 
     /// A written batch's memory goes to the next commit, unless it is beyond
@@ -339,7 +435,8 @@ mod tests {
         small.commit().unwrap();
         assert_eq!(spare(), kept, "a small commit used it and gave it back");
         let mut big = store.begin().unwrap();
-        big.put(uuid::Uuid::now_v7(), &vec![7u8; super::lock::MAX_SPARE_BATCH_BYTES]).unwrap();
+        big.put(uuid::Uuid::now_v7(), &vec![7u8; super::lock::MAX_SPARE_BATCH_BYTES])
+            .unwrap();
         big.commit().unwrap();
         assert_eq!(spare(), kept, "a batch beyond the limit is not kept");
         let mut tx = store.begin().unwrap();

@@ -29,7 +29,13 @@ const ENTRY_DELETE_BYTES: usize = 1 + 1 + 1 + keys::BLOCK_KEY_BYTES;
 /// (each queue's next sequences, in commit order), deletion of consumed entries, reference
 /// counts (kept in CF_REFS only while above one; an owned object at zero is deleted) and
 /// queue layouts. Returns the entries to publish per queue once written.
-pub(super) fn reserve_and_record(buf: &mut Buffered, store: &Shared, tail_batch: &mut BatchRep, outcomes: &[Outcome], serial: &Serial<'_>) -> Vec<Append> {
+pub(super) fn reserve_and_record(
+    buf: &mut Buffered,
+    store: &Shared,
+    tail_batch: &mut BatchRep,
+    outcomes: &[Outcome],
+    serial: &Serial<'_>,
+) -> Vec<Append> {
     let cf = store.cf_ids();
     let mut consuming: HashMap<QueueId, BTreeSet<u64>> = HashMap::new();
     for c in &buf.claims {
@@ -44,7 +50,8 @@ pub(super) fn reserve_and_record(buf: &mut Buffered, store: &Shared, tail_batch:
     let forgotten;
     {
         let mut queues = store.queues();
-        let mut own: Vec<&mut (String, VecDeque<Entry>)> = buf.enqueued.queues.iter_mut().filter(|(_, q)| !q.is_empty()).collect();
+        let mut own: Vec<&mut (String, VecDeque<Entry>)> =
+            buf.enqueued.queues.iter_mut().filter(|(_, q)| !q.is_empty()).collect();
         own.sort_by(|a, b| a.0.cmp(&b.0));
         for (name, items) in own {
             let qid = queues.id_or_create(name, tail_batch, cf.meta, serial);
@@ -53,7 +60,11 @@ pub(super) fn reserve_and_record(buf: &mut Buffered, store: &Shared, tail_batch:
             let first = state.reserve(items.len() as u64, bytes);
             let dead_letters = buf.dead_letter_records.get(name.as_str());
             // Dead letters are single records: each has a record of its own beside it.
-            let runs = if dead_letters.is_some() { vec![1; items.len()] } else { crate::entry_records::plan_records(items) };
+            let runs = if dead_letters.is_some() {
+                vec![1; items.len()]
+            } else {
+                crate::entry_records::plan_records(items)
+            };
             let mut at = 0usize;
             for n in runs {
                 let seq = first + at as u64;
@@ -62,18 +73,28 @@ pub(super) fn reserve_and_record(buf: &mut Buffered, store: &Shared, tail_batch:
                 if n == 1 {
                     let entry = &items[at - 1];
                     tail_batch
-                        .put_with::<Error>(cf.entries, &keys::entry_key(qid, seq), keys::encoded_entry_len(entry), |out| {
-                            keys::encode_entry_into(entry, out);
-                            Ok(())
-                        })
+                        .put_with::<Error>(
+                            cf.entries,
+                            &keys::entry_key(qid, seq),
+                            keys::encoded_entry_len(entry),
+                            |out| {
+                                keys::encode_entry_into(entry, out);
+                                Ok(())
+                            },
+                        )
                         .expect("an entry is far below 4 GiB");
                     continue;
                 }
                 tail_batch
-                    .put_with::<Error>(cf.entries, &keys::block_key(qid, seq, n), keys::block_value_len(run.clone()), |out| {
-                        keys::encode_block_into(run, out);
-                        Ok(())
-                    })
+                    .put_with::<Error>(
+                        cf.entries,
+                        &keys::block_key(qid, seq, n),
+                        keys::block_value_len(run.clone()),
+                        |out| {
+                            keys::encode_block_into(run, out);
+                            Ok(())
+                        },
+                    )
                     .expect("a block is bounded far below 4 GiB");
                 state.note_block(seq, n);
             }
@@ -84,8 +105,18 @@ pub(super) fn reserve_and_record(buf: &mut Buffered, store: &Shared, tail_batch:
             // Nothing can refuse the commit any more: its entries go with it, to be kept in
             // memory once published.
             let n = items.len() as u64;
-            let entries = if dead_letters.is_some() { VecDeque::new() } else { std::mem::take(items) };
-            appends.push(Append { queue: qid, first, n, entries, bytes });
+            let entries = if dead_letters.is_some() {
+                VecDeque::new()
+            } else {
+                std::mem::take(items)
+            };
+            appends.push(Append {
+                queue: qid,
+                first,
+                n,
+                entries,
+                bytes,
+            });
         }
         for (qid, seqs) in &consuming {
             if let Some(q) = queues.state_mut(*qid) {
@@ -150,7 +181,14 @@ pub(super) fn reserve_and_record(buf: &mut Buffered, store: &Shared, tail_batch:
 /// commits (none committed since, none held by another transaction, none being written,
 /// none it enqueued itself): its name and head layout are deleted, and the commits prepared
 /// after this one create it anew under a new id. Returns the ids forgotten.
-fn forget_dropped_queues(buf: &Buffered, queues: &mut Queues, appends: &[Append], tail_batch: &mut BatchRep, cf: CfIds, serial: &Serial<'_>) -> Vec<QueueId> {
+fn forget_dropped_queues(
+    buf: &Buffered,
+    queues: &mut Queues,
+    appends: &[Append],
+    tail_batch: &mut BatchRep,
+    cf: CfIds,
+    serial: &Serial<'_>,
+) -> Vec<QueueId> {
     let mut forgotten = Vec::new();
     for name in &buf.dropped_queues {
         let Some(qid) = queues.id(name) else { continue };
@@ -168,6 +206,12 @@ fn forget_dropped_queues(buf: &Buffered, queues: &mut Queues, appends: &[Append]
 /// so that it is allocated once: a commit of 10^5 entries regrowing its 5 MB batch copied it
 /// and touched fresh pages each time.
 pub(super) fn tail_bytes(buf: &Buffered) -> usize {
-    let puts: usize = buf.enqueued.queues.iter().flat_map(|(_, q)| q.iter()).map(|e| ENTRY_PUT_OVERHEAD + keys::encoded_entry_len(e)).sum();
+    let puts: usize = buf
+        .enqueued
+        .queues
+        .iter()
+        .flat_map(|(_, q)| q.iter())
+        .map(|e| ENTRY_PUT_OVERHEAD + keys::encoded_entry_len(e))
+        .sum();
     puts + buf.claims.len() * ENTRY_DELETE_BYTES
 }

@@ -7,9 +7,9 @@ use uuid::Uuid;
 
 use super::buffered::Buffered;
 use super::lock::{CommitState, PendingObject};
-use crate::object_reads::{is_owned_value, is_put_value, ObjectWrite};
 use crate::error::{Result, RocksContext};
 use crate::keys::{self, CF_OBJECTS, CF_REFS};
+use crate::object_reads::{is_owned_value, is_put_value, ObjectWrite};
 use crate::shared::DbRef;
 
 /// An object this transaction found committed and relied on (enqueued by id, or replaced while
@@ -39,7 +39,10 @@ pub(super) fn check_relied_objects(buf: &Buffered, db: &DbRef<'_>, serial: &Comm
         return Ok(None);
     }
     let keys = on_disk.iter().map(|id| &id.as_bytes()[..]);
-    for (id, found) in on_disk.iter().zip(db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), keys, false)) {
+    for (id, found) in on_disk
+        .iter()
+        .zip(db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), keys, false))
+    {
         let gone = match found.context(|| format!("reading object {id}"))? {
             None => true,
             Some(v) => buf.owned_puts.contains(*id) && !is_owned_value(&v),
@@ -102,23 +105,42 @@ pub(super) fn decide(buf: &Buffered, db: &DbRef<'_>, serial: &CommitState) -> Re
             unread.push(outcomes.len());
         }
         let (count, counted) = current.unwrap_or((0, false));
-        outcomes.push(Outcome { id: *id, count: count + delta, counted, owned: true });
+        outcomes.push(Outcome {
+            id: *id,
+            count: count + delta,
+            counted,
+            owned: true,
+        });
     }
-    read_for(db, CF_OBJECTS, "reading object", &mut outcomes, &ownership_unknown, |o, value| {
-        o.owned = value.is_some_and(is_owned_value);
-        Ok(())
-    })?;
+    read_for(
+        db,
+        CF_OBJECTS,
+        "reading object",
+        &mut outcomes,
+        &ownership_unknown,
+        |o, value| {
+            o.owned = value.is_some_and(is_owned_value);
+            Ok(())
+        },
+    )?;
     unread.retain(|&i| outcomes[i].owned);
-    read_for(db, CF_REFS, "reading references of", &mut outcomes, &unread, |o, record| {
-        // No record: exactly one owning entry.
-        let count = match record {
-            Some(v) => keys::decode_u64(v, "reference count")? as i64,
-            None => 1,
-        };
-        o.count += count;
-        o.counted = record_exists(count);
-        Ok(())
-    })?;
+    read_for(
+        db,
+        CF_REFS,
+        "reading references of",
+        &mut outcomes,
+        &unread,
+        |o, record| {
+            // No record: exactly one owning entry.
+            let count = match record {
+                Some(v) => keys::decode_u64(v, "reference count")? as i64,
+                None => 1,
+            };
+            o.count += count;
+            o.counted = record_exists(count);
+            Ok(())
+        },
+    )?;
     outcomes.retain(|o| o.owned);
     outcomes.sort_unstable_by_key(|o| o.id);
     Ok(outcomes)
@@ -135,15 +157,29 @@ pub(super) fn pending_marks(buf: &Buffered, serial: &CommitState, outcomes: &[Ou
             // its one entry when this transaction created it so, otherwise put (`put` over
             // an object it read as queue-owned is refused when that object is deleted,
             // `check_relied_objects`).
-            ObjectWrite::Put { at, len } if buf.deleted.contains(id) || matches!(serial.pending_objects.get(id), Some((PendingObject::Deleted, _))) => {
-                Some(if is_put_value(buf.batch.slice(at, len)) { PendingObject::Put } else { PendingObject::Count(1) })
+            ObjectWrite::Put { at, len }
+                if buf.deleted.contains(id)
+                    || matches!(serial.pending_objects.get(id), Some((PendingObject::Deleted, _))) =>
+            {
+                Some(if is_put_value(buf.batch.slice(at, len)) {
+                    PendingObject::Put
+                } else {
+                    PendingObject::Count(1)
+                })
             }
             ObjectWrite::Put { .. } => None,
         };
         marks.extend(state.map(|state| (*id, state)));
     }
     for o in outcomes {
-        marks.push((o.id, if o.count <= 0 { PendingObject::Deleted } else { PendingObject::Count(o.count as u64) }));
+        marks.push((
+            o.id,
+            if o.count <= 0 {
+                PendingObject::Deleted
+            } else {
+                PendingObject::Count(o.count as u64)
+            },
+        ));
     }
     marks
 }
@@ -173,7 +209,9 @@ fn read_for(
         return Ok(());
     }
     let keys: Vec<[u8; 16]> = indexes.iter().map(|&i| *outcomes[i].id.as_bytes()).collect();
-    let found = db.db().batched_multi_get_cf(db.cf(cf), keys.iter().map(|k| &k[..]), false);
+    let found = db
+        .db()
+        .batched_multi_get_cf(db.cf(cf), keys.iter().map(|k| &k[..]), false);
     for (&i, found) in indexes.iter().zip(found) {
         let o = &mut outcomes[i];
         let value = found.context(|| format!("{what} {}", o.id))?;

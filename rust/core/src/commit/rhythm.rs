@@ -111,7 +111,11 @@ mod tests {
         let until = r.gather_until(1, now).unwrap();
         assert!(until > now + 490 * US && until <= now + 500 * US, "{:?}", until - now);
         r.written(3, Duration::MAX);
-        assert_eq!(r.gather_until(1, now), Some(now + LONGEST_WAIT), "a stalled write bounds the wait");
+        assert_eq!(
+            r.gather_until(1, now),
+            Some(now + LONGEST_WAIT),
+            "a stalled write bounds the wait"
+        );
     }
 
     #[test]
@@ -123,6 +127,10 @@ mod tests {
         for _ in 0..GROUPS_REMEMBERED {
             r.written(1, 300 * US);
         }
-        assert_eq!(r.gather_until(1, now), None, "committers that stopped are no longer expected");
+        assert_eq!(
+            r.gather_until(1, now),
+            None,
+            "committers that stopped are no longer expected"
+        );
     }
 }

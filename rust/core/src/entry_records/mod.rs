@@ -60,8 +60,13 @@ pub(crate) struct Read {
 /// The entries at `seqs` of queue `qid`, read with one bounded iterator: each run of consecutive
 /// sequences (what a poll usually claims) with one seek, then a step per record.
 pub(crate) fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result<Read> {
-    let mut read = Read { entries: vec![None; seqs.len()], blocks: Vec::new() };
-    let (Some(&low), Some(&high)) = (seqs.iter().min(), seqs.iter().max()) else { return Ok(read) };
+    let mut read = Read {
+        entries: vec![None; seqs.len()],
+        blocks: Vec::new(),
+    };
+    let (Some(&low), Some(&high)) = (seqs.iter().min(), seqs.iter().max()) else {
+        return Ok(read);
+    };
     let mut it = db.db().raw_iterator_cf_opt(db.cf(CF_ENTRIES), bounded(qid, low, high));
     let mut start = 0;
     while start < seqs.len() {
@@ -69,7 +74,13 @@ pub(crate) fn read_entries(db: &DbRef<'_>, qid: QueueId, seqs: &[u64]) -> Result
         while end < seqs.len() && seqs[end - 1].checked_add(1) == Some(seqs[end]) {
             end += 1;
         }
-        read_run(&mut it, qid, seqs[start], &mut read.entries[start..end], &mut read.blocks)?;
+        read_run(
+            &mut it,
+            qid,
+            seqs[start],
+            &mut read.entries[start..end],
+            &mut read.blocks,
+        )?;
         start = end;
     }
     it.status().context(reading_entries)?;
@@ -129,7 +140,13 @@ fn bounded(qid: QueueId, low: u64, high: u64) -> ReadOptions {
 
 /// Fills `out` with the entries from sequence `first` on, one per slot. A failed read is an
 /// error here, before the next seek resets the iterator's status.
-fn read_run(it: &mut DBRawIteratorWithThreadMode<'_, DB>, qid: QueueId, first: u64, out: &mut [Option<Entry>], blocks: &mut Vec<(u64, u32)>) -> Result<()> {
+fn read_run(
+    it: &mut DBRawIteratorWithThreadMode<'_, DB>,
+    qid: QueueId,
+    first: u64,
+    out: &mut [Option<Entry>],
+    blocks: &mut Vec<(u64, u32)>,
+) -> Result<()> {
     let last = first + (out.len() as u64 - 1);
     seek_record_holding(it, qid, first)?;
     while let (Some(k), Some(v)) = (it.key(), it.value()) {
@@ -190,14 +207,23 @@ impl RecordEntries {
     }
 
     fn new(block: bool, first: u64, n: u32) -> RecordEntries {
-        RecordEntries { block, next_seq: first, end: first + u64::from(n), at: 0 }
+        RecordEntries {
+            block,
+            next_seq: first,
+            end: first + u64::from(n),
+            at: 0,
+        }
     }
 
     /// The next entry of the record whose value is `value`.
     pub(super) fn next(&mut self, value: &[u8]) -> Result<Option<(u64, Range<usize>)>> {
         if self.next_seq == self.end {
             if self.block && self.at != value.len() {
-                return Err(Error::Corrupt(format!("block ending at sequence {}: {} bytes past its entries", self.end, value.len() - self.at)));
+                return Err(Error::Corrupt(format!(
+                    "block ending at sequence {}: {} bytes past its entries",
+                    self.end,
+                    value.len() - self.at
+                )));
             }
             return Ok(None);
         }
@@ -226,7 +252,9 @@ mod tests {
     use super::*;
 
     fn inline(n: usize, len: usize) -> VecDeque<Entry> {
-        (0..n).map(|_| Entry::inline(uuid::Uuid::nil(), Compression::None, vec![7; len])).collect()
+        (0..n)
+            .map(|_| Entry::inline(uuid::Uuid::nil(), Compression::None, vec![7; len]))
+            .collect()
     }
 
     #[test]
@@ -236,7 +264,10 @@ mod tests {
         assert_eq!(plan_records(&inline(100, 64)), vec![100]);
         let max = MAX_BLOCK_ENTRIES as usize;
         assert_eq!(plan_records(&inline(max, 0)), vec![MAX_BLOCK_ENTRIES]);
-        assert_eq!(plan_records(&inline(2 * max + 1, 0)), vec![MAX_BLOCK_ENTRIES, MAX_BLOCK_ENTRIES, 1]);
+        assert_eq!(
+            plan_records(&inline(2 * max + 1, 0)),
+            vec![MAX_BLOCK_ENTRIES, MAX_BLOCK_ENTRIES, 1]
+        );
         // 40 KiB payloads: three fill a block's bytes, the fourth starts the next.
         let big = 40 << 10;
         let per = (MAX_BLOCK_BYTES / (big + 21)) as u32;
@@ -246,7 +277,9 @@ mod tests {
         assert_eq!(plan_records(&inline(3, MAX_BLOCK_BYTES)), vec![1, 1, 1]);
         let runs = plan_records(&inline(10_000, 53));
         assert_eq!(runs.iter().sum::<u32>(), 10_000);
-        assert!(runs.iter().all(|&n| keys::block_value_len(&inline(n as usize, 53)) <= MAX_BLOCK_BYTES));
+        assert!(runs
+            .iter()
+            .all(|&n| keys::block_value_len(&inline(n as usize, 53)) <= MAX_BLOCK_BYTES));
     }
 
     #[test]
@@ -266,21 +299,31 @@ mod tests {
         let mut r = RecordEntries::new(true, 10, 3);
         assert!((0..4).try_for_each(|_| r.next(&longer).map(drop)).is_err());
         let mut r = RecordEntries::new(true, 10, 4);
-        assert!((0..4).try_for_each(|_| r.next(&v).map(drop)).is_err(), "fewer entries than its key says");
+        assert!(
+            (0..4).try_for_each(|_| r.next(&v).map(drop)).is_err(),
+            "fewer entries than its key says"
+        );
         let mut single = RecordEntries::new(false, 4, 1);
         assert_eq!(single.next(b"value").unwrap(), Some((4, 0..5)));
         assert_eq!(single.next(b"value").unwrap(), None);
     }
 
     fn open(dir: &std::path::Path, inline_payload_bytes: usize) -> crate::Store {
-        let options = crate::StoreOptions { sync_on_commit: false, inline_payload_bytes, ..crate::StoreOptions::default() };
+        let options = crate::StoreOptions {
+            sync_on_commit: false,
+            inline_payload_bytes,
+            ..crate::StoreOptions::default()
+        };
         crate::Store::open(dir, options).unwrap()
     }
 
     /// The records of the `entries` family: (first sequence, entries) of each.
     fn records(store: &crate::Store) -> Vec<(u64, u32)> {
         let db = store.shared.db().unwrap();
-        db.db().iterator_cf(db.cf(CF_ENTRIES), rocksdb::IteratorMode::Start).map(|kv| keys::record_span(&kv.unwrap().0).unwrap()).collect()
+        db.db()
+            .iterator_cf(db.cf(CF_ENTRIES), rocksdb::IteratorMode::Start)
+            .map(|kv| keys::record_span(&kv.unwrap().0).unwrap())
+            .collect()
     }
 
     fn enqueue(store: &crate::Store, numbers: std::ops::Range<u32>) {
@@ -292,13 +335,22 @@ mod tests {
     }
 
     fn numbers(messages: &[crate::Message]) -> Vec<u32> {
-        messages.iter().map(|m| u32::from_be_bytes(m.payload.as_deref().unwrap().try_into().unwrap())).collect()
+        messages
+            .iter()
+            .map(|m| u32::from_be_bytes(m.payload.as_deref().unwrap().try_into().unwrap()))
+            .collect()
     }
 
     /// `got == expected`, reported by the first difference (the lists run to thousands).
     fn assert_same(got: &[u32], expected: &[u32], what: &str) {
         if let Some(i) = (0..got.len().max(expected.len())).find(|&i| got.get(i) != expected.get(i)) {
-            panic!("{what}: {} items, {} expected; at {i}: {:?} instead of {:?}", got.len(), expected.len(), got.get(i), expected.get(i));
+            panic!(
+                "{what}: {} items, {} expected; at {i}: {:?} instead of {:?}",
+                got.len(),
+                expected.len(),
+                got.get(i),
+                expected.get(i)
+            );
         }
     }
 
@@ -317,7 +369,11 @@ mod tests {
             let mut tx = store.begin().unwrap();
             assert_eq!(numbers(&tx.poll("q", 1500).unwrap()), (0..1500).collect::<Vec<_>>());
             tx.commit().unwrap();
-            assert_eq!(records(&store), vec![(1024, 1024), (2048, 452), (2500, 1)], "the first block is consumed, the second not yet");
+            assert_eq!(
+                records(&store),
+                vec![(1024, 1024), (2048, 452), (2500, 1)],
+                "the first block is consumed, the second not yet"
+            );
             store.close().unwrap();
 
             // After a reopen the blocks are learned from the reads.
@@ -354,10 +410,12 @@ mod tests {
         assert_eq!(store.queue_size("q").unwrap(), 7);
         assert_eq!(peek_all(&store), vec![0, 1, 2, 6, 7, 8, 9]);
         let mut dumped = Vec::new();
-        store.visit_queue("q", &mut |_, _, payload| {
-            dumped.push(u32::from_be_bytes(payload.unwrap().try_into().unwrap()));
-            Ok(true)
-        }).unwrap();
+        store
+            .visit_queue("q", &mut |_, _, payload| {
+                dumped.push(u32::from_be_bytes(payload.unwrap().try_into().unwrap()));
+                Ok(true)
+            })
+            .unwrap();
         assert_eq!(dumped, vec![0, 1, 2, 6, 7, 8, 9], "a dump shows only what is present");
         enqueue(&store, 10..12);
         let mut tx = store.begin().unwrap();
@@ -399,7 +457,11 @@ mod tests {
                         let mut b = store.begin().unwrap();
                         let got_b = numbers(&b.poll("q", m2).unwrap());
                         let expected: Vec<u32> = model.iter().copied().take(m1 + m2).collect();
-                        assert_same(&[&got_a[..], &got_b[..]].concat(), &expected, &format!("step {step}: two polls"));
+                        assert_same(
+                            &[&got_a[..], &got_b[..]].concat(),
+                            &expected,
+                            &format!("step {step}: two polls"),
+                        );
                         b.commit().unwrap();
                         got_b.iter().for_each(|n| assert!(model.remove(n)));
                         if random(2) == 0 {
@@ -412,7 +474,11 @@ mod tests {
                     7 => {
                         store.close().unwrap();
                         store = open(&path, inline);
-                        assert_same(&peek_all(&store), &model.iter().copied().collect::<Vec<_>>(), &format!("step {step}: after a reopen"));
+                        assert_same(
+                            &peek_all(&store),
+                            &model.iter().copied().collect::<Vec<_>>(),
+                            &format!("step {step}: after a reopen"),
+                        );
                     }
                     8 => {
                         // A commit behind a transaction still holding entries: they are on disk
@@ -429,21 +495,38 @@ mod tests {
                     }
                     _ => {
                         let file = dir.path().join("snapshot.rcs");
-                        let options = crate::snapshot::ExportOptions { overwrite: true, ..crate::snapshot::ExportOptions::default() };
+                        let options = crate::snapshot::ExportOptions {
+                            overwrite: true,
+                            ..crate::snapshot::ExportOptions::default()
+                        };
                         store.export_to(&file, &options, &mut |_| Ok(())).unwrap();
                         store.close().unwrap();
                         let imported = dir.path().join(format!("imported-{step}"));
-                        let import = crate::snapshot::ImportOptions { workers: 2, store: crate::StoreOptions { sync_on_commit: false, ..crate::StoreOptions::default() } };
+                        let import = crate::snapshot::ImportOptions {
+                            workers: 2,
+                            store: crate::StoreOptions {
+                                sync_on_commit: false,
+                                ..crate::StoreOptions::default()
+                            },
+                        };
                         crate::snapshot::import_store(&file, &imported, &import, &mut |_| Ok(())).unwrap();
                         let copy = open(&imported, inline);
-                        assert_same(&peek_all(&copy), &model.iter().copied().collect::<Vec<_>>(), &format!("step {step}: the import"));
+                        assert_same(
+                            &peek_all(&copy),
+                            &model.iter().copied().collect::<Vec<_>>(),
+                            &format!("step {step}: the import"),
+                        );
                         copy.close().unwrap();
                         store = open(&path, inline);
                     }
                 }
             }
             let mut tx = store.begin().unwrap();
-            assert_same(&numbers(&tx.poll("q", 1 << 20).unwrap()), &model.iter().copied().collect::<Vec<_>>(), "the last poll");
+            assert_same(
+                &numbers(&tx.poll("q", 1 << 20).unwrap()),
+                &model.iter().copied().collect::<Vec<_>>(),
+                "the last poll",
+            );
             tx.commit().unwrap();
             assert_eq!(records(&store), vec![], "inline {inline}");
         }
@@ -456,22 +539,47 @@ mod tests {
     fn entries_dead_lettered_out_of_a_block_leave_no_record_behind_and_requeue_in_order() {
         let dir = tempfile::tempdir().unwrap();
         let store = open(dir.path(), 64);
-        store.configure_queue("q", crate::QueueConfig { max_deliveries: Some(1), ..crate::QueueConfig::default() }).unwrap();
+        store
+            .configure_queue(
+                "q",
+                crate::QueueConfig {
+                    max_deliveries: Some(1),
+                    ..crate::QueueConfig::default()
+                },
+            )
+            .unwrap();
         enqueue(&store, 0..10);
         let mut tx = store.begin().unwrap();
         assert_eq!(numbers(&tx.poll("q", 4).unwrap()), vec![0, 1, 2, 3]);
         tx.rollback_because("cannot parse", None).unwrap();
-        let dead: Vec<u32> = store.dead_letters("q", 100).unwrap().iter().map(|d| u32::from_be_bytes(d.payload.as_deref().unwrap().try_into().unwrap())).collect();
+        let dead: Vec<u32> = store
+            .dead_letters("q", 100)
+            .unwrap()
+            .iter()
+            .map(|d| u32::from_be_bytes(d.payload.as_deref().unwrap().try_into().unwrap()))
+            .collect();
         assert_eq!(dead, vec![0, 1, 2, 3]);
-        assert_eq!(records(&store).iter().filter(|(_, n)| *n == 1).count(), 4, "one single record per dead letter");
+        assert_eq!(
+            records(&store).iter().filter(|(_, n)| *n == 1).count(),
+            4,
+            "one single record per dead letter"
+        );
         let mut tx = store.begin().unwrap();
         assert_eq!(numbers(&tx.poll("q", 6).unwrap()), (4..10).collect::<Vec<_>>());
         tx.commit().unwrap();
-        assert_eq!(records(&store), vec![(0, 1), (1, 1), (2, 1), (3, 1)], "the block went with its last entry");
+        assert_eq!(
+            records(&store),
+            vec![(0, 1), (1, 1), (2, 1), (3, 1)],
+            "the block went with its last entry"
+        );
         store.close().unwrap();
         let store = open(dir.path(), 64);
         let mut tx = store.begin().unwrap();
-        assert_eq!(tx.requeue_dead_letters("q", crate::dead_letter::Selection::All).unwrap(), 4);
+        assert_eq!(
+            tx.requeue_dead_letters("q", crate::dead_letter::Selection::All)
+                .unwrap(),
+            4
+        );
         tx.commit().unwrap();
         assert_eq!(records(&store).len(), 1, "requeued in one block");
         let mut tx = store.begin().unwrap();

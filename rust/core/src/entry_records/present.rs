@@ -39,19 +39,36 @@ pub(crate) struct PresentEntries<'a> {
 impl<'a> PresentEntries<'a> {
     /// `read_options` gives the options of every read (the snapshot, cache use); `name` names
     /// the queue in errors.
-    pub fn new(db: &'a DB, read_options: impl Fn() -> ReadOptions, qid: QueueId, name: &str) -> Result<PresentEntries<'a>> {
+    pub fn new(
+        db: &'a DB,
+        read_options: impl Fn() -> ReadOptions,
+        qid: QueueId,
+        name: &str,
+    ) -> Result<PresentEntries<'a>> {
         let meta = db.cf_handle(keys::CF_META).expect("opened with all column families");
-        let layout = match db.get_pinned_cf_opt(meta, keys::meta_head_key(qid), &read_options()).context(|| format!("reading the head of queue '{name}'"))? {
-            Some(v) => HeadLayout::decode(&v).ok_or_else(|| Error::Corrupt(format!("head layout of queue '{name}'")))?,
+        let layout = match db
+            .get_pinned_cf_opt(meta, keys::meta_head_key(qid), &read_options())
+            .context(|| format!("reading the head of queue '{name}'"))?
+        {
+            Some(v) => {
+                HeadLayout::decode(&v).ok_or_else(|| Error::Corrupt(format!("head layout of queue '{name}'")))?
+            }
             None => HeadLayout::default(),
         };
-        let presence = Presence { head: layout.head, below_head: layout.below_head_set() };
+        let presence = Presence {
+            head: layout.head,
+            below_head: layout.below_head_set(),
+        };
         let mut ro = read_options();
         ro.set_iterate_lower_bound(keys::entry_key(qid, keys::lowest_block_start(presence.lowest())).to_vec());
         ro.set_iterate_upper_bound(keys::queue_upper_bound(qid));
         let mut it = db.raw_iterator_cf_opt(db.cf_handle(CF_ENTRIES).expect("opened with all column families"), ro);
         seek_record_holding(&mut it, qid, presence.lowest())?;
-        Ok(PresentEntries { it, presence, record: None })
+        Ok(PresentEntries {
+            it,
+            presence,
+            record: None,
+        })
     }
 
     /// The next present entry: its sequence and value.

@@ -33,7 +33,11 @@ pub struct Summary {
 impl Summary {
     /// The mean, or 0 for no values.
     pub fn mean(&self) -> f64 {
-        if self.count == 0 { 0.0 } else { self.sum as f64 / self.count as f64 }
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.count as f64
+        }
     }
 }
 
@@ -57,7 +61,11 @@ fn highest_in(i: usize) -> u64 {
 
 impl Default for Histogram {
     fn default() -> Self {
-        Histogram { buckets: (0..BUCKETS).map(|_| AtomicU64::new(0)).collect(), sum: AtomicU64::new(0), max: AtomicU64::new(0) }
+        Histogram {
+            buckets: (0..BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+            sum: AtomicU64::new(0),
+            max: AtomicU64::new(0),
+        }
     }
 }
 
@@ -87,7 +95,15 @@ impl Histogram {
             }
             max
         };
-        Summary { count, sum: self.sum.load(Ordering::Relaxed), p50: at(0.50), p90: at(0.90), p99: at(0.99), p999: at(0.999), max }
+        Summary {
+            count,
+            sum: self.sum.load(Ordering::Relaxed),
+            p50: at(0.50),
+            p90: at(0.90),
+            p99: at(0.99),
+            p999: at(0.999),
+            max,
+        }
     }
 }
 
@@ -121,7 +137,10 @@ mod tests {
         let s = h.summary();
         assert_eq!((s.count, s.sum, s.max), (100_000, 100_000 * 100_001 / 2, 100_000));
         for (got, exact) in [(s.p50, 50_000u64), (s.p90, 90_000), (s.p99, 99_000), (s.p999, 99_900)] {
-            assert!(got >= exact && got as f64 <= exact as f64 * (1.0 + 1.0 / 16.0), "{got} for {exact}");
+            assert!(
+                got >= exact && got as f64 <= exact as f64 * (1.0 + 1.0 / 16.0),
+                "{got} for {exact}"
+            );
         }
         assert!((s.mean() - 50_000.5).abs() < 1e-6);
     }

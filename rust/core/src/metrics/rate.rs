@@ -48,7 +48,10 @@ fn unpack(word: u64) -> (u64, u64) {
 impl Default for RateCounter {
     fn default() -> Self {
         // Second 0 with count 0 is an empty slot.
-        RateCounter { total: AtomicU64::new(0), slots: std::array::from_fn(|_| AtomicU64::new(0)) }
+        RateCounter {
+            total: AtomicU64::new(0),
+            slots: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
     }
 }
 
@@ -80,7 +83,9 @@ impl RateCounter {
 
     /// Takes back `n` events counted earlier (from the total only: its second may be gone).
     pub fn take_back(&self, n: u64) {
-        let _ = self.total.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| Some(t.saturating_sub(n)));
+        let _ = self
+            .total
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| Some(t.saturating_sub(n)));
     }
 
     pub fn total(&self) -> u64 {
@@ -98,7 +103,11 @@ impl RateCounter {
             .filter(|&(held, count)| count > 0 && (first..=second).contains(&held))
             .map(|(_, count)| count)
             .sum();
-        let covered = if second < WINDOW_SECS - 1 { now.as_secs_f64() } else { (WINDOW_SECS - 1) as f64 + now.subsec_nanos() as f64 / 1e9 };
+        let covered = if second < WINDOW_SECS - 1 {
+            now.as_secs_f64()
+        } else {
+            (WINDOW_SECS - 1) as f64 + now.subsec_nanos() as f64 / 1e9
+        };
         events as f64 / covered.max(1.0)
     }
 }

@@ -37,11 +37,17 @@ impl HeadLayout {
         }
         let word = |i: usize| u64::from_le_bytes(v[i..i + 8].try_into().expect("8 bytes"));
         let below_head = (8..v.len()).step_by(16).map(|i| (word(i), word(i + 8))).collect();
-        Some(HeadLayout { head: word(0), below_head })
+        Some(HeadLayout {
+            head: word(0),
+            below_head,
+        })
     }
 
     pub fn below_head_set(&self) -> BTreeSet<u64> {
-        self.below_head.iter().flat_map(|&(start, len)| start..start + len).collect()
+        self.below_head
+            .iter()
+            .flat_map(|&(start, len)| start..start + len)
+            .collect()
     }
 }
 
@@ -61,7 +67,10 @@ impl QueueState {
                 _ => runs.push((seq, 1)),
             }
         }
-        HeadLayout { head: self.head, below_head: runs }
+        HeadLayout {
+            head: self.head,
+            below_head: runs,
+        }
     }
 
     /// The block of `n` entries from sequence `first` on holds entries of this queue.
@@ -84,11 +93,19 @@ impl QueueState {
             if block.is_some_and(|(first, end)| (first..end).contains(&seq)) {
                 continue;
             }
-            block = self.blocks.range(..=seq).next_back().map(|(&first, &n)| (first, first + u64::from(n))).filter(|&(_, end)| seq < end);
+            block = self
+                .blocks
+                .range(..=seq)
+                .next_back()
+                .map(|(&first, &n)| (first, first + u64::from(n)))
+                .filter(|&(_, end)| seq < end);
             match block {
                 Some((first, end)) if !self.holds_any(first, end) => {
                     self.blocks.remove(&first);
-                    out.push(ConsumedRecord::Block { first, n: (end - first) as u32 });
+                    out.push(ConsumedRecord::Block {
+                        first,
+                        n: (end - first) as u32,
+                    });
                 }
                 Some(_) => {}
                 None => out.push(ConsumedRecord::Single(seq)),
@@ -99,7 +116,9 @@ impl QueueState {
 
     /// Whether any of the entries `first..end` (published ones) is present.
     fn holds_any(&self, first: u64, end: u64) -> bool {
-        self.head < end || self.returned.range(first..end).next().is_some() || self.in_flight.range(first..end).next().is_some()
+        self.head < end
+            || self.returned.range(first..end).next().is_some()
+            || self.in_flight.range(first..end).next().is_some()
     }
 }
 
@@ -114,10 +133,16 @@ mod tests {
         q.claim(3, &mut a); // 10, 11, 12 claimed by one transaction
         let mut b = Vec::new();
         q.claim(3, &mut b); // 13, 14, 15 claimed by another
-        // The second commits first: 10..=12 stay on disk below head 16.
+                            // The second commits first: 10..=12 stay on disk below head 16.
         let consuming: BTreeSet<u64> = b.iter().copied().collect();
         let layout = q.layout_after(&consuming);
-        assert_eq!(layout, HeadLayout { head: 16, below_head: vec![(10, 3)] });
+        assert_eq!(
+            layout,
+            HeadLayout {
+                head: 16,
+                below_head: vec![(10, 3)]
+            }
+        );
         assert_eq!(HeadLayout::decode(&layout.encode()), Some(layout.clone()));
         assert_eq!(layout.below_head_set(), [10, 11, 12].into_iter().collect());
         let everything: BTreeSet<u64> = a.iter().chain(&b).copied().collect();
@@ -143,12 +168,19 @@ mod tests {
         let (mut a, mut b) = (Vec::new(), Vec::new());
         q.claim(2, &mut a); // 0, 1
         q.claim(5, &mut b); // 2..7
-        assert_eq!(consume(&mut q, &[2, 3, 4, 5, 6]), vec![], "0 and 1 are held, 7 is at the head");
+        assert_eq!(
+            consume(&mut q, &[2, 3, 4, 5, 6]),
+            vec![],
+            "0 and 1 are held, 7 is at the head"
+        );
         let mut c = Vec::new();
         q.claim(2, &mut c); // 7, 8
         q.give_back(1);
         assert_eq!(consume(&mut q, &[0]), vec![], "1 was handed back");
-        assert_eq!(consume(&mut q, &[7, 8]), vec![ConsumedRecord::Block { first: 4, n: 4 }, ConsumedRecord::Single(8)]);
+        assert_eq!(
+            consume(&mut q, &[7, 8]),
+            vec![ConsumedRecord::Block { first: 4, n: 4 }, ConsumedRecord::Single(8)]
+        );
         let mut d = Vec::new();
         q.claim(1, &mut d);
         assert_eq!(d, vec![1]);

@@ -91,8 +91,23 @@ impl QueueMetrics {
         if !enabled {
             return QueueMetrics::default();
         }
-        let by_queue = states.iter().map(|(&id, q)| (id, QueueCounters { present_at_open_below: q.tail(), ..QueueCounters::default() })).collect();
-        QueueMetrics { clock: Some(clock), by_queue, version: 0 }
+        let by_queue = states
+            .iter()
+            .map(|(&id, q)| {
+                (
+                    id,
+                    QueueCounters {
+                        present_at_open_below: q.tail(),
+                        ..QueueCounters::default()
+                    },
+                )
+            })
+            .collect();
+        QueueMetrics {
+            clock: Some(clock),
+            by_queue,
+            version: 0,
+        }
     }
 
     fn counters(&mut self, queue: QueueId) -> Option<(&mut QueueCounters, Clock)> {
@@ -190,13 +205,18 @@ impl QueueMetrics {
 
     /// `read` at `now` (time since open).
     pub(super) fn read_at(&mut self, q: &QueueState, now: Duration) -> QueueCounts {
-        let Some(c) = self.by_queue.get_mut(&q.id) else { return QueueCounts::default() };
+        let Some(c) = self.by_queue.get_mut(&q.id) else {
+            return QueueCounts::default();
+        };
         let lowest = q.lowest_present();
         c.prune(lowest);
         let (oldest_entry_age_millis, oldest_age_is_lower_bound) = match lowest {
             None => (None, false),
             Some(seq) if seq < c.present_at_open_below => (Some(millis(now)), true),
-            Some(_) => (c.published.front().map(|&(_, at)| millis(now).saturating_sub(at)), false),
+            Some(_) => (
+                c.published.front().map(|&(_, at)| millis(now).saturating_sub(at)),
+                false,
+            ),
         };
         QueueCounts {
             enqueued: c.enqueued.total(),
@@ -240,7 +260,15 @@ mod tests {
     #[test]
     fn dead_lettered_entries_are_counted_per_queue() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), StoreOptions { sync_on_commit: false, metrics: true, ..StoreOptions::default() }).unwrap();
+        let store = Store::open(
+            dir.path(),
+            StoreOptions {
+                sync_on_commit: false,
+                metrics: true,
+                ..StoreOptions::default()
+            },
+        )
+        .unwrap();
         let mut tx = store.begin().unwrap();
         for i in 0..3 {
             tx.enqueue("in", format!("{i}").as_bytes()).unwrap();
@@ -287,7 +315,10 @@ mod tests {
 
         consume(&mut q, 5); // 0..5 gone
         let c = m.read_at(&q, ms(3_000));
-        assert_eq!((c.oldest_entry_age_millis, c.oldest_age_is_lower_bound), (Some(1_000), false));
+        assert_eq!(
+            (c.oldest_entry_age_millis, c.oldest_age_is_lower_bound),
+            (Some(1_000), false)
+        );
         consume(&mut q, 5);
         assert_eq!(m.read_at(&q, ms(3_000)).oldest_entry_age_millis, Some(500));
         consume(&mut q, 1);
@@ -315,10 +346,16 @@ mod tests {
         let mut m = QueueMetrics::at_open(true, Clock::start(), &states);
         let mut q = states.remove(&0).unwrap();
         let c = m.read_at(&q, ms(500));
-        assert_eq!((c.oldest_entry_age_millis, c.oldest_age_is_lower_bound, c.enqueued), (Some(500), true, 0));
+        assert_eq!(
+            (c.oldest_entry_age_millis, c.oldest_age_is_lower_bound, c.enqueued),
+            (Some(500), true, 0)
+        );
         publish(&mut m, &mut q, 2, 600);
         consume(&mut q, 4);
         let c = m.read_at(&q, ms(700));
-        assert_eq!((c.oldest_entry_age_millis, c.oldest_age_is_lower_bound, c.enqueued), (Some(100), false, 2));
+        assert_eq!(
+            (c.oldest_entry_age_millis, c.oldest_age_is_lower_bound, c.enqueued),
+            (Some(100), false, 2)
+        );
     }
 }

@@ -18,8 +18,8 @@ use crate::metrics::Clock;
 use crate::queue_config::QueueConfig;
 use crate::registry::Registry;
 
-pub use metrics::QueueCounts;
 pub(crate) use layout::{ConsumedRecord, HeadLayout};
+pub use metrics::QueueCounts;
 pub(crate) use metrics::QueueMetrics;
 pub(crate) use state::QueueState;
 

@@ -107,7 +107,11 @@ impl QueueState {
     /// A queue a commit creates: listed once that commit is published. It has no entry, so
     /// its bytes are counted from 0 if its settings bound them.
     pub fn unpublished(id: QueueId) -> Self {
-        QueueState { published: false, bytes: Some(0), ..QueueState::new(id, 0, 0) }
+        QueueState {
+            published: false,
+            bytes: Some(0),
+            ..QueueState::new(id, 0, 0)
+        }
     }
 
     /// State rebuilt at open: `below_head` are entries still on disk under `head` (claimed or
@@ -225,7 +229,10 @@ impl QueueState {
     /// No entry at all: none committed, claimed, handed back or being written. Such a queue
     /// may be forgotten.
     pub fn is_empty_and_idle(&self) -> bool {
-        self.head == self.tail && self.reserved_tail == self.tail && self.returned.is_empty() && self.in_flight.is_empty()
+        self.head == self.tail
+            && self.reserved_tail == self.tail
+            && self.returned.is_empty()
+            && self.in_flight.is_empty()
     }
 
     /// Assign `n` sequence numbers to a commit, whose entries count `bytes`; returns the first.
@@ -247,7 +254,13 @@ impl QueueState {
             }
         } else {
             let now = Instant::now();
-            let due: Vec<u64> = self.returned.iter().copied().filter(|&s| self.is_due(s, now)).take(max - out.len().min(max)).collect();
+            let due: Vec<u64> = self
+                .returned
+                .iter()
+                .copied()
+                .filter(|&s| self.is_due(s, now))
+                .take(max - out.len().min(max))
+                .collect();
             for seq in due {
                 self.returned.remove(&seq);
                 self.not_before.remove(&seq);
@@ -336,7 +349,14 @@ impl QueueState {
 
     /// The lowest entry still present (claimed, handed back or at the head), if any.
     pub fn lowest_present(&self) -> Option<u64> {
-        [self.returned.first().copied(), self.in_flight.first().copied(), (self.head < self.tail).then_some(self.head)].into_iter().flatten().min()
+        [
+            self.returned.first().copied(),
+            self.in_flight.first().copied(),
+            (self.head < self.tail).then_some(self.head),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 }
 

@@ -23,8 +23,14 @@ use crate::options::MAX_PAYLOAD_BYTES;
 /// keeps Tokyo Cabinet's code).
 pub(crate) fn casket_error(path: &Path) -> impl Fn(CasketError) -> Error + '_ {
     move |e| match e.code {
-        Ecode::NoFile => Error::NotAStore { path: path.to_path_buf(), why: e.to_string() },
-        Ecode::Lock => Error::Locked { path: path.to_path_buf(), detail: e.to_string() },
+        Ecode::NoFile => Error::NotAStore {
+            path: path.to_path_buf(),
+            why: e.to_string(),
+        },
+        Ecode::Lock => Error::Locked {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        },
         _ => Error::InvalidArgument(format!("casket {}: {e}", path.display())),
     }
 }
@@ -43,7 +49,12 @@ pub(crate) fn kind_named(name: &str) -> Option<Kind> {
 
 /// Opens the casket at `path` as a reader (waiting for a writer in another process to close
 /// it) and writes all its records to `file`.
-pub fn export_casket(path: &Path, file: &Path, options: &ExportOptions, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
+pub fn export_casket(
+    path: &Path,
+    file: &Path,
+    options: &ExportOptions,
+    listener: &mut dyn FnMut(&Progress) -> Result<()>,
+) -> Result<Summary> {
     let (kind, order_id) = describe(path).map_err(casket_error(path))?;
     let order = KeyOrder::builtin(&order_id).ok_or_else(|| {
         Error::InvalidArgument(format!(
@@ -51,7 +62,15 @@ pub fn export_casket(path: &Path, file: &Path, options: &ExportOptions, listener
             path.display()
         ))
     })?;
-    let casket = Casket::open(path, CasketOptions { order: order.clone(), lock: LockMode::Blocking, ..CasketOptions::new(kind, false) }).map_err(casket_error(path))?;
+    let casket = Casket::open(
+        path,
+        CasketOptions {
+            order: order.clone(),
+            lock: LockMode::Blocking,
+            ..CasketOptions::new(kind, false)
+        },
+    )
+    .map_err(casket_error(path))?;
     let records = casket.rnum().map_err(casket_error(path))?;
     let header = Header {
         content: Content::Casket as i32,
@@ -108,7 +127,12 @@ pub fn export_casket(path: &Path, file: &Path, options: &ExportOptions, listener
 /// Creates the casket at `path` (which must not exist) from a casket snapshot, with the kind and
 /// key order the snapshot records. It is built under a temporary name beside `path` and moved
 /// there (data directory first, marker file last) once the whole file has checked out.
-pub fn import_casket(file: &Path, path: &Path, workers: usize, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
+pub fn import_casket(
+    file: &Path,
+    path: &Path,
+    workers: usize,
+    listener: &mut dyn FnMut(&Progress) -> Result<()>,
+) -> Result<Summary> {
     let temp = TempCasket::create(path)?;
     let mut progress = Throttle::new(listener);
     let casket: OnceCell<Casket> = OnceCell::new();
@@ -135,12 +159,17 @@ pub fn import_casket(file: &Path, path: &Path, workers: usize, listener: &mut dy
             for op in &ops.ops {
                 order.check(op).map_err(|detail| ops.error(detail))?;
                 if let Op::KeyValues { key, values } = op {
-                    target.put_list(key, values.iter().map(Vec::as_slice)).map_err(casket_error(path))?;
+                    target
+                        .put_list(key, values.iter().map(Vec::as_slice))
+                        .map_err(casket_error(path))?;
                     in_transaction += key.len() + values.iter().map(Vec::len).sum::<usize>();
                 }
             }
             if in_transaction >= CASKET_TRANSACTION_BYTES {
-                target.trancommit().and_then(|_| target.tranbegin()).map_err(casket_error(path))?;
+                target
+                    .trancommit()
+                    .and_then(|_| target.tranbegin())
+                    .map_err(casket_error(path))?;
                 in_transaction = 0;
             }
             Ok(())

@@ -14,7 +14,12 @@ use crate::keys::{self, CF_OBJECTS, CF_REFS};
 use crate::shared::DbRef;
 use crate::store::Store;
 
-pub(crate) fn export_store(store: &Store, file: &Path, options: &ExportOptions, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
+pub(crate) fn export_store(
+    store: &Store,
+    file: &Path,
+    options: &ExportOptions,
+    listener: &mut dyn FnMut(&Progress) -> Result<()>,
+) -> Result<Summary> {
     // Before taking the read lock below: taking it twice in one thread can deadlock against a
     // waiting `close`.
     let expected = {
@@ -33,7 +38,15 @@ pub(crate) fn export_store(store: &Store, file: &Path, options: &ExportOptions, 
         ..Default::default()
     };
     let mut chunker = Chunker::new(options)?;
-    write_snapshot(file, options, header, expected, listener, || chunker.next_chunk(|arena| source.next_item(arena)), |chunk| encode_chunk(chunk, options.compression))
+    write_snapshot(
+        file,
+        options,
+        header,
+        expected,
+        listener,
+        || chunker.next_chunk(|arena| source.next_item(arena)),
+        |chunk| encode_chunk(chunk, options.compression),
+    )
 }
 
 type RawIter<'a> = DBRawIteratorWithThreadMode<'a, DB>;
@@ -54,18 +67,47 @@ struct StoreReader<'a> {
 
 enum Phase<'a> {
     Queues,
-    Entries { index: usize, position: u64, entries: PresentEntries<'a> },
-    Objects { it: RawIter<'a>, refs: RawIter<'a> },
-    Maps { emitted: usize },
-    MapEntries { index: usize, it: Option<RawIter<'a>> },
+    Entries {
+        index: usize,
+        position: u64,
+        entries: PresentEntries<'a>,
+    },
+    Objects {
+        it: RawIter<'a>,
+        refs: RawIter<'a>,
+    },
+    Maps {
+        emitted: usize,
+    },
+    MapEntries {
+        index: usize,
+        it: Option<RawIter<'a>>,
+    },
     Done,
 }
 
 impl<'a> StoreReader<'a> {
     fn new(db: &'a DbRef<'a>, snapshot: &'a SnapshotWithThreadMode<'a, DB>) -> Result<Self> {
-        let queues = crate::registry::named_ids(db.db(), read_options(snapshot), keys::meta_queue_prefix(), "queues for a snapshot")?;
-        let maps = crate::registry::named_ids(db.db(), read_options(snapshot), crate::maps::meta_map_prefix(), "maps for a snapshot")?;
-        Ok(StoreReader { db, snapshot, queues, definitions_emitted: 0, maps, phase: Phase::Queues })
+        let queues = crate::registry::named_ids(
+            db.db(),
+            read_options(snapshot),
+            keys::meta_queue_prefix(),
+            "queues for a snapshot",
+        )?;
+        let maps = crate::registry::named_ids(
+            db.db(),
+            read_options(snapshot),
+            crate::maps::meta_map_prefix(),
+            "maps for a snapshot",
+        )?;
+        Ok(StoreReader {
+            db,
+            snapshot,
+            queues,
+            definitions_emitted: 0,
+            maps,
+            phase: Phase::Queues,
+        })
     }
 
     /// The pairs of the `index`th map (by name), or `None` in a store without maps.
@@ -98,9 +140,17 @@ impl<'a> StoreReader<'a> {
                     }
                     self.phase = self.entries_phase(0)?;
                 }
-                Phase::Entries { index, position, entries } => {
+                Phase::Entries {
+                    index,
+                    position,
+                    entries,
+                } => {
                     if let Some((_, v)) = entries.next()? {
-                        let item = Item::Entry { queue: *index as u32, position: *position, value: stash(arena, v) };
+                        let item = Item::Entry {
+                            queue: *index as u32,
+                            position: *position,
+                            value: stash(arena, v),
+                        };
                         *position += 1;
                         return Ok(Some(item));
                     }
@@ -110,7 +160,8 @@ impl<'a> StoreReader<'a> {
                 Phase::Objects { it, refs } => {
                     let (Some(k), Some(v)) = (it.key(), it.value()) else {
                         it.status().context(|| "reading objects for a snapshot".into())?;
-                        refs.status().context(|| "reading reference counts for a snapshot".into())?;
+                        refs.status()
+                            .context(|| "reading reference counts for a snapshot".into())?;
                         self.phase = Phase::Maps { emitted: 0 };
                         continue;
                     };
@@ -122,13 +173,20 @@ impl<'a> StoreReader<'a> {
                         (Some(r), Some(count)) if r == k => keys::decode_u64(count, "reference count")?,
                         _ => 0,
                     };
-                    let item = Item::Object { id: stash(arena, k), value: stash(arena, v), owned_entries };
+                    let item = Item::Object {
+                        id: stash(arena, k),
+                        value: stash(arena, v),
+                        owned_entries,
+                    };
                     it.next();
                     return Ok(Some(item));
                 }
                 Phase::Maps { emitted } => {
                     if let Some((name, _)) = self.maps.get(*emitted) {
-                        let item = Item::Map { index: *emitted as u32, name: stash(arena, name.as_bytes()) };
+                        let item = Item::Map {
+                            index: *emitted as u32,
+                            name: stash(arena, name.as_bytes()),
+                        };
                         *emitted += 1;
                         return Ok(Some(item));
                     }
@@ -138,7 +196,11 @@ impl<'a> StoreReader<'a> {
                     if let Some(it) = it {
                         if let (Some(k), Some(v)) = (it.key(), it.value()) {
                             // The key without its map id; the value as stored.
-                            let item = Item::MapEntry { map: *index as u32, key: stash(arena, &k[4..]), value: stash(arena, v) };
+                            let item = Item::MapEntry {
+                                map: *index as u32,
+                                key: stash(arena, &k[4..]),
+                                value: stash(arena, v),
+                            };
                             it.next();
                             return Ok(Some(item));
                         }
@@ -154,7 +216,10 @@ impl<'a> StoreReader<'a> {
 
     fn map_entries_phase(&self, index: usize) -> Phase<'a> {
         if index < self.maps.len() {
-            return Phase::MapEntries { index, it: self.pairs_of(index) };
+            return Phase::MapEntries {
+                index,
+                it: self.pairs_of(index),
+            };
         }
         Phase::Done
     }
@@ -163,16 +228,29 @@ impl<'a> StoreReader<'a> {
         let emitted = self.definitions_emitted;
         let (name, _) = self.queues.get(emitted)?;
         self.definitions_emitted += 1;
-        Some(Item::Queue { index: emitted as u32, name: stash(arena, name.as_bytes()) })
+        Some(Item::Queue {
+            index: emitted as u32,
+            name: stash(arena, name.as_bytes()),
+        })
     }
 
     fn entries_phase(&self, index: usize) -> Result<Phase<'a>> {
         if index < self.queues.len() {
-            return Ok(Phase::Entries { index, position: 0, entries: self.entries_of(index)? });
+            return Ok(Phase::Entries {
+                index,
+                position: 0,
+                entries: self.entries_of(index)?,
+            });
         }
-        let mut it = self.db.db().raw_iterator_cf_opt(self.db.cf(CF_OBJECTS), read_options(self.snapshot));
+        let mut it = self
+            .db
+            .db()
+            .raw_iterator_cf_opt(self.db.cf(CF_OBJECTS), read_options(self.snapshot));
         it.seek_to_first();
-        let mut refs = self.db.db().raw_iterator_cf_opt(self.db.cf(CF_REFS), read_options(self.snapshot));
+        let mut refs = self
+            .db
+            .db()
+            .raw_iterator_cf_opt(self.db.cf(CF_REFS), read_options(self.snapshot));
         refs.seek_to_first();
         Ok(Phase::Objects { it, refs })
     }
@@ -186,4 +264,3 @@ fn read_options(snapshot: &SnapshotWithThreadMode<'_, DB>) -> ReadOptions {
     ro.set_readahead_size(2 << 20);
     ro
 }
-

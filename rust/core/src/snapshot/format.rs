@@ -59,7 +59,11 @@ pub struct FormatError {
 
 impl FormatError {
     pub fn at(offset: u64, frame: Option<u64>, detail: impl Into<String>) -> FormatError {
-        FormatError { offset, frame, detail: detail.into() }
+        FormatError {
+            offset,
+            frame,
+            detail: detail.into(),
+        }
     }
 }
 
@@ -132,7 +136,9 @@ impl RawFrame {
         let stored = u32::from_le_bytes(self.bytes[split..].try_into().expect("4 bytes"));
         let actual = crc32c::crc32c(&self.bytes[..split]);
         if stored != actual {
-            return Err(self.error(format!("frame checksum mismatch (stored {stored:08x}, computed {actual:08x})")));
+            return Err(self.error(format!(
+                "frame checksum mismatch (stored {stored:08x}, computed {actual:08x})"
+            )));
         }
         Ok(())
     }
@@ -143,11 +149,16 @@ impl RawFrame {
 
     /// The decompressed body, at most `raw_len` bytes (checked against MAX_FRAME_BYTES on read).
     pub fn decompressed(&self) -> Result<std::borrow::Cow<'_, [u8]>, FormatError> {
-        let codec = Compression::from_code(self.compression).ok_or_else(|| self.error(format!("unknown frame compression code {}", self.compression)))?;
+        let codec = Compression::from_code(self.compression)
+            .ok_or_else(|| self.error(format!("unknown frame compression code {}", self.compression)))?;
         let body = rockcask_codec::compress::decompress_at_most(codec, self.body(), self.raw_len as usize)
             .map_err(|e| self.error(format!("frame body does not decompress: {e}")))?;
         if body.len() != self.raw_len as usize {
-            return Err(self.error(format!("frame body is {} bytes once decompressed; its header says {}", body.len(), self.raw_len)));
+            return Err(self.error(format!(
+                "frame body is {} bytes once decompressed; its header says {}",
+                body.len(),
+                self.raw_len
+            )));
         }
         Ok(body)
     }
@@ -174,7 +185,14 @@ pub struct FrameReader<R> {
 impl<R: Read> FrameReader<R> {
     /// Reads and checks the header; returns the reader positioned at the first frame.
     pub fn open(input: R, file_len: Option<u64>) -> Result<(FrameReader<R>, Header), FormatError> {
-        let mut r = FrameReader { input, file_len, version: 0, offset: 0, crc: 0, next_index: 0 };
+        let mut r = FrameReader {
+            input,
+            file_len,
+            version: 0,
+            offset: 0,
+            crc: 0,
+            next_index: 0,
+        };
         let mut fixed = [0u8; 16];
         r.read_exact_or(&mut fixed, "the file is shorter than a snapshot header")?;
         if fixed[..8] != MAGIC {
@@ -194,7 +212,11 @@ impl<R: Read> FrameReader<R> {
         r.version = version;
         let len = u32::from_le_bytes(fixed[12..16].try_into().expect("4 bytes"));
         if len > MAX_HEADER_BYTES {
-            return Err(FormatError::at(12, None, format!("header length {len} exceeds the limit of {MAX_HEADER_BYTES}")));
+            return Err(FormatError::at(
+                12,
+                None,
+                format!("header length {len} exceeds the limit of {MAX_HEADER_BYTES}"),
+            ));
         }
         r.check_fits(12, None, len as u64 + CRC_BYTES as u64, "header")?;
         let mut body = vec![0u8; len as usize];
@@ -205,9 +227,14 @@ impl<R: Read> FrameReader<R> {
         // Named at the header's start: the damage may lie anywhere in the bytes the CRC covers.
         let stored = u32::from_le_bytes(crc);
         if stored != computed {
-            return Err(FormatError::at(0, None, format!("header checksum mismatch (stored {stored:08x}, computed {computed:08x})")));
+            return Err(FormatError::at(
+                0,
+                None,
+                format!("header checksum mismatch (stored {stored:08x}, computed {computed:08x})"),
+            ));
         }
-        let header = Header::decode(&body[..]).map_err(|e| FormatError::at(16, None, format!("header does not decode: {e}")))?;
+        let header =
+            Header::decode(&body[..]).map_err(|e| FormatError::at(16, None, format!("header does not decode: {e}")))?;
         Ok((r, header))
     }
 
@@ -218,15 +245,28 @@ impl<R: Read> FrameReader<R> {
         let offset = self.offset;
         let index = self.next_index;
         let err = |detail: String| FormatError::at(offset, Some(index), detail);
-        let fixed_len = if self.version >= 2 { FRAME_FIXED_BYTES } else { FRAME_FIELDS_BYTES };
+        let fixed_len = if self.version >= 2 {
+            FRAME_FIXED_BYTES
+        } else {
+            FRAME_FIELDS_BYTES
+        };
         let mut fixed = [0u8; FRAME_FIXED_BYTES];
-        self.read_exact_or(&mut fixed[..fixed_len], "the file ends where a frame or the trailer should start (truncated)")
-            .map_err(|e| FormatError { offset, frame: Some(index), ..e })?;
+        self.read_exact_or(
+            &mut fixed[..fixed_len],
+            "the file ends where a frame or the trailer should start (truncated)",
+        )
+        .map_err(|e| FormatError {
+            offset,
+            frame: Some(index),
+            ..e
+        })?;
         if fixed_len == FRAME_FIXED_BYTES {
             let stored = u32::from_le_bytes(fixed[FRAME_FIELDS_BYTES..].try_into().expect("4 bytes"));
             let computed = crc32c::crc32c(&fixed[..FRAME_FIELDS_BYTES]);
             if stored != computed {
-                return Err(err(format!("frame header checksum mismatch (stored {stored:08x}, computed {computed:08x})")));
+                return Err(err(format!(
+                    "frame header checksum mismatch (stored {stored:08x}, computed {computed:08x})"
+                )));
             }
         }
         let kind = fixed[0];
@@ -240,11 +280,16 @@ impl<R: Read> FrameReader<R> {
             return Err(err("reserved frame bytes are not zero".into()));
         }
         if stored_len > MAX_FRAME_BYTES || raw_len > MAX_FRAME_BYTES {
-            return Err(err(format!("frame length {} exceeds the limit of {MAX_FRAME_BYTES} bytes", stored_len.max(raw_len))));
+            return Err(err(format!(
+                "frame length {} exceeds the limit of {MAX_FRAME_BYTES} bytes",
+                stored_len.max(raw_len)
+            )));
         }
         // A record takes at least one byte (its length), so a count beyond the body size is a lie.
         if records as u64 > raw_len as u64 || records > MAX_FRAME_RECORDS {
-            return Err(err(format!("frame claims {records} records in {raw_len} bytes (at most {MAX_FRAME_RECORDS} per frame)")));
+            return Err(err(format!(
+                "frame claims {records} records in {raw_len} bytes (at most {MAX_FRAME_RECORDS} per frame)"
+            )));
         }
         if kind == FRAME_TRAILER && (records != 0 || compression != 0) {
             return Err(err("the trailer frame must hold no records and be stored raw".into()));
@@ -255,9 +300,22 @@ impl<R: Read> FrameReader<R> {
         bytes.extend_from_slice(&fixed[..fixed_len]);
         bytes.resize(total, 0);
         self.read_exact_or(&mut bytes[fixed_len..], "the file ends inside a frame (truncated)")
-            .map_err(|e| FormatError { offset, frame: Some(index), ..e })?;
+            .map_err(|e| FormatError {
+                offset,
+                frame: Some(index),
+                ..e
+            })?;
         self.next_index += 1;
-        Ok(RawFrame { index, offset, kind, compression, records, raw_len, fixed_len, bytes })
+        Ok(RawFrame {
+            index,
+            offset,
+            kind,
+            compression,
+            records,
+            raw_len,
+            fixed_len,
+            bytes,
+        })
     }
 
     /// After the trailer frame: the file CRC, the end magic, and nothing else.
@@ -271,12 +329,20 @@ impl<R: Read> FrameReader<R> {
         }
         let stored = u32::from_le_bytes(end[..4].try_into().expect("4 bytes"));
         if stored != computed {
-            return Err(FormatError::at(at, None, format!("whole-file checksum mismatch (stored {stored:08x}, computed {computed:08x})")));
+            return Err(FormatError::at(
+                at,
+                None,
+                format!("whole-file checksum mismatch (stored {stored:08x}, computed {computed:08x})"),
+            ));
         }
         let mut extra = [0u8; 1];
         match self.input.read(&mut extra) {
             Ok(0) => Ok(()),
-            Ok(_) => Err(FormatError::at(self.offset, None, "bytes follow the end of the snapshot")),
+            Ok(_) => Err(FormatError::at(
+                self.offset,
+                None,
+                "bytes follow the end of the snapshot",
+            )),
             Err(e) => Err(FormatError::at(self.offset, None, format!("reading: {e}"))),
         }
     }
@@ -291,7 +357,10 @@ impl<R: Read> FrameReader<R> {
                 return Err(FormatError::at(
                     at,
                     frame,
-                    format!("{what} length reaches {} bytes past the end of the file (truncated, or a damaged length)", self.offset + len - file_len),
+                    format!(
+                        "{what} length reaches {} bytes past the end of the file (truncated, or a damaged length)",
+                        self.offset + len - file_len
+                    ),
                 ));
             }
         }
@@ -316,10 +385,20 @@ mod tests {
     use super::*;
 
     fn tiny_file() -> Vec<u8> {
-        let mut file = encode_header(&Header { created_by: "test".into(), ..Default::default() });
+        let mut file = encode_header(&Header {
+            created_by: "test".into(),
+            ..Default::default()
+        });
         encode_frame(&mut file, FRAME_RECORDS, Compression::None, 1, 3, b"\x02\x0a\x00");
         let crc = crc32c::crc32c(&file);
-        file.extend(encode_trailer_and_end(&Trailer { frames: 1, records: 1, ..Default::default() }, crc));
+        file.extend(encode_trailer_and_end(
+            &Trailer {
+                frames: 1,
+                records: 1,
+                ..Default::default()
+            },
+            crc,
+        ));
         file
     }
 
@@ -361,7 +440,11 @@ mod tests {
     fn a_compressed_body_is_never_inflated_beyond_its_declared_length() {
         // 1 MiB of zeros compresses to a few hundred bytes; the frame says 1,000 bytes.
         let zeros = vec![0u8; 1 << 20];
-        let (codec, body) = rockcask_codec::compress::Policy { codec: Compression::Zstd, threshold: 0 }.compress(&zeros);
+        let (codec, body) = rockcask_codec::compress::Policy {
+            codec: Compression::Zstd,
+            threshold: 0,
+        }
+        .compress(&zeros);
         assert_eq!(codec, Compression::Zstd);
         let mut file = encode_header(&Header::default());
         encode_frame(&mut file, FRAME_RECORDS, codec, 1, 1000, &body);
@@ -390,7 +473,11 @@ mod tests {
         let mut file = tiny_file();
         file[8] = FORMAT_VERSION as u8 + 1;
         let e = read_all(&file).unwrap_err();
-        assert!(e.detail.contains("newer") && e.detail.contains("versions 1 to 4"), "{}", e.detail);
+        assert!(
+            e.detail.contains("newer") && e.detail.contains("versions 1 to 4"),
+            "{}",
+            e.detail
+        );
         let mut file = tiny_file();
         let frame = first_frame(&file);
         set_field(&mut file, frame, 12, 1 << 31);
@@ -416,14 +503,21 @@ mod tests {
             bad[frame + 12 + bit / 8] ^= 1 << (bit % 8);
             let e = read_all(&bad).unwrap_err();
             assert_eq!((e.offset, e.frame), (frame as u64, Some(0)), "bit {bit}: {}", e.detail);
-            assert!(e.detail.contains("frame header checksum mismatch"), "bit {bit}: {}", e.detail);
+            assert!(
+                e.detail.contains("frame header checksum mismatch"),
+                "bit {bit}: {}",
+                e.detail
+            );
         }
     }
 
     #[test]
     fn version_1_files_without_a_frame_head_crc_are_still_read() {
         // The tiny file as version 1 wrote it: no head CRC, the frame CRC over fields and body.
-        let mut file = encode_header(&Header { created_by: "test".into(), ..Default::default() });
+        let mut file = encode_header(&Header {
+            created_by: "test".into(),
+            ..Default::default()
+        });
         file[8..12].copy_from_slice(&1u32.to_le_bytes());
         let header_end = file.len() - CRC_BYTES;
         let crc = crc32c::crc32c(&file[..header_end]);
@@ -439,7 +533,17 @@ mod tests {
             out.extend_from_slice(&crc.to_le_bytes());
         };
         v1_frame(&mut file, FRAME_RECORDS, 1, b"\x02\x0a\x00");
-        v1_frame(&mut file, FRAME_TRAILER, 0, &Trailer { frames: 1, records: 1, ..Default::default() }.encode_to_vec());
+        v1_frame(
+            &mut file,
+            FRAME_TRAILER,
+            0,
+            &Trailer {
+                frames: 1,
+                records: 1,
+                ..Default::default()
+            }
+            .encode_to_vec(),
+        );
         let crc = crc32c::crc32c(&file);
         file.extend_from_slice(&crc.to_le_bytes());
         file.extend_from_slice(&END_MAGIC);

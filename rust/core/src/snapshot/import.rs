@@ -25,16 +25,30 @@ const TABLE_FILE_KEYS: u64 = 1 << 19;
 /// Records go to sorted table files in a scratch directory; only once the whole file has
 /// checked out is the store created (in a hidden directory beside `dir`), the files loaded into
 /// it, and the directory renamed to `dir`. A damaged file never gets as far as a store.
-pub fn import_store(file: &Path, dir: &Path, options: &ImportOptions, listener: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
+pub fn import_store(
+    file: &Path,
+    dir: &Path,
+    options: &ImportOptions,
+    listener: &mut dyn FnMut(&Progress) -> Result<()>,
+) -> Result<Summary> {
     let temp = TempDir::create(dir)?;
     let scratch = TempDir::scratch(dir)?;
-    let store_options = StoreOptions { create_if_missing: true, read_only: false, ..options.store.clone() };
+    let store_options = StoreOptions {
+        create_if_missing: true,
+        read_only: false,
+        ..options.store.clone()
+    };
     let mut progress = Throttle::new(listener);
-    let (summary, tables, definitions) = read_into_tables(file, &scratch.path, options.workers, &store_options, &mut progress)?;
+    let (summary, tables, definitions) =
+        read_into_tables(file, &scratch.path, options.workers, &store_options, &mut progress)?;
     // Opened only to take the files in: loading them reads their index and filter blocks into
     // the block cache, so a small one keeps that from growing with the number of files.
     // No map cache: the loading store writes its maps behind the commit path's back.
-    let loading = StoreOptions { block_cache_bytes: store_options.block_cache_bytes.min(8 << 20), map_cache_bytes: 0, ..store_options };
+    let loading = StoreOptions {
+        block_cache_bytes: store_options.block_cache_bytes.min(8 << 20),
+        map_cache_bytes: 0,
+        ..store_options
+    };
     let store = Store::open(&temp.path, loading)?;
     let loaded = load_tables(&store, tables, &definitions);
     let closed = store.close();
@@ -71,7 +85,10 @@ fn read_into_tables(
             (cf, o)
         })
         .collect();
-    let mut tables: Vec<TableFiles<'_>> = table_options.iter().map(|(cf, o)| TableFiles::new(scratch, cf, o)).collect();
+    let mut tables: Vec<TableFiles<'_>> = table_options
+        .iter()
+        .map(|(cf, o)| TableFiles::new(scratch, cf, o))
+        .collect();
     let mut order = RecordOrder::default();
     let policy = store_options.compression;
     let on_header = |_: &Header, content: Content| match content {
@@ -97,8 +114,18 @@ fn read_into_tables(
         }
         Ok(())
     })?;
-    let files = tables.iter_mut().map(|t| Ok((t.cf, t.finish()?))).collect::<Result<_>>()?;
-    Ok((summary, files, Definitions { queues: order.queues, maps: order.maps }))
+    let files = tables
+        .iter_mut()
+        .map(|t| Ok((t.cf, t.finish()?)))
+        .collect::<Result<_>>()?;
+    Ok((
+        summary,
+        files,
+        Definitions {
+            queues: order.queues,
+            maps: order.maps,
+        },
+    ))
 }
 
 /// The table files written for each column family.
@@ -117,7 +144,9 @@ fn load_tables(store: &Store, tables: Tables, definitions: &Definitions) -> Resu
         if !files.is_empty() {
             let mut ingest = IngestExternalFileOptions::default();
             ingest.set_move_files(true);
-            db.db().ingest_external_file_cf_opts(db.cf(cf), &ingest, files).context(|| format!("loading imported {cf} into {}", store.path().display()))?;
+            db.db()
+                .ingest_external_file_cf_opts(db.cf(cf), &ingest, files)
+                .context(|| format!("loading imported {cf} into {}", store.path().display()))?;
         }
     }
     let mut batch = WriteBatch::default();
@@ -125,11 +154,17 @@ fn load_tables(store: &Store, tables: Tables, definitions: &Definitions) -> Resu
         batch.put_cf(db.cf(CF_META), keys::meta_queue_key(name), (index as u32).to_le_bytes());
     }
     for (index, name) in definitions.maps.iter().enumerate() {
-        batch.put_cf(db.cf(CF_META), crate::maps::meta_map_key(name), (index as u32).to_le_bytes());
+        batch.put_cf(
+            db.cf(CF_META),
+            crate::maps::meta_map_key(name),
+            (index as u32).to_le_bytes(),
+        );
     }
     let mut sync = WriteOptions::default();
     sync.set_sync(true);
-    db.db().write_opt(batch, &sync).context(|| format!("writing queue definitions into {}", store.path().display()))
+    db.db()
+        .write_opt(batch, &sync)
+        .context(|| format!("writing queue definitions into {}", store.path().display()))
 }
 
 /// Sorted table files of one column family, cut every `TABLE_FILE_BYTES`.
@@ -144,7 +179,14 @@ struct TableFiles<'o> {
 
 impl<'o> TableFiles<'o> {
     fn new(dir: &Path, cf: &'static str, options: &'o Options) -> Self {
-        TableFiles { dir: dir.to_path_buf(), cf, options, writer: None, keys_in_file: 0, files: Vec::new() }
+        TableFiles {
+            dir: dir.to_path_buf(),
+            cf,
+            options,
+            writer: None,
+            keys_in_file: 0,
+            files: Vec::new(),
+        }
     }
 
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
@@ -156,7 +198,9 @@ impl<'o> TableFiles<'o> {
             self.writer = Some(writer);
         }
         let writer = self.writer.as_mut().expect("opened above");
-        writer.put(key, value).context(|| format!("writing imported {}", self.cf))?;
+        writer
+            .put(key, value)
+            .context(|| format!("writing imported {}", self.cf))?;
         self.keys_in_file += 1;
         if writer.file_size() >= TABLE_FILE_BYTES || self.keys_in_file >= TABLE_FILE_KEYS {
             self.close_file()?;
@@ -167,7 +211,9 @@ impl<'o> TableFiles<'o> {
     fn close_file(&mut self) -> Result<()> {
         self.keys_in_file = 0;
         if let Some(mut writer) = self.writer.take() {
-            writer.finish().context(|| format!("finishing a table file of imported {}", self.cf))?;
+            writer
+                .finish()
+                .context(|| format!("finishing a table file of imported {}", self.cf))?;
         }
         Ok(())
     }

@@ -70,7 +70,10 @@ pub struct ImportOptions {
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        ImportOptions { workers: ExportOptions::default().workers, store: StoreOptions::default() }
+        ImportOptions {
+            workers: ExportOptions::default().workers,
+            store: StoreOptions::default(),
+        }
     }
 }
 
@@ -148,7 +151,12 @@ impl Store {
     /// Writes a consistent point-in-time copy of the store to `file` while other threads keep
     /// committing. The file appears complete or not at all (written under a temporary name,
     /// synced, then renamed).
-    pub fn export_to(&self, file: &Path, options: &ExportOptions, progress: &mut dyn FnMut(&Progress) -> Result<()>) -> Result<Summary> {
+    pub fn export_to(
+        &self,
+        file: &Path,
+        options: &ExportOptions,
+        progress: &mut dyn FnMut(&Progress) -> Result<()>,
+    ) -> Result<Summary> {
         export::export_store(self, file, options, progress)
     }
 
@@ -158,17 +166,28 @@ impl Store {
         let db = self.shared.db()?;
         if let Ok(mut entries) = std::fs::read_dir(dir) {
             if entries.next().is_some() {
-                return Err(Error::TargetExists { path: dir.to_path_buf(), why: "exists and is not empty; a checkpoint needs a new directory".into() });
+                return Err(Error::TargetExists {
+                    path: dir.to_path_buf(),
+                    why: "exists and is not empty; a checkpoint needs a new directory".into(),
+                });
             }
             // RocksDB creates the directory itself and refuses an existing one.
             std::fs::remove_dir(dir).map_err(Error::io(format!("preparing checkpoint directory {}", dir.display())))?;
         }
-        let checkpoint = rocksdb::checkpoint::Checkpoint::new(db.db()).context(|| format!("preparing a checkpoint of {}", self.path().display()))?;
-        checkpoint.create_checkpoint(dir).context(|| format!("writing a checkpoint of {} to {}", self.path().display(), dir.display()))
+        let checkpoint = rocksdb::checkpoint::Checkpoint::new(db.db())
+            .context(|| format!("preparing a checkpoint of {}", self.path().display()))?;
+        checkpoint
+            .create_checkpoint(dir)
+            .context(|| format!("writing a checkpoint of {} to {}", self.path().display(), dir.display()))
     }
 }
 
 /// A snapshot error at a place in `file`.
 pub(crate) fn snapshot_error(file: &Path, e: format::FormatError) -> Error {
-    Error::Snapshot { file: file.to_path_buf(), offset: e.offset, frame: e.frame, detail: e.detail }
+    Error::Snapshot {
+        file: file.to_path_buf(),
+        offset: e.offset,
+        frame: e.frame,
+        detail: e.detail,
+    }
 }

@@ -16,15 +16,27 @@ pub enum WorkerError {
     /// More workers asked for than `MAX_WORKERS`.
     TooMany { wanted: usize },
     /// The process is out of threads or memory.
-    SpawnFailed { started: usize, wanted: usize, source: std::io::Error },
+    SpawnFailed {
+        started: usize,
+        wanted: usize,
+        source: std::io::Error,
+    },
 }
 
 impl std::fmt::Display for WorkerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             WorkerError::TooMany { wanted } => write!(f, "workers must be 1 to {MAX_WORKERS}, got {wanted}"),
-            WorkerError::SpawnFailed { started, wanted, source } => {
-                write!(f, "could not start worker thread {} of {wanted}: {source} (ask for fewer workers)", started + 1)
+            WorkerError::SpawnFailed {
+                started,
+                wanted,
+                source,
+            } => {
+                write!(
+                    f,
+                    "could not start worker thread {} of {wanted}: {source} (ask for fewer workers)",
+                    started + 1
+                )
             }
         }
     }
@@ -34,8 +46,15 @@ impl From<WorkerError> for Error {
     fn from(e: WorkerError) -> Self {
         match e {
             WorkerError::TooMany { .. } => Error::InvalidArgument(e.to_string()),
-            WorkerError::SpawnFailed { started, wanted, source } => Error::Io {
-                context: format!("could not start worker thread {} of {wanted} (ask for fewer workers)", started + 1),
+            WorkerError::SpawnFailed {
+                started,
+                wanted,
+                source,
+            } => Error::Io {
+                context: format!(
+                    "could not start worker thread {} of {wanted} (ask for fewer workers)",
+                    started + 1
+                ),
                 source,
             },
         }
@@ -117,7 +136,11 @@ where
             if let Err(source) = spawned {
                 // The workers already started see the job queue close and return.
                 drop(job_tx);
-                return Err(Stop::Failed(E::from(WorkerError::SpawnFailed { started, wanted: workers, source })));
+                return Err(Stop::Failed(E::from(WorkerError::SpawnFailed {
+                    started,
+                    wanted: workers,
+                    source,
+                })));
             }
         }
         drop(done_tx);
@@ -314,7 +337,10 @@ mod tests {
             Ok,
             |_| Ok(()),
         );
-        assert_eq!(result.unwrap_err(), format!("workers must be 1 to {MAX_WORKERS}, got {}", MAX_WORKERS + 1));
+        assert_eq!(
+            result.unwrap_err(),
+            format!("workers must be 1 to {MAX_WORKERS}, got {}", MAX_WORKERS + 1)
+        );
         assert!(!asked);
         assert!(run(MAX_WORKERS, 100, None).is_ok());
     }

@@ -36,7 +36,8 @@ pub fn verify(file: &Path, workers: usize, listener: &mut dyn FnMut(&Progress) -
         |header, content| {
             Ok(match content {
                 Content::Casket => {
-                    order.borrow_mut().casket_order = Some(casket_target(header).expect("checked with the header").1.order);
+                    order.borrow_mut().casket_order =
+                        Some(casket_target(header).expect("checked with the header").1.order);
                     Target::Casket
                 }
                 _ => Target::Store(None),
@@ -63,8 +64,12 @@ pub fn read_header(file: &Path) -> Result<Header> {
 /// The snapshot in `file`, read up to its first frame: the reader, the header, the file's size.
 fn open_snapshot(file: &Path) -> Result<(FrameReader<BufReader<File>>, Header, u64)> {
     let input = File::open(file).map_err(Error::io(format!("opening snapshot {}", file.display())))?;
-    let file_bytes = input.metadata().map_err(Error::io(format!("reading the size of {}", file.display())))?.len();
-    let (reader, header) = FrameReader::open(BufReader::with_capacity(4 << 20, input), Some(file_bytes)).map_err(|e| snapshot_error(file, e))?;
+    let file_bytes = input
+        .metadata()
+        .map_err(Error::io(format!("reading the size of {}", file.display())))?
+        .len();
+    let (reader, header) = FrameReader::open(BufReader::with_capacity(4 << 20, input), Some(file_bytes))
+        .map_err(|e| snapshot_error(file, e))?;
     Ok((reader, header, file_bytes))
 }
 
@@ -81,7 +86,14 @@ pub(super) fn read_snapshot(
 ) -> Result<Summary> {
     let located = |e: FormatError| snapshot_error(file, e);
     let with_file = |e: Error| match e {
-        Error::Snapshot { offset, frame, detail, .. } => Error::Snapshot { file: file.to_path_buf(), offset, frame, detail },
+        Error::Snapshot {
+            offset, frame, detail, ..
+        } => Error::Snapshot {
+            file: file.to_path_buf(),
+            offset,
+            frame,
+            detail,
+        },
         other => other,
     };
     let (mut reader, header, file_bytes) = open_snapshot(file)?;
@@ -104,26 +116,52 @@ pub(super) fn read_snapshot(
         },
         |frame: RawFrame| {
             let decoded = decode_frame(&frame).map_err(located)?;
-            let mut part = Counts { frames: 1, ..Default::default() };
+            let mut part = Counts {
+                frames: 1,
+                ..Default::default()
+            };
             decoded.iter().for_each(|r| count(&mut part, r));
             let (ops, values) = prepare(&frame, decoded, target).map_err(located)?;
-            Ok(Prepared { frame: frame.index, offset: frame.offset, end: frame.end(), counts: part, ops, values })
+            Ok(Prepared {
+                frame: frame.index,
+                offset: frame.offset,
+                end: frame.end(),
+                counts: part,
+                ops,
+                values,
+            })
         },
         |prepared: Prepared| {
             add_counts(&mut counts, &prepared.counts);
             let end = prepared.end;
             apply(prepared).map_err(with_file)?;
-            progress.tick(|| Progress { records: counts.records, bytes: end, bytes_expected: file_bytes, ..Default::default() })
+            progress.tick(|| Progress {
+                records: counts.records,
+                bytes: end,
+                bytes_expected: file_bytes,
+                ..Default::default()
+            })
         },
     )?;
     let trailer = trailer.expect("the reading loop ends at the trailer or with an error");
     trailer.check_crc().map_err(located)?;
-    let stated = Counts::decode(&*trailer.decompressed().map_err(located)?).map_err(|e| located(trailer.error(format!("trailer does not decode: {e}"))))?;
+    let stated = Counts::decode(&*trailer.decompressed().map_err(located)?)
+        .map_err(|e| located(trailer.error(format!("trailer does not decode: {e}"))))?;
     if stated != counts {
-        return Err(located(trailer.error(format!("the trailer's counts ({}) differ from the file's ({})", describe(&stated), describe(&counts)))));
+        return Err(located(trailer.error(format!(
+            "the trailer's counts ({}) differ from the file's ({})",
+            describe(&stated),
+            describe(&counts)
+        ))));
     }
     reader.finish().map_err(located)?;
-    Ok(Summary { file: file.to_path_buf(), header, counts, file_bytes, format_version: reader.version })
+    Ok(Summary {
+        file: file.to_path_buf(),
+        header,
+        counts,
+        file_bytes,
+        format_version: reader.version,
+    })
 }
 
 /// A frame's records, prepared for the store by a worker.
@@ -140,7 +178,12 @@ pub(super) struct Prepared {
 
 impl Prepared {
     pub(super) fn error(&self, detail: String) -> Error {
-        Error::Snapshot { file: PathBuf::new(), offset: self.offset, frame: Some(self.frame), detail }
+        Error::Snapshot {
+            file: PathBuf::new(),
+            offset: self.offset,
+            frame: Some(self.frame),
+            detail,
+        }
     }
 }
 
@@ -155,30 +198,48 @@ pub(super) enum Target {
 }
 
 /// Checks one frame's records and prepares them for `target`.
-fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::result::Result<(Vec<Op>, Vec<u8>), FormatError> {
+fn prepare(
+    frame: &RawFrame,
+    records: Vec<pb::Record>,
+    target: Target,
+) -> std::result::Result<(Vec<Op>, Vec<u8>), FormatError> {
     let mut ops = Vec::with_capacity(records.len());
     let mut values = Vec::new();
     for (n, record) in records.into_iter().enumerate() {
         let bad = |detail: String| frame.error(format!("record {n} of the frame: {detail}"));
         match (target, &record.kind) {
-            (Target::Casket, Some(Kind::Queue(_) | Kind::Entry(_) | Kind::Object(_) | Kind::Map(_) | Kind::MapEntry(_))) => {
-                return Err(bad("store records in a casket snapshot".into()))
+            (
+                Target::Casket,
+                Some(Kind::Queue(_) | Kind::Entry(_) | Kind::Object(_) | Kind::Map(_) | Kind::MapEntry(_)),
+            ) => return Err(bad("store records in a casket snapshot".into())),
+            (Target::Store(_), Some(Kind::KeyValues(_))) => {
+                return Err(bad("casket key/values in a store snapshot".into()))
             }
-            (Target::Store(_), Some(Kind::KeyValues(_))) => return Err(bad("casket key/values in a store snapshot".into())),
             _ => {}
         }
         let op = match record.kind {
             Some(Kind::Queue(q)) => {
                 keys::validate_queue_name(&q.name).map_err(|e| bad(format!("queue {}: {e}", q.index)))?;
-                Op::Queue { index: q.index, name: q.name }
+                Op::Queue {
+                    index: q.index,
+                    name: q.name,
+                }
             }
             Some(Kind::Entry(e)) => {
-                let id = uuid_of(&e.object_id).map_err(|d| bad(format!("entry {} of queue {}: {d}", e.position, e.queue)))?;
-                let own = if e.owned { Ownership::Owned } else { Ownership::Reference };
+                let id = uuid_of(&e.object_id)
+                    .map_err(|d| bad(format!("entry {} of queue {}: {d}", e.position, e.queue)))?;
+                let own = if e.owned {
+                    Ownership::Owned
+                } else {
+                    Ownership::Reference
+                };
                 let value = match e.payload {
                     Some(payload) => {
                         if !e.owned {
-                            return Err(bad(format!("entry {} of queue {}: a payload in an entry that is not queue-owned", e.position, e.queue)));
+                            return Err(bad(format!(
+                                "entry {} of queue {}: a payload in an entry that is not queue-owned",
+                                e.position, e.queue
+                            )));
                         }
                         if payload.len() > MAX_INLINE_PAYLOAD_BYTES {
                             return Err(bad(format!("entry {} of queue {}: inline payload of {} bytes exceeds the limit of {MAX_INLINE_PAYLOAD_BYTES}", e.position, e.queue, payload.len())));
@@ -195,17 +256,32 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::r
                     }
                     None => keys::entry_value(id, own).to_vec(),
                 };
-                Op::Entry { queue: e.queue, position: e.position, key: keys::entry_key(e.queue, e.position), value }
+                Op::Entry {
+                    queue: e.queue,
+                    position: e.position,
+                    key: keys::entry_key(e.queue, e.position),
+                    value,
+                }
             }
             Some(Kind::Object(o)) => {
                 let id = uuid_of(&o.id).map_err(|d| bad(format!("object: {d}")))?;
                 if o.payload.len() > MAX_PAYLOAD_BYTES {
-                    return Err(bad(format!("object {id}: payload of {} bytes exceeds the limit of {MAX_PAYLOAD_BYTES}", o.payload.len())));
+                    return Err(bad(format!(
+                        "object {id}: payload of {} bytes exceeds the limit of {MAX_PAYLOAD_BYTES}",
+                        o.payload.len()
+                    )));
                 }
                 if o.owned_entries > 1 && !o.owned {
-                    return Err(bad(format!("object {id}: {} owned entries counted for an object that is not queue-owned", o.owned_entries)));
+                    return Err(bad(format!(
+                        "object {id}: {} owned entries counted for an object that is not queue-owned",
+                        o.owned_entries
+                    )));
                 }
-                let own = if o.owned { Ownership::Owned } else { Ownership::Reference };
+                let own = if o.owned {
+                    Ownership::Owned
+                } else {
+                    Ownership::Reference
+                };
                 let start = values.len();
                 // Verifying: nothing is stored, only the shape is checked.
                 if let Target::Store(Some(policy)) = target {
@@ -214,23 +290,41 @@ fn prepare(frame: &RawFrame, records: Vec<pb::Record>, target: Target) -> std::r
                     values.extend_from_slice(&body);
                 }
                 let value = start..values.len();
-                Op::Object { key: *id.as_bytes(), value, refs: (o.owned_entries > 1).then_some(o.owned_entries) }
+                Op::Object {
+                    key: *id.as_bytes(),
+                    value,
+                    refs: (o.owned_entries > 1).then_some(o.owned_entries),
+                }
             }
-            Some(Kind::KeyValues(kv)) => Op::KeyValues { key: kv.key, values: kv.values },
+            Some(Kind::KeyValues(kv)) => Op::KeyValues {
+                key: kv.key,
+                values: kv.values,
+            },
             Some(Kind::Map(m)) => {
                 crate::maps::validate_map_name(&m.name).map_err(|e| bad(format!("map {}: {e}", m.index)))?;
-                Op::Map { index: m.index, name: m.name }
+                Op::Map {
+                    index: m.index,
+                    name: m.name,
+                }
             }
             Some(Kind::MapEntry(e)) => {
                 crate::maps::validate_map_key(&e.key).map_err(|d| bad(format!("pair of map {}: {d}", e.map)))?;
                 if e.value.len() > MAX_PAYLOAD_BYTES {
-                    return Err(bad(format!("pair of map {}: value of {} bytes exceeds the limit of {MAX_PAYLOAD_BYTES}", e.map, e.value.len())));
+                    return Err(bad(format!(
+                        "pair of map {}: value of {} bytes exceeds the limit of {MAX_PAYLOAD_BYTES}",
+                        e.map,
+                        e.value.len()
+                    )));
                 }
                 let start = values.len();
                 if let Target::Store(Some(_)) = target {
                     values.extend_from_slice(&e.value);
                 }
-                Op::MapEntry { map: e.map, key: crate::maps::map_key(e.map, &e.key), value: start..values.len() }
+                Op::MapEntry {
+                    map: e.map,
+                    key: crate::maps::map_key(e.map, &e.key),
+                    value: start..values.len(),
+                }
             }
             None => unreachable!("decode_frame refuses records without a kind"),
         };
@@ -248,9 +342,18 @@ fn uuid_of(bytes: &[u8]) -> std::result::Result<Uuid, String> {
 fn check_header(header: &Header) -> std::result::Result<Content, String> {
     let content = match Content::try_from(header.content) {
         Ok(c @ (Content::Store | Content::Casket)) => c,
-        _ => return Err(format!("unknown content {} (written by a newer RockCask?)", header.content)),
+        _ => {
+            return Err(format!(
+                "unknown content {} (written by a newer RockCask?)",
+                header.content
+            ))
+        }
     };
-    if u8::try_from(header.compression).ok().and_then(Compression::from_code).is_none() {
+    if u8::try_from(header.compression)
+        .ok()
+        .and_then(Compression::from_code)
+        .is_none()
+    {
         return Err(format!("unknown frame compression {}", header.compression));
     }
     if content == Content::Casket {
@@ -261,9 +364,18 @@ fn check_header(header: &Header) -> std::result::Result<Content, String> {
 
 /// The kind and order a casket snapshot's header names, as options to create the casket with.
 pub(super) fn casket_target(header: &Header) -> std::result::Result<(crate::casket::Kind, CasketOptions), String> {
-    let kind = kind_named(&header.casket_kind).ok_or_else(|| format!("unknown casket kind {:?}", header.casket_kind))?;
-    let order = KeyOrder::builtin(&header.casket_order).ok_or_else(|| format!("unknown casket key order {:?}", header.casket_order))?;
-    Ok((kind, CasketOptions { order, create: true, ..CasketOptions::new(kind, true) }))
+    let kind =
+        kind_named(&header.casket_kind).ok_or_else(|| format!("unknown casket kind {:?}", header.casket_kind))?;
+    let order = KeyOrder::builtin(&header.casket_order)
+        .ok_or_else(|| format!("unknown casket key order {:?}", header.casket_order))?;
+    Ok((
+        kind,
+        CasketOptions {
+            order,
+            create: true,
+            ..CasketOptions::new(kind, true)
+        },
+    ))
 }
 
 pub(super) fn wrong_content(file: &Path, found: Content, expected: Content) -> Error {
@@ -271,7 +383,11 @@ pub(super) fn wrong_content(file: &Path, found: Content, expected: Content) -> E
         file: file.to_path_buf(),
         offset: 16,
         frame: None,
-        detail: format!("the snapshot holds a {}; a {} was expected", found.as_str_name().to_lowercase(), expected.as_str_name().to_lowercase()),
+        detail: format!(
+            "the snapshot holds a {}; a {} was expected",
+            found.as_str_name().to_lowercase(),
+            expected.as_str_name().to_lowercase()
+        ),
     }
 }
 
@@ -315,18 +431,29 @@ fn decode_frame(frame: &RawFrame) -> std::result::Result<Vec<pb::Record>, Format
     let mut records = Vec::new();
     while !rest.is_empty() {
         let at = body.len() - rest.len();
-        let record = pb::Record::decode_length_delimited(&mut rest)
-            .map_err(|e| frame.error(format!("record {} (byte {at} of the frame body) does not decode: {e}", records.len())))?;
+        let record = pb::Record::decode_length_delimited(&mut rest).map_err(|e| {
+            frame.error(format!(
+                "record {} (byte {at} of the frame body) does not decode: {e}",
+                records.len()
+            ))
+        })?;
         if record.kind.is_none() {
             return Err(frame.error(format!("record {} (byte {at} of the frame body) is of a kind this build does not know (written by a newer RockCask?)", records.len())));
         }
         if records.len() == frame.records as usize {
-            return Err(frame.error(format!("frame holds more records than the {} its header says", frame.records)));
+            return Err(frame.error(format!(
+                "frame holds more records than the {} its header says",
+                frame.records
+            )));
         }
         records.push(record);
     }
     if records.len() != frame.records as usize {
-        return Err(frame.error(format!("frame holds {} records; its header says {}", records.len(), frame.records)));
+        return Err(frame.error(format!(
+            "frame holds {} records; its header says {}",
+            records.len(),
+            frame.records
+        )));
     }
     Ok(records)
 }

@@ -8,14 +8,36 @@ use crate::casket::KeyOrder;
 
 /// One checked record, ready to be written.
 pub(super) enum Op {
-    Queue { index: u32, name: String },
+    Queue {
+        index: u32,
+        name: String,
+    },
     /// `value` is the entry's value in the entries family (`keys::encode_entry`).
-    Entry { queue: u32, position: u64, key: [u8; 12], value: Vec<u8> },
-    Object { key: [u8; 16], value: Range<usize>, refs: Option<u64> },
-    KeyValues { key: Vec<u8>, values: Vec<Vec<u8>> },
-    Map { index: u32, name: String },
+    Entry {
+        queue: u32,
+        position: u64,
+        key: [u8; 12],
+        value: Vec<u8>,
+    },
+    Object {
+        key: [u8; 16],
+        value: Range<usize>,
+        refs: Option<u64>,
+    },
+    KeyValues {
+        key: Vec<u8>,
+        values: Vec<Vec<u8>>,
+    },
+    Map {
+        index: u32,
+        name: String,
+    },
     /// `key` is the pair's key in the maps family (the map's index as its id, then its key).
-    MapEntry { map: u32, key: Vec<u8>, value: Range<usize> },
+    MapEntry {
+        map: u32,
+        key: Vec<u8>,
+        value: Range<usize>,
+    },
 }
 
 /// Checks that records come in the order an export writes them: queue definitions (indexes
@@ -39,7 +61,8 @@ pub(super) struct RecordOrder {
 
 impl RecordOrder {
     pub fn check(&mut self, op: &Op) -> std::result::Result<(), String> {
-        let store_records = !self.queues.is_empty() || self.entry_at.is_some() || self.last_object.is_some() || !self.maps.is_empty();
+        let store_records =
+            !self.queues.is_empty() || self.entry_at.is_some() || self.last_object.is_some() || !self.maps.is_empty();
         if self.key_values != matches!(op, Op::KeyValues { .. }) && (self.key_values || store_records) {
             return Err("store records and casket key/values in one snapshot".into());
         }
@@ -52,7 +75,11 @@ impl RecordOrder {
                 // (its values split over several).
                 if let (Some(order), Some(last)) = (&self.casket_order, &self.last_key) {
                     if order.compare(last, key) == std::cmp::Ordering::Greater {
-                        return Err(format!("key of {} bytes is out of the casket's {} order", key.len(), order.id()));
+                        return Err(format!(
+                            "key of {} bytes is out of the casket's {} order",
+                            key.len(),
+                            order.id()
+                        ));
                     }
                 }
                 self.last_key = Some(key.clone());
@@ -63,7 +90,10 @@ impl RecordOrder {
                     return Err(format!("map definition '{name}' after map pairs"));
                 }
                 if *index as usize != self.maps.len() {
-                    return Err(format!("map definition '{name}' has index {index}; {} expected", self.maps.len()));
+                    return Err(format!(
+                        "map definition '{name}' has index {index}; {} expected",
+                        self.maps.len()
+                    ));
                 }
                 if self.maps.last().is_some_and(|last| last.as_str() >= name.as_str()) {
                     return Err(format!("map '{name}' is out of order or defined twice"));
@@ -84,7 +114,10 @@ impl RecordOrder {
                     return Err(format!("queue definition '{name}' after entries or objects"));
                 }
                 if *index as usize != self.queues.len() {
-                    return Err(format!("queue definition '{name}' has index {index}; {} expected", self.queues.len()));
+                    return Err(format!(
+                        "queue definition '{name}' has index {index}; {} expected",
+                        self.queues.len()
+                    ));
                 }
                 if self.queues.last().is_some_and(|last| last.as_str() >= name.as_str()) {
                     return Err(format!("queue '{name}' is out of order or defined twice"));
@@ -96,15 +129,21 @@ impl RecordOrder {
                     return Err(format!("entry {position} of queue {queue} after objects"));
                 }
                 if *queue as usize >= self.queues.len() {
-                    return Err(format!("entry {position} refers to queue {queue}, which is not defined"));
+                    return Err(format!(
+                        "entry {position} refers to queue {queue}, which is not defined"
+                    ));
                 }
                 let expected = match self.entry_at {
                     Some((q, next)) if q == *queue => next,
-                    Some((q, _)) if q > *queue => return Err(format!("entries of queue {queue} after those of queue {q}")),
+                    Some((q, _)) if q > *queue => {
+                        return Err(format!("entries of queue {queue} after those of queue {q}"))
+                    }
                     _ => 0,
                 };
                 if *position != expected {
-                    return Err(format!("entry at position {position} of queue {queue}; position {expected} expected"));
+                    return Err(format!(
+                        "entry at position {position} of queue {queue}; position {expected} expected"
+                    ));
                 }
                 self.entry_at = Some((*queue, position + 1));
             }
@@ -113,7 +152,10 @@ impl RecordOrder {
                     return Err(format!("object {} after maps", Uuid::from_bytes(*key)));
                 }
                 if self.last_object.is_some_and(|last| last >= *key) {
-                    return Err(format!("object {} is out of order or appears twice", Uuid::from_bytes(*key)));
+                    return Err(format!(
+                        "object {} is out of order or appears twice",
+                        Uuid::from_bytes(*key)
+                    ));
                 }
                 self.last_object = Some(*key);
             }

@@ -82,7 +82,11 @@ pub fn put_queue(out: &mut Vec<u8>, index: u32, name: &[u8]) {
 }
 
 fn entry_inner(queue: u32, position: u64, owned: bool, payload_len: Option<usize>) -> usize {
-    varint_field_len(queue as u64) + varint_field_len(position) + bytes_field_len(16, false) + varint_field_len(owned as u64) + payload_len.map_or(0, |n| bytes_field_len(n, true))
+    varint_field_len(queue as u64)
+        + varint_field_len(position)
+        + bytes_field_len(16, false)
+        + varint_field_len(owned as u64)
+        + payload_len.map_or(0, |n| bytes_field_len(n, true))
 }
 
 /// Bytes of an entry record; `payload_len` for an entry holding its payload.
@@ -92,8 +96,19 @@ pub fn entry_len(queue: u32, position: u64, owned: bool, payload_len: Option<usi
 
 /// An entry record; `payload` for an entry holding its payload (written even when empty: the
 /// field is `optional`, its presence is what says so).
-pub fn put_entry(out: &mut Vec<u8>, queue: u32, position: u64, object_id: &[u8; 16], owned: bool, payload: Option<&[u8]>) {
-    put_record_head(out, RECORD_ENTRY, entry_inner(queue, position, owned, payload.map(<[u8]>::len)));
+pub fn put_entry(
+    out: &mut Vec<u8>,
+    queue: u32,
+    position: u64,
+    object_id: &[u8; 16],
+    owned: bool,
+    payload: Option<&[u8]>,
+) {
+    put_record_head(
+        out,
+        RECORD_ENTRY,
+        entry_inner(queue, position, owned, payload.map(<[u8]>::len)),
+    );
     put_varint_field(out, 1, queue as u64);
     put_varint_field(out, 2, position);
     put_bytes_field(out, 3, object_id, false);
@@ -104,7 +119,10 @@ pub fn put_entry(out: &mut Vec<u8>, queue: u32, position: u64, object_id: &[u8; 
 }
 
 fn object_inner(id: &[u8], owned: bool, payload_len: usize, owned_entries: u64) -> usize {
-    bytes_field_len(id.len(), false) + varint_field_len(owned as u64) + bytes_field_len(payload_len, false) + varint_field_len(owned_entries)
+    bytes_field_len(id.len(), false)
+        + varint_field_len(owned as u64)
+        + bytes_field_len(payload_len, false)
+        + varint_field_len(owned_entries)
 }
 
 pub fn object_len(id: &[u8], owned: bool, payload_len: usize, owned_entries: u64) -> usize {
@@ -112,7 +130,11 @@ pub fn object_len(id: &[u8], owned: bool, payload_len: usize, owned_entries: u64
 }
 
 pub fn put_object(out: &mut Vec<u8>, id: &[u8], owned: bool, payload: &[u8], owned_entries: u64) {
-    put_record_head(out, RECORD_OBJECT, object_inner(id, owned, payload.len(), owned_entries));
+    put_record_head(
+        out,
+        RECORD_OBJECT,
+        object_inner(id, owned, payload.len(), owned_entries),
+    );
     put_bytes_field(out, 1, id, false);
     put_varint_field(out, 2, owned as u64);
     put_bytes_field(out, 3, payload, false);
@@ -164,8 +186,8 @@ pub fn put_map_entry(out: &mut Vec<u8>, map: u32, key: &[u8], value: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rockcask_codec::snapshot_pb::{self as pb, record::Kind};
     use prost::Message;
+    use rockcask_codec::snapshot_pb::{self as pb, record::Kind};
 
     fn prost_bytes(kind: Kind) -> Vec<u8> {
         pb::Record { kind: Some(kind) }.encode_length_delimited_to_vec()
@@ -182,39 +204,97 @@ mod tests {
         for (index, name) in [(0u32, ""), (0, "a"), (7, "parse.out"), (u32::MAX, long_name.as_str())] {
             let mut out = Vec::new();
             put_queue(&mut out, index, name.as_bytes());
-            check(out, queue_len(index, name.as_bytes()), Kind::Queue(pb::QueueDef { index, name: name.into() }));
+            check(
+                out,
+                queue_len(index, name.as_bytes()),
+                Kind::Queue(pb::QueueDef {
+                    index,
+                    name: name.into(),
+                }),
+            );
         }
         let id = *uuid::Uuid::now_v7().as_bytes();
-        for (queue, position, owned) in [(0u32, 0u64, false), (3, 1, true), (u32::MAX, u64::MAX, true), (1, 300, false)] {
+        for (queue, position, owned) in [
+            (0u32, 0u64, false),
+            (3, 1, true),
+            (u32::MAX, u64::MAX, true),
+            (1, 300, false),
+        ] {
             let mut out = Vec::new();
             put_entry(&mut out, queue, position, &id, owned, None);
-            check(out, entry_len(queue, position, owned, None), Kind::Entry(pb::Entry { queue, position, object_id: id.to_vec(), owned, payload: None }));
+            check(
+                out,
+                entry_len(queue, position, owned, None),
+                Kind::Entry(pb::Entry {
+                    queue,
+                    position,
+                    object_id: id.to_vec(),
+                    owned,
+                    payload: None,
+                }),
+            );
         }
         for payload_len in [0usize, 1, 127, 128, 70_000] {
             let payload = vec![0x5A; payload_len];
             let mut out = Vec::new();
             put_entry(&mut out, 2, 9, &id, true, Some(&payload));
-            check(out, entry_len(2, 9, true, Some(payload_len)), Kind::Entry(pb::Entry { queue: 2, position: 9, object_id: id.to_vec(), owned: true, payload: Some(payload) }));
+            check(
+                out,
+                entry_len(2, 9, true, Some(payload_len)),
+                Kind::Entry(pb::Entry {
+                    queue: 2,
+                    position: 9,
+                    object_id: id.to_vec(),
+                    owned: true,
+                    payload: Some(payload),
+                }),
+            );
         }
-        for (payload_len, owned, refs) in [(0usize, false, 0u64), (1, true, 2), (127, true, 0), (128, false, 0), (70_000, true, u64::MAX)] {
+        for (payload_len, owned, refs) in [
+            (0usize, false, 0u64),
+            (1, true, 2),
+            (127, true, 0),
+            (128, false, 0),
+            (70_000, true, u64::MAX),
+        ] {
             let payload = vec![0xA5; payload_len];
             let mut out = Vec::new();
             put_object(&mut out, &id, owned, &payload, refs);
             check(
                 out,
                 object_len(&id, owned, payload_len, refs),
-                Kind::Object(pb::Object { id: id.to_vec(), owned, payload: payload.clone(), owned_entries: refs }),
+                Kind::Object(pb::Object {
+                    id: id.to_vec(),
+                    owned,
+                    payload: payload.clone(),
+                    owned_entries: refs,
+                }),
             );
         }
         for (index, name) in [(0u32, "counts"), (9, "")] {
             let mut out = Vec::new();
             put_map(&mut out, index, name.as_bytes());
-            check(out, map_len(index, name.as_bytes()), Kind::Map(pb::MapDef { index, name: name.into() }));
+            check(
+                out,
+                map_len(index, name.as_bytes()),
+                Kind::Map(pb::MapDef {
+                    index,
+                    name: name.into(),
+                }),
+            );
         }
         for (map, key, value) in [(0u32, &b"k"[..], &b""[..]), (4, &[0u8; 200][..], &[7u8; 300][..])] {
             let mut out = Vec::new();
             put_map_entry(&mut out, map, key, value);
-            check(out, map_entry_len(map, key, value.len()), Kind::MapEntry(pb::MapEntry { map, key: key.to_vec(), value: value.to_vec() }));
+            check(
+                out,
+                map_entry_len(map, key, value.len()),
+                Kind::MapEntry(pb::MapEntry {
+                    map,
+                    key: key.to_vec(),
+                    value: value.to_vec(),
+                }),
+            );
         }
         let values: Vec<Vec<u8>> = vec![vec![], b"one".to_vec(), vec![0; 200]];
         for key in [&b""[..], b"k", &[0u8; 130][..]] {
@@ -223,7 +303,10 @@ mod tests {
             check(
                 out,
                 key_values_len(key, values.iter().map(Vec::as_slice)),
-                Kind::KeyValues(pb::KeyValues { key: key.to_vec(), values: values.clone() }),
+                Kind::KeyValues(pb::KeyValues {
+                    key: key.to_vec(),
+                    values: values.clone(),
+                }),
             );
         }
     }

@@ -18,7 +18,10 @@ fn parent_of(target: &Path) -> Result<PathBuf> {
     if !parent.is_dir() {
         return Err(Error::Io {
             context: format!("cannot create {}", target.display()),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, format!("directory {} does not exist", parent.display())),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("directory {} does not exist", parent.display()),
+            ),
         });
     }
     Ok(parent)
@@ -26,17 +29,28 @@ fn parent_of(target: &Path) -> Result<PathBuf> {
 
 /// A hidden name beside `target`, unique to this process and moment.
 fn temporary_beside(target: &Path, what: &str) -> Result<PathBuf> {
-    let name = target.file_name().ok_or_else(|| Error::InvalidArgument(format!("{} does not name a file or directory", target.display())))?;
+    let name = target
+        .file_name()
+        .ok_or_else(|| Error::InvalidArgument(format!("{} does not name a file or directory", target.display())))?;
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    Ok(parent_of(target)?.join(format!(".{}.{}-{nanos}.{what}", name.to_string_lossy(), std::process::id())))
+    Ok(parent_of(target)?.join(format!(
+        ".{}.{}-{nanos}.{what}",
+        name.to_string_lossy(),
+        std::process::id()
+    )))
 }
 
 fn sync_dir(dir: &Path) -> Result<()> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(Error::io(format!("syncing directory {}", dir.display())))
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(Error::io(format!("syncing directory {}", dir.display())))
 }
 
 fn exists_error(target: &Path, why: &str) -> Error {
-    Error::TargetExists { path: target.to_path_buf(), why: why.into() }
+    Error::TargetExists {
+        path: target.to_path_buf(),
+        why: why.into(),
+    }
 }
 
 /// A file being written under a temporary name; removed unless persisted.
@@ -49,8 +63,16 @@ pub(crate) struct TempFile {
 impl TempFile {
     pub fn create(target: &Path) -> Result<TempFile> {
         let path = temporary_beside(target, "partial")?;
-        let file = File::options().write(true).create_new(true).open(&path).map_err(Error::io(format!("creating {}", path.display())))?;
-        Ok(TempFile { path, file, persisted: false })
+        let file = File::options()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(Error::io(format!("creating {}", path.display())))?;
+        Ok(TempFile {
+            path,
+            file,
+            persisted: false,
+        })
     }
 
     /// Starts writing `len` bytes from `offset` to the device without waiting for it, so that
@@ -62,7 +84,12 @@ impl TempFile {
         // SAFETY: a plain system call on a descriptor this struct owns; a failure only means
         // the final sync does all the work, so its result is ignored.
         unsafe {
-            libc::sync_file_range(self.file.as_raw_fd(), offset as libc::off64_t, len as libc::off64_t, libc::SYNC_FILE_RANGE_WRITE);
+            libc::sync_file_range(
+                self.file.as_raw_fd(),
+                offset as libc::off64_t,
+                len as libc::off64_t,
+                libc::SYNC_FILE_RANGE_WRITE,
+            );
         }
     }
 
@@ -72,18 +99,32 @@ impl TempFile {
 
     /// Syncs the file's data.
     pub fn sync(&self) -> Result<()> {
-        self.file.sync_all().map_err(Error::io(format!("syncing {}", self.path.display())))
+        self.file
+            .sync_all()
+            .map_err(Error::io(format!("syncing {}", self.path.display())))
     }
 
     /// Gives the (synced) file its name, replacing an existing file only when `overwrite`
     /// (otherwise a file that appeared meanwhile is not touched), and syncs the directory so
     /// the name survives a power loss.
     pub fn persist(mut self, target: &Path, overwrite: bool) -> Result<()> {
-        let placed = if overwrite { std::fs::rename(&self.path, target) } else { std::fs::hard_link(&self.path, target) };
+        let placed = if overwrite {
+            std::fs::rename(&self.path, target)
+        } else {
+            std::fs::hard_link(&self.path, target)
+        };
         match placed {
             Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(exists_error(target, "exists; choose another name or allow overwriting")),
-            Err(e) => return Err(Error::io(format!("naming {} {}", self.path.display(), target.display()))(e)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(exists_error(target, "exists; choose another name or allow overwriting"))
+            }
+            Err(e) => {
+                return Err(Error::io(format!(
+                    "naming {} {}",
+                    self.path.display(),
+                    target.display()
+                ))(e))
+            }
         }
         if !overwrite {
             let _ = std::fs::remove_file(&self.path);
@@ -105,7 +146,10 @@ impl Drop for TempFile {
 pub(crate) fn check_new_dir(target: &Path) -> Result<()> {
     match std::fs::read_dir(target) {
         Ok(mut entries) => match entries.next() {
-            Some(_) => Err(exists_error(target, "is not empty; a snapshot is imported into a new or empty directory")),
+            Some(_) => Err(exists_error(
+                target,
+                "is not empty; a snapshot is imported into a new or empty directory",
+            )),
             None => Ok(()),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => parent_of(target).map(|_| ()),
@@ -140,10 +184,24 @@ impl TempDir {
         match std::fs::rename(&self.path, target) {
             Ok(()) => {}
             // Someone put something there meanwhile: leave it alone.
-            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOTEMPTY) | Some(libc::EEXIST) | Some(libc::ENOTDIR)) => {
-                return Err(exists_error(target, "appeared while the import ran and is not empty; the import was not installed"))
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::ENOTEMPTY) | Some(libc::EEXIST) | Some(libc::ENOTDIR)
+                ) =>
+            {
+                return Err(exists_error(
+                    target,
+                    "appeared while the import ran and is not empty; the import was not installed",
+                ))
             }
-            Err(e) => return Err(Error::io(format!("moving {} to {}", self.path.display(), target.display()))(e)),
+            Err(e) => {
+                return Err(Error::io(format!(
+                    "moving {} to {}",
+                    self.path.display(),
+                    target.display()
+                ))(e))
+            }
         }
         self.installed = true;
         sync_dir(&parent_of(target)?)
@@ -169,9 +227,15 @@ pub(crate) struct TempCasket {
 impl TempCasket {
     pub fn create(target: &Path) -> Result<TempCasket> {
         if target.exists() || data_dir(target).exists() {
-            return Err(exists_error(target, "exists; a casket snapshot is imported into a new casket"));
+            return Err(exists_error(
+                target,
+                "exists; a casket snapshot is imported into a new casket",
+            ));
         }
-        Ok(TempCasket { path: temporary_beside(target, "importing")?, installed: false })
+        Ok(TempCasket {
+            path: temporary_beside(target, "importing")?,
+            installed: false,
+        })
     }
 
     pub fn install(mut self, target: &Path) -> Result<()> {
@@ -181,8 +245,21 @@ impl TempCasket {
         }
         match std::fs::rename(data_dir(&self.path), data_dir(target)) {
             Ok(()) => {}
-            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOTEMPTY) | Some(libc::EEXIST) | Some(libc::ENOTDIR)) => return Err(appeared()),
-            Err(e) => return Err(Error::io(format!("moving {} to {}", data_dir(&self.path).display(), data_dir(target).display()))(e)),
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::ENOTEMPTY) | Some(libc::EEXIST) | Some(libc::ENOTDIR)
+                ) =>
+            {
+                return Err(appeared())
+            }
+            Err(e) => {
+                return Err(Error::io(format!(
+                    "moving {} to {}",
+                    data_dir(&self.path).display(),
+                    data_dir(target).display()
+                ))(e))
+            }
         }
         // The marker goes last and never replaces one that appeared meanwhile (a hard link fails
         // where a rename would overwrite); without it, the directory goes back.

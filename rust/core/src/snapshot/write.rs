@@ -22,12 +22,33 @@ use crate::keys::{self, Ownership};
 /// One record to be, as the reading thread read it: ranges of the chunk's byte arena (store
 /// values as stored), so reading costs one copy into the arena and no allocation per item.
 pub(crate) enum Item {
-    Queue { index: u32, name: Range<usize> },
-    Entry { queue: u32, position: u64, value: Range<usize> },
-    Object { id: Range<usize>, value: Range<usize>, owned_entries: u64 },
-    KeyValues { key: Range<usize>, values: Vec<Range<usize>> },
-    Map { index: u32, name: Range<usize> },
-    MapEntry { map: u32, key: Range<usize>, value: Range<usize> },
+    Queue {
+        index: u32,
+        name: Range<usize>,
+    },
+    Entry {
+        queue: u32,
+        position: u64,
+        value: Range<usize>,
+    },
+    Object {
+        id: Range<usize>,
+        value: Range<usize>,
+        owned_entries: u64,
+    },
+    KeyValues {
+        key: Range<usize>,
+        values: Vec<Range<usize>>,
+    },
+    Map {
+        index: u32,
+        name: Range<usize>,
+    },
+    MapEntry {
+        map: u32,
+        key: Range<usize>,
+        value: Range<usize>,
+    },
 }
 
 /// What the reading thread hands to a worker: items and the bytes they refer to.
@@ -52,19 +73,28 @@ impl Item {
             Item::Entry { queue, position, value } => {
                 // An entry holding its payload carries it (uncompressed) in its record.
                 let inline = keys::inline_payload(&arena[value.clone()]).ok().flatten();
-                let payload_len = inline.map(|(codec, stored)| compress::payload_len(codec, stored).min(compress::MAX_DECOMPRESSED));
+                let payload_len =
+                    inline.map(|(codec, stored)| compress::payload_len(codec, stored).min(compress::MAX_DECOMPRESSED));
                 records::entry_len(*queue, *position, true, payload_len)
             }
             // The record holds the payload uncompressed, whatever the store keeps.
-            Item::Object { id, value, owned_entries } => {
+            Item::Object {
+                id,
+                value,
+                owned_entries,
+            } => {
                 let payload_len = match arena[value.clone()].split_first() {
                     // A damaged header may declare anything: no more than a payload may hold.
-                    Some((&flag, body)) => Compression::from_code(flag >> 4).map_or(body.len(), |codec| compress::payload_len(codec, body)).min(compress::MAX_DECOMPRESSED),
+                    Some((&flag, body)) => Compression::from_code(flag >> 4)
+                        .map_or(body.len(), |codec| compress::payload_len(codec, body))
+                        .min(compress::MAX_DECOMPRESSED),
                     None => 0,
                 };
                 records::object_len(&arena[id.clone()], true, payload_len, *owned_entries)
             }
-            Item::KeyValues { key, values } => records::key_values_len(&arena[key.clone()], values.iter().map(|v| &arena[v.clone()])),
+            Item::KeyValues { key, values } => {
+                records::key_values_len(&arena[key.clone()], values.iter().map(|v| &arena[v.clone()]))
+            }
             Item::Map { index, name } => records::map_len(*index, &arena[name.clone()]),
             Item::MapEntry { map, key, value } => records::map_entry_len(*map, &arena[key.clone()], value.len()),
         }
@@ -87,11 +117,30 @@ impl Item {
         let s = |r: Range<usize>| r.start - by..r.end - by;
         match self {
             Item::Queue { index, name } => Item::Queue { index, name: s(name) },
-            Item::Entry { queue, position, value } => Item::Entry { queue, position, value: s(value) },
-            Item::Object { id, value, owned_entries } => Item::Object { id: s(id), value: s(value), owned_entries },
-            Item::KeyValues { key, values } => Item::KeyValues { key: s(key), values: values.into_iter().map(s).collect() },
+            Item::Entry { queue, position, value } => Item::Entry {
+                queue,
+                position,
+                value: s(value),
+            },
+            Item::Object {
+                id,
+                value,
+                owned_entries,
+            } => Item::Object {
+                id: s(id),
+                value: s(value),
+                owned_entries,
+            },
+            Item::KeyValues { key, values } => Item::KeyValues {
+                key: s(key),
+                values: values.into_iter().map(s).collect(),
+            },
             Item::Map { index, name } => Item::Map { index, name: s(name) },
-            Item::MapEntry { map, key, value } => Item::MapEntry { map, key: s(key), value: s(value) },
+            Item::MapEntry { map, key, value } => Item::MapEntry {
+                map,
+                key: s(key),
+                value: s(value),
+            },
         }
     }
 
@@ -110,13 +159,30 @@ impl Item {
                 if let Some(p) = &payload {
                     counts.payload_bytes += p.len() as u64;
                 }
-                records::put_entry(body, *queue, *position, entry.id.as_bytes(), entry.own == Ownership::Owned, payload.as_deref());
+                records::put_entry(
+                    body,
+                    *queue,
+                    *position,
+                    entry.id.as_bytes(),
+                    entry.own == Ownership::Owned,
+                    payload.as_deref(),
+                );
             }
-            Item::Object { id, value, owned_entries } => {
+            Item::Object {
+                id,
+                value,
+                owned_entries,
+            } => {
                 let (own, payload) = keys::object_payload(&arena[value.clone()])?;
                 counts.objects += 1;
                 counts.payload_bytes += payload.len() as u64;
-                records::put_object(body, &arena[id.clone()], own == Ownership::Owned, &payload, *owned_entries);
+                records::put_object(
+                    body,
+                    &arena[id.clone()],
+                    own == Ownership::Owned,
+                    &payload,
+                    *owned_entries,
+                );
             }
             Item::KeyValues { key, values } => {
                 counts.keys += 1;
@@ -145,7 +211,10 @@ pub(crate) struct Frame {
 
 /// Encodes a chunk's records into one frame (compressed with `compression` when it shrinks).
 pub(crate) fn encode_chunk(chunk: Chunk, compression: Compression) -> Result<Frame> {
-    let mut counts = Counts { frames: 1, ..Default::default() };
+    let mut counts = Counts {
+        frames: 1,
+        ..Default::default()
+    };
     let weight: usize = chunk.items.iter().map(|i| i.weight(&chunk.arena)).sum();
     let mut body = Vec::with_capacity(weight.min(format::MAX_FRAME_BYTES as usize));
     for item in &chunk.items {
@@ -158,9 +227,20 @@ pub(crate) fn encode_chunk(chunk: Chunk, compression: Compression) -> Result<Fra
             format::MAX_FRAME_BYTES
         )));
     }
-    let (codec, stored) = Policy { codec: compression, threshold: 0 }.compress(&body);
+    let (codec, stored) = Policy {
+        codec: compression,
+        threshold: 0,
+    }
+    .compress(&body);
     let mut bytes = Vec::with_capacity(stored.len() + format::FRAME_FIXED_BYTES + format::CRC_BYTES);
-    format::encode_frame(&mut bytes, FRAME_RECORDS, codec, counts.records as u32, body.len() as u32, &stored);
+    format::encode_frame(
+        &mut bytes,
+        FRAME_RECORDS,
+        codec,
+        counts.records as u32,
+        body.len() as u32,
+        &stored,
+    );
     Ok(Frame { bytes, counts })
 }
 
@@ -190,14 +270,24 @@ pub(crate) struct Chunker {
 impl Chunker {
     pub fn new(options: &ExportOptions) -> Result<Chunker> {
         if options.frame_bytes == 0 || options.frame_bytes > format::MAX_FRAME_TARGET {
-            return Err(Error::InvalidArgument(format!("frame size must be 1 to {} bytes, got {}", format::MAX_FRAME_TARGET, options.frame_bytes)));
+            return Err(Error::InvalidArgument(format!(
+                "frame size must be 1 to {} bytes, got {}",
+                format::MAX_FRAME_TARGET,
+                options.frame_bytes
+            )));
         }
-        Ok(Chunker { budget: options.frame_bytes, ahead: None })
+        Ok(Chunker {
+            budget: options.frame_bytes,
+            ahead: None,
+        })
     }
 
     /// The next chunk; `next_item` appends an item's bytes to the arena it is given and returns
     /// the item (None when there are no more).
-    pub fn next_chunk(&mut self, mut next_item: impl FnMut(&mut Vec<u8>) -> Result<Option<Item>>) -> Result<Option<Chunk>> {
+    pub fn next_chunk(
+        &mut self,
+        mut next_item: impl FnMut(&mut Vec<u8>) -> Result<Option<Item>>,
+    ) -> Result<Option<Chunk>> {
         let (mut items, mut arena, mut weight) = match self.ahead.take() {
             Some((item, bytes)) => {
                 let w = item.weight(&bytes);
@@ -242,10 +332,16 @@ pub(crate) fn write_snapshot<C: Send>(
     encode: impl Fn(C) -> Result<Frame> + Sync,
 ) -> Result<Summary> {
     if !options.overwrite && file.exists() {
-        return Err(Error::TargetExists { path: file.to_path_buf(), why: "exists; choose another name or allow overwriting".into() });
+        return Err(Error::TargetExists {
+            path: file.to_path_buf(),
+            why: "exists; choose another name or allow overwriting".into(),
+        });
     }
     let temp = TempFile::create(file)?;
-    let mut out = BufWriter::with_capacity(256 << 10, temp.file.try_clone().map_err(Error::io("opening the snapshot file"))?);
+    let mut out = BufWriter::with_capacity(
+        256 << 10,
+        temp.file.try_clone().map_err(Error::io("opening the snapshot file"))?,
+    );
     let write_err = || Error::io(format!("writing {}", temp.path.display()));
     let head = format::encode_header(&header);
     out.write_all(&head).map_err(write_err())?;
@@ -264,7 +360,12 @@ pub(crate) fn write_snapshot<C: Send>(
             written_back = bytes;
         }
         add_counts(&mut counts, &frame.counts);
-        progress.tick(|| Progress { records: counts.records, records_expected, bytes, ..Default::default() })
+        progress.tick(|| Progress {
+            records: counts.records,
+            records_expected,
+            bytes,
+            ..Default::default()
+        })
     })?;
     let end = format::encode_trailer_and_end(&counts, crc);
     out.write_all(&end).map_err(write_err())?;
@@ -274,13 +375,27 @@ pub(crate) fn write_snapshot<C: Send>(
     temp.sync()?;
     // The last report goes out before the file takes its name: a listener that fails on it
     // still leaves nothing behind.
-    progress.done(Progress { records: counts.records, records_expected: counts.records, bytes, bytes_expected: bytes, done: true })?;
+    progress.done(Progress {
+        records: counts.records,
+        records_expected: counts.records,
+        bytes,
+        bytes_expected: bytes,
+        done: true,
+    })?;
     temp.persist(file, options.overwrite)?;
-    Ok(Summary { file: file.to_path_buf(), header, counts, file_bytes: bytes, format_version: format::FORMAT_VERSION })
+    Ok(Summary {
+        file: file.to_path_buf(),
+        header,
+        counts,
+        file_bytes: bytes,
+        format_version: format::FORMAT_VERSION,
+    })
 }
 
 pub(crate) fn now_millis() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 #[cfg(test)]
@@ -295,15 +410,26 @@ mod tests {
         move |arena| {
             let id = stash(arena, &[0; 16]);
             let value = stash(arena, &vec![0; payload_len + 1]);
-            Item::Object { id, value, owned_entries: 0 }
+            Item::Object {
+                id,
+                value,
+                owned_entries: 0,
+            }
         }
     }
 
     fn chunk_sizes(budget: usize, mut items: Vec<MakeItem>) -> Vec<usize> {
-        let mut chunker = Chunker::new(&ExportOptions { frame_bytes: budget, ..ExportOptions::default() }).unwrap();
+        let mut chunker = Chunker::new(&ExportOptions {
+            frame_bytes: budget,
+            ..ExportOptions::default()
+        })
+        .unwrap();
         items.reverse();
         let mut sizes = Vec::new();
-        while let Some(chunk) = chunker.next_chunk(|arena| Ok(items.pop().map(|mut make| make(arena)))).unwrap() {
+        while let Some(chunk) = chunker
+            .next_chunk(|arena| Ok(items.pop().map(|mut make| make(arena))))
+            .unwrap()
+        {
             // Every item's bytes came along, also those of an item carried over.
             let mut counts = Counts::default();
             let mut body = Vec::new();
@@ -318,8 +444,14 @@ mod tests {
     #[test]
     fn an_item_that_would_overflow_a_chunk_starts_the_next_and_a_big_one_goes_alone() {
         // Records of about 125 bytes, one of about 10,025; budget 300.
-        let items: Vec<MakeItem> =
-            vec![Box::new(object(100)), Box::new(object(100)), Box::new(object(10_000)), Box::new(object(100)), Box::new(object(100)), Box::new(object(100))];
+        let items: Vec<MakeItem> = vec![
+            Box::new(object(100)),
+            Box::new(object(100)),
+            Box::new(object(10_000)),
+            Box::new(object(100)),
+            Box::new(object(100)),
+            Box::new(object(100)),
+        ];
         assert_eq!(chunk_sizes(300, items), vec![2, 1, 2, 1]);
     }
 
@@ -327,28 +459,46 @@ mod tests {
     fn chunks_hold_at_most_the_frame_record_limit() {
         let entries: Vec<MakeItem> = (0..format::MAX_FRAME_RECORDS as u64 + 10)
             .map(|p| {
-                Box::new(move |arena: &mut Vec<u8>| Item::Entry { queue: 0, position: p, value: stash(arena, &keys::entry_value(uuid::Uuid::nil(), Ownership::Owned)) })
-                    as MakeItem
+                Box::new(move |arena: &mut Vec<u8>| Item::Entry {
+                    queue: 0,
+                    position: p,
+                    value: stash(arena, &keys::entry_value(uuid::Uuid::nil(), Ownership::Owned)),
+                }) as MakeItem
             })
             .collect();
-        assert_eq!(chunk_sizes(format::MAX_FRAME_TARGET, entries), vec![format::MAX_FRAME_RECORDS as usize, 10]);
+        assert_eq!(
+            chunk_sizes(format::MAX_FRAME_TARGET, entries),
+            vec![format::MAX_FRAME_RECORDS as usize, 10]
+        );
     }
 
     #[test]
     fn a_compressed_object_weighs_what_its_payload_will() {
         let payload = vec![7u8; 100_000];
-        let (codec, body) = Policy { codec: Compression::Zstd, threshold: 0 }.compress(&payload);
+        let (codec, body) = Policy {
+            codec: Compression::Zstd,
+            threshold: 0,
+        }
+        .compress(&payload);
         let value = [&[keys::object_flag(Ownership::Owned, codec)][..], &body].concat();
         assert!(value.len() < 1000);
         let mut arena = Vec::new();
-        let item = Item::Object { id: stash(&mut arena, &[0; 16]), value: stash(&mut arena, &value), owned_entries: 0 };
+        let item = Item::Object {
+            id: stash(&mut arena, &[0; 16]),
+            value: stash(&mut arena, &value),
+            owned_entries: 0,
+        };
         assert!(item.weight(&arena) >= 100_000);
     }
 
     #[test]
     fn frame_sizes_beyond_the_target_limit_are_refused() {
         for bad in [0, format::MAX_FRAME_TARGET + 1] {
-            assert!(Chunker::new(&ExportOptions { frame_bytes: bad, ..ExportOptions::default() }).is_err());
+            assert!(Chunker::new(&ExportOptions {
+                frame_bytes: bad,
+                ..ExportOptions::default()
+            })
+            .is_err());
         }
     }
 }

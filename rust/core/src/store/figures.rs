@@ -75,9 +75,18 @@ pub struct QueueFigures {
 
 impl QueueFigures {
     fn of(name: &str, queues: &mut Queues, id: keys::QueueId) -> Option<QueueFigures> {
-        let (depth, available, claimed) = queues.state(id).filter(|q| q.is_published()).map(|q| (q.committed_len(), q.available(), q.claimed_len()))?;
+        let (depth, available, claimed) = queues
+            .state(id)
+            .filter(|q| q.is_published())
+            .map(|q| (q.committed_len(), q.available(), q.claimed_len()))?;
         let counts = queues.counts_of(id).unwrap_or_default();
-        Some(QueueFigures { name: name.to_string(), depth, available, claimed, counts })
+        Some(QueueFigures {
+            name: name.to_string(),
+            depth,
+            available,
+            claimed,
+            counts,
+        })
     }
 }
 
@@ -87,7 +96,10 @@ impl Store {
         let mut figures = self.store_metrics()?;
         let mut q = self.shared.queues();
         let named: Vec<(String, keys::QueueId)> = q.names().map(|(n, id)| (n.to_string(), id)).collect();
-        figures.queues = named.iter().filter_map(|(name, id)| QueueFigures::of(name, &mut q, *id)).collect();
+        figures.queues = named
+            .iter()
+            .filter_map(|(name, id)| QueueFigures::of(name, &mut q, *id))
+            .collect();
         drop(q);
         figures.queues.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(figures)
@@ -110,7 +122,11 @@ impl Store {
             synced_write_nanos: m.synced_write_nanos,
             group_commit_size: m.group_commit_size,
             stats,
-            live_sst_bytes: db.families().into_iter().map(|cf| cf_property(&db, cf, "rocksdb.live-sst-files-size")).sum::<Result<u64>>()?,
+            live_sst_bytes: db
+                .families()
+                .into_iter()
+                .map(|cf| cf_property(&db, cf, "rocksdb.live-sst-files-size"))
+                .sum::<Result<u64>>()?,
             wal_bytes: wal_bytes(self.shared.path()),
             delayed_write_rate: db_property(&db, "rocksdb.actual-delayed-write-rate")?,
             write_stopped: db_property(&db, "rocksdb.is-write-stopped")? != 0,
@@ -145,11 +161,19 @@ impl Store {
 }
 
 fn cf_property(db: &DbRef<'_>, cf: &rocksdb::ColumnFamily, name: &str) -> Result<u64> {
-    Ok(db.db().property_int_value_cf(cf, name).context(|| format!("reading {name}"))?.unwrap_or(0))
+    Ok(db
+        .db()
+        .property_int_value_cf(cf, name)
+        .context(|| format!("reading {name}"))?
+        .unwrap_or(0))
 }
 
 fn db_property(db: &DbRef<'_>, name: &str) -> Result<u64> {
-    Ok(db.db().property_int_value(name).context(|| format!("reading {name}"))?.unwrap_or(0))
+    Ok(db
+        .db()
+        .property_int_value(name)
+        .context(|| format!("reading {name}"))?
+        .unwrap_or(0))
 }
 
 /// Delays and stops RocksDB counted since open: each column family's `total-delays` and
@@ -157,7 +181,10 @@ fn db_property(db: &DbRef<'_>, name: &str) -> Result<u64> {
 fn write_stalls(db: &DbRef<'_>) -> Result<(u64, u64)> {
     let (mut delays, mut stops) = (0, 0);
     for cf in db.families() {
-        let text = db.db().property_value_cf(cf, "rocksdb.cf-write-stall-stats").context(|| "reading rocksdb.cf-write-stall-stats".into())?;
+        let text = db
+            .db()
+            .property_value_cf(cf, "rocksdb.cf-write-stall-stats")
+            .context(|| "reading rocksdb.cf-write-stall-stats".into())?;
         for (key, n) in stall_counts(text.as_deref().unwrap_or("")) {
             match key {
                 "total-delays" => delays += n,
@@ -166,7 +193,10 @@ fn write_stalls(db: &DbRef<'_>) -> Result<(u64, u64)> {
             }
         }
     }
-    let text = db.db().property_value("rocksdb.db-write-stall-stats").context(|| "reading rocksdb.db-write-stall-stats".into())?;
+    let text = db
+        .db()
+        .property_value("rocksdb.db-write-stall-stats")
+        .context(|| "reading rocksdb.db-write-stall-stats".into())?;
     for (key, n) in stall_counts(text.as_deref().unwrap_or("")) {
         if key.ends_with("-stops") {
             stops += n;
@@ -189,7 +219,13 @@ fn stall_counts(text: &str) -> impl Iterator<Item = (&str, u64)> {
 
 fn wal_bytes(path: &Path) -> u64 {
     std::fs::read_dir(path)
-        .map(|rd| rd.flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".log")).filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum())
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
         .unwrap_or(0)
 }
 
@@ -199,11 +235,22 @@ mod tests {
     use crate::{QueueFigures, Store, StoreOptions};
 
     fn open(dir: &std::path::Path, metrics: bool) -> Store {
-        Store::open(dir, StoreOptions { sync_on_commit: false, metrics, ..StoreOptions::default() }).unwrap()
+        Store::open(
+            dir,
+            StoreOptions {
+                sync_on_commit: false,
+                metrics,
+                ..StoreOptions::default()
+            },
+        )
+        .unwrap()
     }
 
     fn queue(store: &Store, name: &str) -> QueueFigures {
-        store.queue_metrics(name).unwrap().unwrap_or_else(|| panic!("no queue {name}"))
+        store
+            .queue_metrics(name)
+            .unwrap()
+            .unwrap_or_else(|| panic!("no queue {name}"))
     }
 
     fn enqueue(store: &Store, name: &str, n: usize) {
@@ -220,22 +267,41 @@ mod tests {
         let store = open(dir.path(), true);
         enqueue(&store, "a", 10);
         let a = queue(&store, "a");
-        assert_eq!((a.depth, a.available, a.claimed, a.counts.enqueued, a.counts.polled), (10, 10, 0, 10, 0));
+        assert_eq!(
+            (a.depth, a.available, a.claimed, a.counts.enqueued, a.counts.polled),
+            (10, 10, 0, 10, 0)
+        );
 
         let mut rolled_back = store.begin().unwrap();
         assert_eq!(rolled_back.poll("a", 3).unwrap().len(), 3);
         let a = queue(&store, "a");
-        assert_eq!((a.depth, a.available, a.claimed, a.counts.polled, a.counts.returned), (10, 7, 3, 3, 0));
+        assert_eq!(
+            (a.depth, a.available, a.claimed, a.counts.polled, a.counts.returned),
+            (10, 7, 3, 3, 0)
+        );
         rolled_back.rollback().unwrap();
         let a = queue(&store, "a");
-        assert_eq!((a.available, a.claimed, a.counts.returned, a.counts.consumed), (10, 0, 3, 0));
+        assert_eq!(
+            (a.available, a.claimed, a.counts.returned, a.counts.consumed),
+            (10, 0, 3, 0)
+        );
 
         let mut tx = store.begin().unwrap();
         assert_eq!(tx.poll("a", 4).unwrap().len(), 4);
         tx.enqueue("b", b"moved").unwrap();
         tx.commit().unwrap();
         let a = queue(&store, "a");
-        assert_eq!((a.depth, a.available, a.counts.polled, a.counts.consumed, a.counts.returned, a.counts.enqueued), (6, 6, 7, 4, 3, 10));
+        assert_eq!(
+            (
+                a.depth,
+                a.available,
+                a.counts.polled,
+                a.counts.consumed,
+                a.counts.returned,
+                a.counts.enqueued
+            ),
+            (6, 6, 7, 4, 3, 10)
+        );
         let b = queue(&store, "b");
         assert_eq!((b.depth, b.counts.enqueued, b.counts.polled), (1, 1, 0));
 
@@ -250,7 +316,17 @@ mod tests {
         assert_eq!(m.queues.iter().map(|q| q.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         // The per-second rates move with the clock between the two reads (once the store is over a
         // second old); the counts do not.
-        let counts = |q: &QueueFigures| (q.depth, q.available, q.claimed, q.counts.enqueued, q.counts.polled, q.counts.consumed, q.counts.returned);
+        let counts = |q: &QueueFigures| {
+            (
+                q.depth,
+                q.available,
+                q.claimed,
+                q.counts.enqueued,
+                q.counts.polled,
+                q.counts.consumed,
+                q.counts.returned,
+            )
+        };
         assert_eq!(counts(&m.queues[0]), counts(&a));
         assert_eq!(m.stats.queued_items, 7);
     }
@@ -265,7 +341,16 @@ mod tests {
         store.shared.group_commit().fail_next_write();
         assert!(tx.commit().is_err());
         let q = queue(&store, "q");
-        assert_eq!((q.depth, q.available, q.counts.polled, q.counts.consumed, q.counts.returned), (5, 5, 2, 0, 2));
+        assert_eq!(
+            (
+                q.depth,
+                q.available,
+                q.counts.polled,
+                q.counts.consumed,
+                q.counts.returned
+            ),
+            (5, 5, 2, 0, 2)
+        );
         assert_eq!(store.metrics().unwrap().commits, 1);
     }
 
@@ -279,7 +364,10 @@ mod tests {
         tx.commit().unwrap();
         let m = store.metrics().unwrap();
         assert!(!m.counting);
-        assert_eq!((m.commits, m.commit_latency_nanos.count, m.synced_write_nanos.count), (0, 0, 0));
+        assert_eq!(
+            (m.commits, m.commit_latency_nanos.count, m.synced_write_nanos.count),
+            (0, 0, 0)
+        );
         let q = &m.queues[0];
         assert_eq!((q.depth, q.available), (3, 3));
         assert_eq!(q.counts, Default::default());

@@ -11,8 +11,8 @@ use std::cmp::Ordering;
 use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, DB};
 use uuid::Uuid;
 
-use crate::error::{Error, Result, RocksContext};
 use crate::entry_records::PresentEntries;
+use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, CF_META, CF_OBJECTS};
 use crate::store::Store;
 
@@ -33,9 +33,18 @@ impl Store {
         let snapshot = db.db().snapshot();
         let mut ro = ReadOptions::default();
         ro.set_snapshot(&snapshot);
-        let id = match db.db().get_pinned_cf_opt(db.cf(CF_META), crate::maps::meta_map_key(map), &ro).context(|| format!("looking up map '{map}'"))? {
+        let id = match db
+            .db()
+            .get_pinned_cf_opt(db.cf(CF_META), crate::maps::meta_map_key(map), &ro)
+            .context(|| format!("looking up map '{map}'"))?
+        {
             Some(v) => keys::decode_u32(&v, "map id")?,
-            None => return Err(Error::InvalidArgument(format!("store at {} has no map named '{map}'", self.path().display()))),
+            None => {
+                return Err(Error::InvalidArgument(format!(
+                    "store at {} has no map named '{map}'",
+                    self.path().display()
+                )))
+            }
         };
         let Some(cf) = db.maps_cf() else { return Ok(0) };
         let (start, end) = crate::maps::map_range(id);
@@ -86,9 +95,18 @@ impl Store {
         };
         // The queue's id is looked up under the same snapshot as its entries, so a queue created
         // after the snapshot is unknown rather than empty.
-        let id = match db.db().get_pinned_cf_opt(db.cf(CF_META), keys::meta_queue_key(queue), &read_options()).context(|| format!("looking up queue '{queue}'"))? {
+        let id = match db
+            .db()
+            .get_pinned_cf_opt(db.cf(CF_META), keys::meta_queue_key(queue), &read_options())
+            .context(|| format!("looking up queue '{queue}'"))?
+        {
             Some(v) => keys::decode_u32(&v, "queue id")?,
-            None => return Err(Error::InvalidArgument(format!("store at {} has no queue named '{queue}'", self.path().display()))),
+            None => {
+                return Err(Error::InvalidArgument(format!(
+                    "store at {} has no queue named '{queue}'",
+                    self.path().display()
+                )))
+            }
         };
         let entry_options = || {
             let mut ro = read_options();
@@ -98,7 +116,9 @@ impl Store {
         let mut entries = PresentEntries::new(db.db(), entry_options, id, queue)?;
         let mut object_options = read_options();
         object_options.set_readahead_size(2 << 20);
-        let mut objects = ObjectCursor { it: db.db().raw_iterator_cf_opt(db.cf(CF_OBJECTS), object_options) };
+        let mut objects = ObjectCursor {
+            it: db.db().raw_iterator_cf_opt(db.cf(CF_OBJECTS), object_options),
+        };
         let mut position = 0u64;
         // Entry keys sort by queue then sequence, and every entry below the head (handed back
         // by a rollback) is taken before the head: sequence order is FIFO order.
@@ -123,7 +143,6 @@ impl Store {
         Ok(position)
     }
 }
-
 
 /// Finds the objects of a queue's entries, taken in FIFO order.
 ///
@@ -162,7 +181,9 @@ impl ObjectCursor<'_> {
             }
             Some(Ordering::Greater) | None => self.it.seek(id),
         }
-        self.it.status().context(|| format!("reading object {}", Uuid::from_slice(id).unwrap_or_default()))?;
+        self.it
+            .status()
+            .context(|| format!("reading object {}", Uuid::from_slice(id).unwrap_or_default()))?;
         Ok(match (self.it.key(), self.it.value()) {
             (Some(k), Some(v)) if k == id => Some(v),
             _ => None,

@@ -20,15 +20,22 @@ use crate::wal_files;
 pub(super) fn prepare_directory(path: &Path, may_create: bool) -> Result<bool> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && may_create => {
-            std::fs::create_dir_all(path).map_err(Error::io(format!("creating the store directory {}", path.display())))?;
+            std::fs::create_dir_all(path)
+                .map_err(Error::io(format!("creating the store directory {}", path.display())))?;
             Ok(true)
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::NotAStore {
             path: path.to_path_buf(),
             why: "the directory does not exist (and creation was not asked for)".into(),
         }),
-        Err(e) => Err(Error::NotAStore { path: path.to_path_buf(), why: format!("cannot read it: {e}") }),
-        Ok(m) if !m.is_dir() => Err(Error::NotAStore { path: path.to_path_buf(), why: "it is a file, not a store directory".into() }),
+        Err(e) => Err(Error::NotAStore {
+            path: path.to_path_buf(),
+            why: format!("cannot read it: {e}"),
+        }),
+        Ok(m) if !m.is_dir() => Err(Error::NotAStore {
+            path: path.to_path_buf(),
+            why: "it is a file, not a store directory".into(),
+        }),
         Ok(_) => Ok(false),
     }
 }
@@ -36,11 +43,15 @@ pub(super) fn prepare_directory(path: &Path, may_create: bool) -> Result<bool> {
 /// Decide whether the directory `path` (which `prepare_directory` made sure of) is an existing
 /// store or may become a new one. Returns true to create.
 pub(super) fn check_location(path: &Path, options: &StoreOptions) -> Result<bool> {
-    let not_a_store = |why: &str| Error::NotAStore { path: path.to_path_buf(), why: why.to_string() };
+    let not_a_store = |why: &str| Error::NotAStore {
+        path: path.to_path_buf(),
+        why: why.to_string(),
+    };
     if path.join("CURRENT").is_file() {
         // A store whose files RocksDB cannot read is damaged, not foreign: saying "not a
         // store" might get it deleted.
-        let cfs = DB::list_cf(&Options::default(), path).map_err(|e| damaged(path, "listing its column families", e))?;
+        let cfs =
+            DB::list_cf(&Options::default(), path).map_err(|e| damaged(path, "listing its column families", e))?;
         if let Some(missing) = ALL_CFS.iter().find(|cf| !cfs.iter().any(|c| c == *cf)) {
             if was_a_store(path) {
                 return Err(damaged_store(
@@ -50,7 +61,9 @@ pub(super) fn check_location(path: &Path, options: &StoreOptions) -> Result<bool
                     format!("its MANIFEST lists no column family '{missing}', yet RocksDB's OPTIONS file shows it was a RockCask store"),
                 ));
             }
-            return Err(not_a_store(&format!("a RocksDB database without RockCask's column family '{missing}'")));
+            return Err(not_a_store(&format!(
+                "a RocksDB database without RockCask's column family '{missing}'"
+            )));
         }
         return Ok(false);
     }
@@ -77,7 +90,10 @@ const READ_ONLY_OPEN_ATTEMPTS: usize = 10;
 /// memtable) when it succeeded but a log present before it is gone after it, or when it failed
 /// and any log, table file or MANIFEST came or went during it. A failure while nothing moved is
 /// the store's own, reported as it is.
-pub(super) fn open_read_only_beside_a_writer(path: &Path, open: impl Fn() -> std::result::Result<DB, rocksdb::Error>) -> Result<DB> {
+pub(super) fn open_read_only_beside_a_writer(
+    path: &Path,
+    open: impl Fn() -> std::result::Result<DB, rocksdb::Error>,
+) -> Result<DB> {
     for _ in 0..READ_ONLY_OPEN_ATTEMPTS {
         let before = wal_files::moving_file_names(path);
         let opened = open();
@@ -102,7 +118,9 @@ pub(super) fn open_read_only_beside_a_writer(path: &Path, open: impl Fn() -> std
 /// refused here with every file still in place, to be restored or repaired.
 pub(super) fn probe_read_only(path: &Path, db_opts: &Options, options: &StoreOptions) -> Result<()> {
     let families = families_to_open(path, false, true)?;
-    let cfs = families.iter().map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, options, None)));
+    let cfs = families
+        .iter()
+        .map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, options, None)));
     let db = DB::open_cf_descriptors_read_only(db_opts, path, cfs, false).map_err(|e| open_error(path, e))?;
     check_format_marker(&db, path)
 }
@@ -113,7 +131,10 @@ pub(super) fn families_to_open(path: &Path, creating: bool, read_only: bool) -> 
     let mut families = ALL_CFS.to_vec();
     let has_maps = creating
         || !read_only
-        || DB::list_cf(&Options::default(), path).map_err(|e| damaged(path, "listing its column families", e))?.iter().any(|c| c == CF_MAPS);
+        || DB::list_cf(&Options::default(), path)
+            .map_err(|e| damaged(path, "listing its column families", e))?
+            .iter()
+            .any(|c| c == CF_MAPS);
     if has_maps {
         families.push(CF_MAPS);
     }
@@ -122,18 +143,28 @@ pub(super) fn families_to_open(path: &Path, creating: bool, read_only: bool) -> 
 
 pub(super) fn check_format_marker(db: &DB, path: &Path) -> Result<()> {
     let meta = db.cf_handle(CF_META).expect("opened with all column families");
-    match db.get_pinned_cf(meta, keys::META_FORMAT_KEY).context(|| format!("reading the format of {}", path.display()))? {
+    match db
+        .get_pinned_cf(meta, keys::META_FORMAT_KEY)
+        .context(|| format!("reading the format of {}", path.display()))?
+    {
         Some(v) if v.as_ref() == keys::META_FORMAT_VALUE => Ok(()),
         Some(v) => Err(Error::NotAStore {
             path: path.to_path_buf(),
-            why: format!("unknown format marker {:?} (this library reads {:?})", String::from_utf8_lossy(&v), String::from_utf8_lossy(keys::META_FORMAT_VALUE)),
+            why: format!(
+                "unknown format marker {:?} (this library reads {:?})",
+                String::from_utf8_lossy(&v),
+                String::from_utf8_lossy(keys::META_FORMAT_VALUE)
+            ),
         }),
         // Every RockCask column family is there (checked before opening), so this was a store;
         // losing the marker means RocksDB recovered less than was written.
         None => Err(damaged_store(
             path,
             rocksdb::ErrorKind::Corruption,
-            format!("reading its format marker (check {} and the WAL files)", manifest_of(path)),
+            format!(
+                "reading its format marker (check {} and the WAL files)",
+                manifest_of(path)
+            ),
             "it has RockCask's column families but no format marker, so RocksDB recovered less than was written".into(),
         )),
     }
@@ -143,10 +174,16 @@ pub(super) fn check_format_marker(db: &DB, path: &Path) -> Result<()> {
 /// was a store: an OPTIONS file (RocksDB's record of the options it was last opened with) naming
 /// RockCask's column families. (Not the lock file: a writer has just taken it, in any directory.)
 fn was_a_store(path: &Path) -> bool {
-    let Ok(entries) = std::fs::read_dir(path) else { return false };
-    entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("OPTIONS-")).any(|e| {
-        std::fs::read_to_string(e.path()).is_ok_and(|text| ALL_CFS.iter().all(|cf| text.contains(&format!("[CFOptions \"{cf}\"]"))))
-    })
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return false;
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("OPTIONS-"))
+        .any(|e| {
+            std::fs::read_to_string(e.path())
+                .is_ok_and(|text| ALL_CFS.iter().all(|cf| text.contains(&format!("[CFOptions \"{cf}\"]"))))
+        })
 }
 
 /// The MANIFEST file CURRENT names (the file RocksDB reads the store's layout from).
@@ -164,7 +201,12 @@ fn damaged(path: &Path, doing: &str, e: rocksdb::Error) -> Error {
         rocksdb::ErrorKind::Unknown => rocksdb::ErrorKind::Corruption,
         kind => kind,
     };
-    damaged_store(path, status, format!("{doing} from {}", manifest_of(path)), e.into_string())
+    damaged_store(
+        path,
+        status,
+        format!("{doing} from {}", manifest_of(path)),
+        e.into_string(),
+    )
 }
 
 /// The one error of a damaged store: what was being read and what was wrong, and what to do (a
@@ -173,7 +215,9 @@ pub(super) fn damaged_store(path: &Path, status: rocksdb::ErrorKind, doing: Stri
     Error::Rocks {
         status,
         context: format!("opening {}: {doing}", path.display()),
-        message: format!("{what}; the store is damaged or unreadable: do not delete it, restore it from a snapshot or checkpoint"),
+        message: format!(
+            "{what}; the store is damaged or unreadable: do not delete it, restore it from a snapshot or checkpoint"
+        ),
     }
 }
 
@@ -185,9 +229,16 @@ pub(super) fn open_error(path: &Path, e: rocksdb::Error) -> Error {
     // RocksDB reports a held lock file as an IOError mentioning LOCK ("Resource temporarily
     // unavailable" from another process, "lock hold by current process" from this one).
     if message.contains("LOCK") && (message.contains("lock") || message.contains("unavailable")) {
-        return Error::Locked { path: path.to_path_buf(), detail: message };
+        return Error::Locked {
+            path: path.to_path_buf(),
+            detail: message,
+        };
     }
-    Error::Rocks { status: e.kind(), context: format!("opening {}", path.display()), message }
+    Error::Rocks {
+        status: e.kind(),
+        context: format!("opening {}", path.display()),
+        message,
+    }
 }
 
 #[cfg(test)]
@@ -206,11 +257,20 @@ mod tests {
         tx.commit().unwrap();
         drop(tx);
         store.close().unwrap();
-        db_options(&StoreOptions { read_only: true, ..StoreOptions::default() }, false)
+        db_options(
+            &StoreOptions {
+                read_only: true,
+                ..StoreOptions::default()
+            },
+            false,
+        )
     }
 
     fn open_read_only(dir: &Path, db_opts: &Options) -> std::result::Result<DB, rocksdb::Error> {
-        let cfs = families_to_open(dir, false, true).unwrap().into_iter().map(|name| ColumnFamilyDescriptor::new(name, cf_options(name, &StoreOptions::default(), None)));
+        let cfs = families_to_open(dir, false, true)
+            .unwrap()
+            .into_iter()
+            .map(|name| ColumnFamilyDescriptor::new(name, cf_options(name, &StoreOptions::default(), None)));
         DB::open_cf_descriptors_read_only(db_opts, dir, cfs, false)
     }
 
@@ -276,12 +336,20 @@ mod tests {
             opens.set(opens.get() + 1);
             let db = open_read_only(dir.path(), &db_opts);
             for name in wal_files::log_names(dir.path()) {
-                std::fs::rename(dir.path().join(&name), dir.path().join(format!("{:06}.log", 900_000 + opens.get()))).unwrap();
+                std::fs::rename(
+                    dir.path().join(&name),
+                    dir.path().join(format!("{:06}.log", 900_000 + opens.get())),
+                )
+                .unwrap();
             }
             db
         });
         match refused {
-            Err(Error::Rocks { status: rocksdb::ErrorKind::Busy, message, .. }) => assert!(message.contains("try again"), "{message}"),
+            Err(Error::Rocks {
+                status: rocksdb::ErrorKind::Busy,
+                message,
+                ..
+            }) => assert!(message.contains("try again"), "{message}"),
             other => panic!("expected Busy, got {:?}", other.map(|_| "a database")),
         }
         assert_eq!(opens.get(), READ_ONLY_OPEN_ATTEMPTS as u64);

@@ -87,7 +87,11 @@ impl Store {
     /// `queue_names` of the queues whose names start with `prefix` (at most a queue name long).
     pub fn queue_names_with_prefix(&self, prefix: &str) -> Result<Vec<String>> {
         if prefix.len() > keys::MAX_QUEUE_NAME_BYTES {
-            return Err(Error::InvalidArgument(format!("queue name prefix is {} bytes long; at most {} are allowed", prefix.len(), keys::MAX_QUEUE_NAME_BYTES)));
+            return Err(Error::InvalidArgument(format!(
+                "queue name prefix is {} bytes long; at most {} are allowed",
+                prefix.len(),
+                keys::MAX_QUEUE_NAME_BYTES
+            )));
         }
         self.shared.db()?;
         let mut names = self.shared.queues().listed_names(prefix);
@@ -106,7 +110,11 @@ impl Store {
         let db = self.shared.db()?;
         let (queues, queued_items) = self.shared.queues().totals();
         let prop = |cf: &rocksdb::ColumnFamily, name: &str| -> Result<u64> {
-            Ok(db.db().property_int_value_cf(cf, name).context(|| format!("reading {name}"))?.unwrap_or(0))
+            Ok(db
+                .db()
+                .property_int_value_cf(cf, name)
+                .context(|| format!("reading {name}"))?
+                .unwrap_or(0))
         };
         let (payload_bytes, stored_payload_bytes) = self.shared.payload_figures();
         let mut memtable_bytes = 0;
@@ -119,7 +127,11 @@ impl Store {
             queues,
             queued_items,
             maps: self.shared.map_count() as u64,
-            map_entries_estimate: db.maps_cf().map(|cf| prop(cf, "rocksdb.estimate-num-keys")).transpose()?.unwrap_or(0),
+            map_entries_estimate: db
+                .maps_cf()
+                .map(|cf| prop(cf, "rocksdb.estimate-num-keys"))
+                .transpose()?
+                .unwrap_or(0),
             objects_estimate: prop(db.cf(CF_OBJECTS), "rocksdb.estimate-num-keys")?,
             disk_bytes: directory_bytes(self.shared.path()),
             memtable_bytes,
@@ -141,7 +153,11 @@ impl Store {
             let key = keys::meta_config_key(queue);
             let mut wo = rocksdb::WriteOptions::default();
             wo.set_sync(self.shared.options().sync_on_commit);
-            let written = if config.is_default() { db.db().delete_cf_opt(db.cf(CF_META), &key, &wo) } else { db.db().put_cf_opt(db.cf(CF_META), &key, config.encode(), &wo) };
+            let written = if config.is_default() {
+                db.db().delete_cf_opt(db.cf(CF_META), &key, &wo)
+            } else {
+                db.db().put_cf_opt(db.cf(CF_META), &key, config.encode(), &wo)
+            };
             written.context(|| format!("writing the settings of queue '{queue}'"))?;
             let mut queues = self.shared.queues();
             queues.configure(queue, &config);
@@ -190,7 +206,10 @@ impl Store {
     pub fn dead_letters(&self, queue: &str, max: usize) -> Result<Vec<DeadLetter>> {
         keys::validate_queue_name(queue)?;
         if max > crate::options::MAX_BATCH_ITEMS {
-            return Err(Error::InvalidArgument(format!("{max} dead letters are more than the {} one call lists", crate::options::MAX_BATCH_ITEMS)));
+            return Err(Error::InvalidArgument(format!(
+                "{max} dead letters are more than the {} one call lists",
+                crate::options::MAX_BATCH_ITEMS
+            )));
         }
         let qid = {
             let queues = self.shared.queues();
@@ -206,10 +225,23 @@ impl Store {
         // A dead letter consumed since its record was read is left out (a dead letter is a
         // single-entry record, deleted with its consumption).
         let entries = crate::entry_records::read_entries(&db, qid, &seqs)?.entries;
-        let (present, entries): (Vec<(u64, DeadLetterRecord)>, Vec<keys::Entry>) =
-            records.into_iter().zip(entries).filter_map(|((seq, r), e)| e.map(|e| ((seq, r), e))).unzip();
+        let (present, entries): (Vec<(u64, DeadLetterRecord)>, Vec<keys::Entry>) = records
+            .into_iter()
+            .zip(entries)
+            .filter_map(|((seq, r), e)| e.map(|e| ((seq, r), e)))
+            .unzip();
         let payloads = crate::object_reads::ObjectReads::committed().entry_payloads(&db, &entries)?;
-        Ok(present.into_iter().zip(entries).zip(payloads).map(|(((sequence, record), e), payload)| DeadLetter { sequence, id: e.id, payload, record }).collect())
+        Ok(present
+            .into_iter()
+            .zip(entries)
+            .zip(payloads)
+            .map(|(((sequence, record), e), payload)| DeadLetter {
+                sequence,
+                id: e.id,
+                payload,
+                record,
+            })
+            .collect())
     }
 
     /// Flush memtables and compact everything: reclaims the space of consumed entries now
@@ -232,7 +264,12 @@ impl Store {
 
 fn directory_bytes(path: &Path) -> u64 {
     std::fs::read_dir(path)
-        .map(|rd| rd.flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum())
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
         .unwrap_or(0)
 }
-

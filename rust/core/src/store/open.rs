@@ -9,8 +9,8 @@ use std::sync::Arc;
 use rocksdb::{Cache, ColumnFamilyDescriptor, DB};
 
 use super::location::{
-    check_format_marker, check_location, damaged_store, families_to_open, manifest_of, open_error, open_read_only_beside_a_writer,
-    prepare_directory, probe_read_only,
+    check_format_marker, check_location, damaged_store, families_to_open, manifest_of, open_error,
+    open_read_only_beside_a_writer, prepare_directory, probe_read_only,
 };
 use super::recovery::recover_queues;
 use super::tuning::{cf_options, db_options};
@@ -68,16 +68,25 @@ impl Store {
         let db_opts = db_options(&options, creating);
         if !creating {
             if let Some(why) = manifest_record::shortened(&path) {
-                return Err(damaged_store(&path, rocksdb::ErrorKind::Corruption, format!("checking {}", manifest_of(&path)), why));
+                return Err(damaged_store(
+                    &path,
+                    rocksdb::ErrorKind::Corruption,
+                    format!("checking {}", manifest_of(&path)),
+                    why,
+                ));
             }
             if !options.read_only {
                 probe_read_only(&path, &db_opts, &options)?;
             }
         }
         let families = families_to_open(&path, creating, options.read_only)?;
-        let cfs = families.iter().map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, &options, cache.as_ref())));
+        let cfs = families
+            .iter()
+            .map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, &options, cache.as_ref())));
         let db = if options.read_only {
-            open_read_only_beside_a_writer(&path, || DB::open_cf_descriptors_read_only(&db_opts, &path, cfs.clone(), false))?
+            open_read_only_beside_a_writer(&path, || {
+                DB::open_cf_descriptors_read_only(&db_opts, &path, cfs.clone(), false)
+            })?
         } else {
             DB::open_cf_descriptors(&db_opts, &path, cfs).map_err(|e| open_error(&path, e))?
         };
@@ -85,7 +94,8 @@ impl Store {
             let meta = db.cf_handle(CF_META).expect("just created");
             db.put_cf(meta, keys::META_FORMAT_KEY, keys::META_FORMAT_VALUE)
                 .context(|| format!("writing the format marker of {}", path.display()))?;
-            db.flush_wal(true).context(|| format!("syncing the new store at {}", path.display()))?;
+            db.flush_wal(true)
+                .context(|| format!("syncing the new store at {}", path.display()))?;
         } else {
             check_format_marker(&db, &path)?;
         }
@@ -94,12 +104,29 @@ impl Store {
         if !options.read_only && !stale_records.is_empty() {
             let mut batch = rocksdb::WriteBatch::default();
             for (queue, record) in stale_records {
-                batch.delete_cf(db.cf_handle(CF_META).expect("opened with all column families"), keys::meta_deliveries_key(queue, record));
+                batch.delete_cf(
+                    db.cf_handle(CF_META).expect("opened with all column families"),
+                    keys::meta_deliveries_key(queue, record),
+                );
             }
-            db.write(batch).context(|| format!("deleting stale delivery records of {}", path.display()))?;
+            db.write(batch)
+                .context(|| format!("deleting stale delivery records of {}", path.display()))?;
         }
         let map_names = Registry::recover(&db, crate::maps::meta_map_prefix(), "maps", "id")?;
-        let store = Store { shared: Arc::new(Shared::new(path, options, OpenDb { db, cf_ids, cache, lock }, queues, map_names)) };
+        let store = Store {
+            shared: Arc::new(Shared::new(
+                path,
+                options,
+                OpenDb {
+                    db,
+                    cf_ids,
+                    cache,
+                    lock,
+                },
+                queues,
+                map_names,
+            )),
+        };
         if !store.shared.options().read_only {
             // Entries whose last delivery ended with the process (a crash while they were
             // claimed) and that reached their queue's limit go to the dead-letter queue now,

@@ -19,46 +19,77 @@ use crate::registry::{for_each_named, Registry};
 /// `MAX_BLOCK_ENTRIES - 1` of them.
 /// Then the queues' settings, their entries' delivery counts and their dead letters.
 /// Also returns the delivery records that count nothing any more (to be deleted by a writer).
-pub(super) fn recover_queues(db: &DB, default_max_deliveries: u32, queue_cache_bytes: usize) -> Result<(Queues, Vec<(QueueId, u64)>)> {
+pub(super) fn recover_queues(
+    db: &DB,
+    default_max_deliveries: u32,
+    queue_cache_bytes: usize,
+) -> Result<(Queues, Vec<(QueueId, u64)>)> {
     let meta = db.cf_handle(CF_META).expect("opened with all column families");
     let entries = db.cf_handle(CF_ENTRIES).expect("opened with all column families");
     let mut configs = HashMap::new();
-    for_each_named(db, ReadOptions::default(), keys::meta_config_prefix(), "queue settings", |name, v| {
-        let config = QueueConfig::decode(v, &name)?;
-        configs.insert(name, config);
-        Ok(())
-    })?;
+    for_each_named(
+        db,
+        ReadOptions::default(),
+        keys::meta_config_prefix(),
+        "queue settings",
+        |name, v| {
+            let config = QueueConfig::decode(v, &name)?;
+            configs.insert(name, config);
+            Ok(())
+        },
+    )?;
     let names = Registry::recover(db, keys::meta_queue_prefix(), "queues", "queue id")?;
     let mut queues = Queues::new(names, configs, default_max_deliveries, queue_cache_bytes);
     let named: Vec<(String, QueueId)> = queues.names().map(|(name, id)| (name.to_string(), id)).collect();
     for (name, id) in named {
-        let layout = match db.get_pinned_cf(meta, keys::meta_head_key(id)).context(|| format!("reading head of queue '{name}'"))? {
-            Some(v) => HeadLayout::decode(&v).ok_or_else(|| Error::Corrupt(format!("head layout of queue '{name}'")))?,
+        let layout = match db
+            .get_pinned_cf(meta, keys::meta_head_key(id))
+            .context(|| format!("reading head of queue '{name}'"))?
+        {
+            Some(v) => {
+                HeadLayout::decode(&v).ok_or_else(|| Error::Corrupt(format!("head layout of queue '{name}'")))?
+            }
             None => HeadLayout::default(),
         };
         let tail = recover_tail(db, entries, id, layout.head, &name)?;
-        queues.recover_state(&name, QueueState::recovered(id, layout.head, tail, layout.below_head_set()));
+        queues.recover_state(
+            &name,
+            QueueState::recovered(id, layout.head, tail, layout.below_head_set()),
+        );
     }
     let mut records: Vec<(QueueId, u64)> = Vec::new();
     let all = |prefix: &[u8]| (prefix.to_vec(), [prefix, &[0xFF; 13][..]].concat());
-    for_each_per_entry_record(db, all(keys::meta_deliveries_prefix()), "delivery records", |queue, record, v| {
-        records.push((queue, record));
-        queues.recover_delivery_record(record);
-        if let Some(q) = queues.state_mut(queue) {
-            for (seq, deliveries) in crate::deliveries::decode(v)? {
-                q.recover_deliveries(seq, deliveries, record);
+    for_each_per_entry_record(
+        db,
+        all(keys::meta_deliveries_prefix()),
+        "delivery records",
+        |queue, record, v| {
+            records.push((queue, record));
+            queues.recover_delivery_record(record);
+            if let Some(q) = queues.state_mut(queue) {
+                for (seq, deliveries) in crate::deliveries::decode(v)? {
+                    q.recover_deliveries(seq, deliveries, record);
+                }
             }
-        }
-        Ok(true)
-    })?;
-    for_each_per_entry_record(db, all(keys::meta_dead_letter_prefix()), "dead letters", |queue, seq, _| {
-        if let Some(q) = queues.state_mut(queue) {
-            q.note_dead_letter(seq);
-        }
-        Ok(true)
-    })?;
+            Ok(true)
+        },
+    )?;
+    for_each_per_entry_record(
+        db,
+        all(keys::meta_dead_letter_prefix()),
+        "dead letters",
+        |queue, seq, _| {
+            if let Some(q) = queues.state_mut(queue) {
+                q.note_dead_letter(seq);
+            }
+            Ok(true)
+        },
+    )?;
     // Records that count no present entry (all consumed or counted again since): stale.
-    let stale = records.into_iter().filter(|(queue, record)| queues.state(*queue).is_none_or(|q| q.record_counts_nothing(*record))).collect();
+    let stale = records
+        .into_iter()
+        .filter(|(queue, record)| queues.state(*queue).is_none_or(|q| q.record_counts_nothing(*record)))
+        .collect();
     Ok((queues, stale))
 }
 
@@ -73,7 +104,11 @@ fn recover_tail(db: &DB, entries: &rocksdb::ColumnFamily, id: QueueId, head: u64
         ro.set_iterate_upper_bound(keys::queue_upper_bound(id));
         let mut it = db.raw_iterator_cf_opt(entries, ro);
         it.seek_to_last();
-        let end = it.key().map(keys::record_span).transpose()?.map(|(first, n)| first + u64::from(n));
+        let end = it
+            .key()
+            .map(keys::record_span)
+            .transpose()?
+            .map(|(first, n)| first + u64::from(n));
         it.status().context(|| format!("recovering queue '{name}'"))?;
         Ok(end)
     };
@@ -81,6 +116,9 @@ fn recover_tail(db: &DB, entries: &rocksdb::ColumnFamily, id: QueueId, head: u64
         return Ok(end.max(head));
     }
     let lowest = keys::lowest_block_start(head);
-    Ok(if lowest < head { last_record_end(lowest)?.map_or(head, |end| end.max(head)) } else { head })
+    Ok(if lowest < head {
+        last_record_end(lowest)?.map_or(head, |end| end.max(head))
+    } else {
+        head
+    })
 }
-

@@ -46,7 +46,9 @@ pub(crate) fn compact_files_of_tombstones(o: &mut Options) {
 /// of a commit's CPU. The C API has no setter for it, hence the options string.
 pub(crate) fn with_insert_hints(prefix_bytes: usize) -> Options {
     Options::default()
-        .get_options_from_string(format!("memtable_insert_with_hint_prefix_extractor=rocksdb.FixedPrefix.{prefix_bytes}"))
+        .get_options_from_string(format!(
+            "memtable_insert_with_hint_prefix_extractor=rocksdb.FixedPrefix.{prefix_bytes}"
+        ))
         .expect("RocksDB knows its fixed-prefix extractor")
 }
 

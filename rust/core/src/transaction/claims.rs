@@ -38,7 +38,9 @@ impl Transaction {
             queues.metrics_mut().count_claimed(*qid, seqs.len() as u64);
         }
         drop(queues);
-        let Some((qid, kept, failed, tracked, counts_bytes)) = claimed.filter(|_| !seqs.is_empty()) else { return Ok(None) };
+        let Some((qid, kept, failed, tracked, counts_bytes)) = claimed.filter(|_| !seqs.is_empty()) else {
+            return Ok(None);
+        };
         // Before any of their objects is read.
         self.buf.note_owners_read(|| self.store.group_commit().written_below());
         let first = self.buf.add_claims(qid, &seqs);
@@ -48,16 +50,27 @@ impl Transaction {
             .map(|(entry, seq)| entry.ok_or_else(|| Error::Corrupt(format!("queue '{queue}' entry {seq} is missing"))))
             .collect::<Result<Vec<_>>>()?;
         if counts_bytes {
-            self.buf.count_claim_bytes(first, crate::object_reads::counted_bytes(db, &entries)?);
+            self.buf
+                .count_claim_bytes(first, crate::object_reads::counted_bytes(db, &entries)?);
         }
-        Ok(Some(Claimed { queue: qid, seqs, entries, failed, tracked }))
+        Ok(Some(Claimed {
+            queue: qid,
+            seqs,
+            entries,
+            failed,
+            tracked,
+        }))
     }
 
     /// The last `n` claims are delivered now: each becomes its entry's next delivery, recorded
     /// on disk first when the queue has a delivery limit, in one delivery record for them all
     /// (`deliveries.rs`), written to the write-ahead log without a sync.
     pub(super) fn deliver_last_claims(&mut self, db: &DbRef<'_>, claimed: &Claimed, n: usize) -> Result<()> {
-        let record = if claimed.tracked && n > 0 { Some(self.record_deliveries(db, claimed, n)?) } else { None };
+        let record = if claimed.tracked && n > 0 {
+            Some(self.record_deliveries(db, claimed, n)?)
+        } else {
+            None
+        };
         let from = self.buf.claims().len() - n;
         self.buf.deliver_claims(from, &claimed.failed, record);
         Ok(())
@@ -66,7 +79,12 @@ impl Transaction {
     /// Writes the delivery record of the first `n` entries of `claimed` (deleting the records
     /// this supersedes, once they count nothing); returns its number.
     fn record_deliveries(&self, db: &DbRef<'_>, claimed: &Claimed, n: usize) -> Result<u64> {
-        let delivered = claimed.seqs.iter().copied().zip(claimed.failed.iter().map(|f| f + 1)).take(n);
+        let delivered = claimed
+            .seqs
+            .iter()
+            .copied()
+            .zip(claimed.failed.iter().map(|f| f + 1))
+            .take(n);
         let mut batch = rocksdb::WriteBatch::default();
         let record = {
             let mut queues = self.store.queues();
@@ -74,17 +92,26 @@ impl Transaction {
             if let Some(q) = queues.state_mut(claimed.queue) {
                 for &seq in &claimed.seqs[..n] {
                     if let Some(superseded) = q.detach_record(seq) {
-                        batch.delete_cf(db.cf(keys::CF_META), keys::meta_deliveries_key(claimed.queue, superseded));
+                        batch.delete_cf(
+                            db.cf(keys::CF_META),
+                            keys::meta_deliveries_key(claimed.queue, superseded),
+                        );
                     }
                 }
                 q.attach_record(record, n as u32);
             }
             record
         };
-        batch.put_cf(db.cf(keys::CF_META), keys::meta_deliveries_key(claimed.queue, record), crate::deliveries::encode(delivered));
+        batch.put_cf(
+            db.cf(keys::CF_META),
+            keys::meta_deliveries_key(claimed.queue, record),
+            crate::deliveries::encode(delivered),
+        );
         let mut wo = rocksdb::WriteOptions::default();
         wo.set_sync(false);
-        db.db().write_opt(batch, &wo).context(|| "recording deliveries".to_string())?;
+        db.db()
+            .write_opt(batch, &wo)
+            .context(|| "recording deliveries".to_string())?;
         Ok(record)
     }
 
@@ -97,8 +124,17 @@ impl Transaction {
         self.hand_back_claims(0, |q, c| {
             if c.deliveries == 0 {
                 q.give_back(c.seq);
-            } else if writable && q.max_deliveries() > 0 && c.deliveries >= q.max_deliveries() && !q.is_dead_letter(c.seq) {
-                doomed.push(Doomed { queue: c.queue, seq: c.seq, deliveries: c.deliveries, record: c.record });
+            } else if writable
+                && q.max_deliveries() > 0
+                && c.deliveries >= q.max_deliveries()
+                && !q.is_dead_letter(c.seq)
+            {
+                doomed.push(Doomed {
+                    queue: c.queue,
+                    seq: c.seq,
+                    deliveries: c.deliveries,
+                    record: c.record,
+                });
             } else {
                 q.give_back_delivered(c.seq, c.deliveries, c.record, not_before);
             }
@@ -161,8 +197,19 @@ pub(super) struct Claimed {
 
 /// `kept`, the entries `seqs` of queue `qid` the entry cache had, with the others read
 /// (`read_claimed`).
-fn with_unkept_read(store: &Shared, db: &DbRef<'_>, qid: QueueId, seqs: &[u64], mut kept: Vec<Option<Entry>>) -> Result<Vec<Option<Entry>>> {
-    let unkept: Vec<u64> = seqs.iter().zip(&kept).filter(|(_, e)| e.is_none()).map(|(&seq, _)| seq).collect();
+fn with_unkept_read(
+    store: &Shared,
+    db: &DbRef<'_>,
+    qid: QueueId,
+    seqs: &[u64],
+    mut kept: Vec<Option<Entry>>,
+) -> Result<Vec<Option<Entry>>> {
+    let unkept: Vec<u64> = seqs
+        .iter()
+        .zip(&kept)
+        .filter(|(_, e)| e.is_none())
+        .map(|(&seq, _)| seq)
+        .collect();
     if unkept.is_empty() {
         return Ok(kept);
     }

@@ -34,7 +34,9 @@ pub(crate) fn move_to_dead_letter_queues(store: &Arc<Shared>, doomed: Vec<Doomed
     if doomed.is_empty() {
         return Ok(());
     }
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
     let reason = bounded_reason(reason);
     let mut tx = Transaction::new(store.clone());
     // Where each goes, worked out under the queues lock.
@@ -52,15 +54,28 @@ pub(crate) fn move_to_dead_letter_queues(store: &Arc<Shared>, doomed: Vec<Doomed
     }
     // Claims first: whatever fails below hands every one of them back.
     for d in &doomed {
-        tx.buf.add_claim(Claim { record: d.record, ..Claim::new(d.queue, d.seq) });
+        tx.buf.add_claim(Claim {
+            record: d.record,
+            ..Claim::new(d.queue, d.seq)
+        });
     }
     tx.buf.exempt_from_capacity();
     let moved = (|| {
         let db = store.writable_db()?;
         for (d, (origin, dlq)) in doomed.iter().zip(&targets) {
             let read = read_claimed(store, &db, d.queue, &[d.seq])?;
-            let entry = read.into_iter().flatten().next().ok_or_else(|| Error::Corrupt(format!("queue '{origin}' entry {} is missing", d.seq)))?;
-            let record = DeadLetterRecord { origin_queue: origin.clone(), origin_sequence: d.seq, deliveries: d.deliveries, reason: reason.to_string(), dead_at_millis: now };
+            let entry = read
+                .into_iter()
+                .flatten()
+                .next()
+                .ok_or_else(|| Error::Corrupt(format!("queue '{origin}' entry {} is missing", d.seq)))?;
+            let record = DeadLetterRecord {
+                origin_queue: origin.clone(),
+                origin_sequence: d.seq,
+                deliveries: d.deliveries,
+                reason: reason.to_string(),
+                dead_at_millis: now,
+            };
             tx.buf.enqueue_dead_letter(dlq, entry, record.encode());
         }
         Ok(())
@@ -88,10 +103,18 @@ pub(crate) fn dead_letter_over_limit(store: &Arc<Shared>) -> Result<()> {
     let mut doomed = Vec::new();
     {
         let mut queues = store.queues();
-        let over: Vec<(QueueId, u64, u32)> = queues.states().flat_map(|q| q.over_limit().into_iter().map(|(seq, n)| (q.id(), seq, n))).collect();
+        let over: Vec<(QueueId, u64, u32)> = queues
+            .states()
+            .flat_map(|q| q.over_limit().into_iter().map(|(seq, n)| (q.id(), seq, n)))
+            .collect();
         for (queue, seq, deliveries) in over {
             if queues.claim_exact(queue, seq) {
-                doomed.push(Doomed { queue, seq, deliveries, record: None });
+                doomed.push(Doomed {
+                    queue,
+                    seq,
+                    deliveries,
+                    record: None,
+                });
             }
         }
     }
@@ -124,7 +147,11 @@ impl Transaction {
 
     /// Claims the selected dead letters of `queue` and reads each one's record and entry. A
     /// failure after claiming rolls the transaction back, as a poll's does.
-    fn claim_dead_letters(&mut self, queue: &str, which: Selection<'_>) -> Result<Vec<(DeadLetterRecord, keys::Entry)>> {
+    fn claim_dead_letters(
+        &mut self,
+        queue: &str,
+        which: Selection<'_>,
+    ) -> Result<Vec<(DeadLetterRecord, keys::Entry)>> {
         self.check_open()?;
         let store = self.store.clone();
         let db = store.writable_db()?;
@@ -134,7 +161,9 @@ impl Transaction {
             let dlq = queues.config(queue).dead_letter_queue_of(queue);
             let Some(q) = queues.get_mut(&dlq) else {
                 return match which {
-                    Selection::Only(&[first, ..]) => Err(Error::InvalidArgument(format!("queue '{queue}' has no dead letter {first}: '{dlq}' holds none"))),
+                    Selection::Only(&[first, ..]) => Err(Error::InvalidArgument(format!(
+                        "queue '{queue}' has no dead letter {first}: '{dlq}' holds none"
+                    ))),
                     _ => Ok(Vec::new()),
                 };
             };
@@ -145,8 +174,14 @@ impl Transaction {
                     seqs.sort_unstable();
                     seqs.dedup();
                     if let Some(bad) = seqs.iter().find(|&&s| !q.is_dead_letter(s) || !q.is_claimable(s)) {
-                        let why = if q.is_dead_letter(*bad) { "another transaction holds it" } else { "there is no such dead letter" };
-                        return Err(Error::InvalidArgument(format!("dead letter {bad} of queue '{queue}' (in '{dlq}'): {why}")));
+                        let why = if q.is_dead_letter(*bad) {
+                            "another transaction holds it"
+                        } else {
+                            "there is no such dead letter"
+                        };
+                        return Err(Error::InvalidArgument(format!(
+                            "dead letter {bad} of queue '{queue}' (in '{dlq}'): {why}"
+                        )));
                     }
                     seqs
                 }
@@ -168,7 +203,10 @@ impl Transaction {
                 .map(|((seq, entry), record)| {
                     let record = record.context(|| format!("reading dead letter {seq} of queue '{queue}'"))?;
                     let missing = || Error::Corrupt(format!("dead letter {seq} of queue '{queue}' is missing"));
-                    Ok((DeadLetterRecord::decode(&record.ok_or_else(missing)?)?, entry.ok_or_else(missing)?))
+                    Ok((
+                        DeadLetterRecord::decode(&record.ok_or_else(missing)?)?,
+                        entry.ok_or_else(missing)?,
+                    ))
                 })
                 .collect::<Result<Vec<_>>>()
         })();
@@ -181,9 +219,20 @@ mod tests {
     #[test]
     fn a_failed_move_leaves_the_entry_in_its_queue_with_its_count_and_the_next_open_moves_it() {
         let dir = tempfile::tempdir().unwrap();
-        let options = crate::StoreOptions { sync_on_commit: false, ..crate::StoreOptions::default() };
+        let options = crate::StoreOptions {
+            sync_on_commit: false,
+            ..crate::StoreOptions::default()
+        };
         let store = crate::Store::open(dir.path(), options.clone()).unwrap();
-        store.configure_queue("q", crate::QueueConfig { max_deliveries: Some(1), ..crate::QueueConfig::default() }).unwrap();
+        store
+            .configure_queue(
+                "q",
+                crate::QueueConfig {
+                    max_deliveries: Some(1),
+                    ..crate::QueueConfig::default()
+                },
+            )
+            .unwrap();
         let mut tx = store.begin().unwrap();
         tx.enqueue("q", b"bad").unwrap();
         tx.commit().unwrap();

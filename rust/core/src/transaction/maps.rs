@@ -5,9 +5,9 @@
 
 use crate::commit::buffered::MapWrite;
 use crate::error::{Error, Result, RocksContext};
+use crate::map_reads::{stored_value, stored_values};
 use crate::maps::{self, Direction, KeyRange, MapId};
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
-use crate::map_reads::{stored_value, stored_values};
 use crate::shared::DbRef;
 use crate::transaction::Transaction;
 
@@ -16,7 +16,10 @@ impl Transaction {
     pub fn map_put(&mut self, map: &str, key: &[u8], value: &[u8]) -> Result<()> {
         self.check_map_write(map, key)?;
         if value.len() > MAX_PAYLOAD_BYTES {
-            return Err(Error::InvalidArgument(format!("map value of {} bytes exceeds the limit of {MAX_PAYLOAD_BYTES} bytes", value.len())));
+            return Err(Error::InvalidArgument(format!(
+                "map value of {} bytes exceeds the limit of {MAX_PAYLOAD_BYTES} bytes",
+                value.len()
+            )));
         }
         self.buf.write_map(map, key, MapWrite::Put(value.to_vec()));
         Ok(())
@@ -57,7 +60,10 @@ impl Transaction {
         self.check_open()?;
         maps::validate_map_name(map)?;
         if keys_wanted.len() > MAX_BATCH_ITEMS {
-            return Err(Error::InvalidArgument(format!("{} keys are more than the {MAX_BATCH_ITEMS} one call reads", keys_wanted.len())));
+            return Err(Error::InvalidArgument(format!(
+                "{} keys are more than the {MAX_BATCH_ITEMS} one call reads",
+                keys_wanted.len()
+            )));
         }
         for k in keys_wanted {
             maps::validate_map_key(k)?;
@@ -83,11 +89,19 @@ impl Transaction {
 
     /// Up to `limit` (key, value) pairs of map `map` in `range`, in key order or reversed, as
     /// this transaction sees them (its own writes merged in). Not checked at commit.
-    pub fn map_scan(&mut self, map: &str, range: &KeyRange, direction: Direction, limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    pub fn map_scan(
+        &mut self,
+        map: &str,
+        range: &KeyRange,
+        direction: Direction,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         self.check_open()?;
         maps::validate_map_name(map)?;
         if limit > MAX_BATCH_ITEMS {
-            return Err(Error::InvalidArgument(format!("a scan of {limit} pairs is more than the {MAX_BATCH_ITEMS} one call returns")));
+            return Err(Error::InvalidArgument(format!(
+                "a scan of {limit} pairs is more than the {MAX_BATCH_ITEMS} one call returns"
+            )));
         }
         let store = self.store.clone();
         let db = store.db()?;
@@ -140,7 +154,11 @@ fn apply_own(own: Option<MapWrite>, stored: Option<Vec<u8>>, map: &str, key: &[u
         Some(MapWrite::Put(v)) => Ok(Some(v)),
         Some(MapWrite::Delete) => Ok(None),
         Some(MapWrite::Add(d)) => {
-            let base = stored.as_deref().map(|v| maps::decode_counter(v, map, key)).transpose()?.unwrap_or(0);
+            let base = stored
+                .as_deref()
+                .map(|v| maps::decode_counter(v, map, key))
+                .transpose()?
+                .unwrap_or(0);
             Ok(Some(base.wrapping_add(d).to_le_bytes().to_vec()))
         }
         None => Ok(stored),
@@ -155,7 +173,9 @@ struct StoredScan<'a> {
 
 impl<'a> StoredScan<'a> {
     fn new(db: &'a DbRef<'_>, id: Option<MapId>, range: &KeyRange, direction: Direction) -> Result<StoredScan<'a>> {
-        let (Some(id), Some(cf)) = (id, db.maps_cf()) else { return Ok(StoredScan { it: None, direction }) };
+        let (Some(id), Some(cf)) = (id, db.maps_cf()) else {
+            return Ok(StoredScan { it: None, direction });
+        };
         let (map_start, map_end) = maps::map_range(id);
         let lower = range.from.as_deref().map_or(map_start, |f| maps::map_key(id, f));
         let upper = range.to.as_deref().map(|t| maps::map_key(id, t)).or(map_end);
@@ -169,7 +189,10 @@ impl<'a> StoredScan<'a> {
             Direction::Forward => it.seek(&lower),
             Direction::Reverse => it.seek_to_last(),
         }
-        Ok(StoredScan { it: Some(it), direction })
+        Ok(StoredScan {
+            it: Some(it),
+            direction,
+        })
     }
 
     /// The current pair (the key without the map id).
@@ -188,13 +211,21 @@ impl<'a> StoredScan<'a> {
     }
 
     fn status(&self) -> Result<()> {
-        self.it.as_ref().map_or(Ok(()), |it| it.status().context(|| "scanning a map".to_string()))
+        self.it
+            .as_ref()
+            .map_or(Ok(()), |it| it.status().context(|| "scanning a map".to_string()))
     }
 }
 
 /// The stored pairs and this transaction's writes, merged in scan order: an own write replaces
 /// (or, a delete, hides) the stored pair with its key; stops after `limit` pairs.
-fn merge(mut stored: StoredScan<'_>, own: Vec<(Vec<u8>, MapWrite)>, direction: Direction, limit: usize, map: &str) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+fn merge(
+    mut stored: StoredScan<'_>,
+    own: Vec<(Vec<u8>, MapWrite)>,
+    direction: Direction,
+    limit: usize,
+    map: &str,
+) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
     let before = |a: &[u8], b: &[u8]| match direction {
         Direction::Forward => a < b,
         Direction::Reverse => a > b,

@@ -30,8 +30,8 @@ use uuid::Uuid;
 
 use rockcask_codec::compress::{Compression, Policy};
 
-use crate::commit::{self, CommitOutcome};
 use crate::commit::buffered::Buffered;
+use crate::commit::{self, CommitOutcome};
 use crate::error::{Error, Result};
 use crate::keys::{self, Entry, Ownership};
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
@@ -139,7 +139,12 @@ impl Transaction {
             Entry::inline(id, codec, stored)
         } else {
             let stored = self.write_object(id, Ownership::Owned, policy, len, fill)?;
-            Entry { id, own: Ownership::Owned, bytes: Some(stored), inline: None }
+            Entry {
+                id,
+                own: Ownership::Owned,
+                bytes: Some(stored),
+                inline: None,
+            }
         };
         self.buf.enqueue(queue, entry);
         Ok(())
@@ -186,10 +191,23 @@ impl Transaction {
         let (own, bytes, committed) = {
             let db = self.check_write()?;
             keys::validate_queue_name(queue)?;
-            let (own, bytes) = self.buf.object_reads().stored_object_of(&db, None, id)?.ok_or(Error::NoSuchObject(id))?;
+            let (own, bytes) = self
+                .buf
+                .object_reads()
+                .stored_object_of(&db, None, id)?
+                .ok_or(Error::NoSuchObject(id))?;
             (own, bytes, !self.buf.writes_object(&id))
         };
-        self.buf.enqueue_existing(queue, Entry { id, own, bytes: Some(bytes), inline: None }, committed);
+        self.buf.enqueue_existing(
+            queue,
+            Entry {
+                id,
+                own,
+                bytes: Some(bytes),
+                inline: None,
+            },
+            committed,
+        );
         Ok(())
     }
 
@@ -216,7 +234,10 @@ impl Transaction {
             let db = self.check_write()?;
             check_payload_len(len)?;
             let own = self.buf.object_reads().ownership_of(&db, None, id)?;
-            (own.unwrap_or(Ownership::Reference), own == Some(Ownership::Owned) && !self.buf.writes_object(&id))
+            (
+                own.unwrap_or(Ownership::Reference),
+                own == Some(Ownership::Owned) && !self.buf.writes_object(&id),
+            )
         };
         let policy = self.store.options().compression;
         self.write_object(id, own, policy, len, fill)?;
@@ -230,7 +251,9 @@ impl Transaction {
     pub fn get(&self, id: Uuid) -> Result<Option<Vec<u8>>> {
         self.check_open()?;
         let db = self.store.db()?;
-        self.buf.object_reads().payload_of(&db, Some(self.store.object_cache()), id)
+        self.buf
+            .object_reads()
+            .payload_of(&db, Some(self.store.object_cache()), id)
     }
 
     /// The payloads of objects `ids`, in order (`None` where there is none), as `get` of each
@@ -239,10 +262,15 @@ impl Transaction {
     pub fn get_many(&self, ids: &[Uuid]) -> Result<Vec<Option<Vec<u8>>>> {
         self.check_open()?;
         if ids.len() > MAX_BATCH_ITEMS {
-            return Err(Error::InvalidArgument(format!("{} ids are more than the {MAX_BATCH_ITEMS} one call reads", ids.len())));
+            return Err(Error::InvalidArgument(format!(
+                "{} ids are more than the {MAX_BATCH_ITEMS} one call reads",
+                ids.len()
+            )));
         }
         let db = self.store.db()?;
-        self.buf.object_reads().read_payloads(&db, Some(self.store.object_cache()), ids)
+        self.buf
+            .object_reads()
+            .read_payloads(&db, Some(self.store.object_cache()), ids)
     }
 
     /// Delete object `id`. Entries still pointing at it are delivered with no payload.
@@ -280,7 +308,9 @@ impl Transaction {
     /// once `wait` has passed, with the transaction still open.
     pub fn commit_waiting(&mut self, wait: Duration) -> Result<()> {
         self.check_open()?;
-        let deadline = Instant::now().checked_add(wait).ok_or_else(|| Error::InvalidArgument("wait is too long".into()))?;
+        let deadline = Instant::now()
+            .checked_add(wait)
+            .ok_or_else(|| Error::InvalidArgument("wait is too long".into()))?;
         let store = self.store.clone();
         let started = store.metrics().start();
         let (db, ticket) = loop {
@@ -361,7 +391,11 @@ impl Transaction {
             return Ok(());
         }
         let not_before = match retry_after {
-            Some(d) => Some(Instant::now().checked_add(d).ok_or_else(|| Error::InvalidArgument(format!("retry delay of {d:?} is too long")))?),
+            Some(d) => Some(
+                Instant::now()
+                    .checked_add(d)
+                    .ok_or_else(|| Error::InvalidArgument(format!("retry delay of {d:?} is too long")))?,
+            ),
             None => None,
         };
         let doomed = self.hand_back_delivered(not_before);
@@ -383,8 +417,9 @@ impl Drop for Transaction {
 
 fn check_payload_len(len: usize) -> Result<()> {
     if len > MAX_PAYLOAD_BYTES {
-        return Err(Error::InvalidArgument(format!("payload of {len} bytes exceeds the limit of {MAX_PAYLOAD_BYTES} bytes")));
+        return Err(Error::InvalidArgument(format!(
+            "payload of {len} bytes exceeds the limit of {MAX_PAYLOAD_BYTES} bytes"
+        )));
     }
     Ok(())
 }
-

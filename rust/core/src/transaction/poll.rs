@@ -36,23 +36,45 @@ impl Transaction {
         self.or_roll_back(read)
     }
 
-    fn claim_and_read(&mut self, db: &DbRef<'_>, queue: &str, max: usize, max_payload_bytes: usize) -> Result<Vec<Message>> {
+    fn claim_and_read(
+        &mut self,
+        db: &DbRef<'_>,
+        queue: &str,
+        max: usize,
+        max_payload_bytes: usize,
+    ) -> Result<Vec<Message>> {
         let mut out = Vec::new();
         if let Some(claimed) = self.claim_entries(db, queue, max)? {
             let ids: Vec<Uuid> = claimed.entries.iter().map(|e| e.id).collect();
             let objects = self.buf.object_reads().read_entry_payloads(db, &claimed.entries)?;
-            let kept = within_budget(objects.iter().map(|o| o.as_ref().map_or(0, |(_, p)| p.len())), max_payload_bytes, 0);
+            let kept = within_budget(
+                objects.iter().map(|o| o.as_ref().map_or(0, |(_, p)| p.len())),
+                max_payload_bytes,
+                0,
+            );
             // The claims past the budget go back, to be the head of the next poll.
-            self.hand_back_claims(self.buf.claims().len() - (claimed.seqs.len() - kept), |q, c| q.give_back(c.seq));
+            self.hand_back_claims(self.buf.claims().len() - (claimed.seqs.len() - kept), |q, c| {
+                q.give_back(c.seq)
+            });
             self.deliver_last_claims(db, &claimed, kept)?;
             for (e, object) in claimed.entries[..kept].iter().zip(&objects) {
                 if e.owns_an_object() {
-                    self.buf.consume_owned(e.id, Some(matches!(object, Some((Ownership::Owned, _)))));
+                    self.buf
+                        .consume_owned(e.id, Some(matches!(object, Some((Ownership::Owned, _)))));
                 }
             }
             let payloads = objects.into_iter().map(|o| o.map(|(_, p)| p));
-            let delivered = ids.into_iter().zip(payloads).zip(claimed.seqs.iter().zip(&claimed.failed)).take(kept);
-            out.extend(delivered.map(|((id, payload), (&seq, &failed))| Message { id, payload, sequence: Some(seq), deliveries: failed + 1 }));
+            let delivered = ids
+                .into_iter()
+                .zip(payloads)
+                .zip(claimed.seqs.iter().zip(&claimed.failed))
+                .take(kept);
+            out.extend(delivered.map(|((id, payload), (&seq, &failed))| Message {
+                id,
+                payload,
+                sequence: Some(seq),
+                deliveries: failed + 1,
+            }));
             if kept < claimed.seqs.len() {
                 return Ok(out);
             }
@@ -66,10 +88,19 @@ impl Transaction {
                 let e = &self.buf.own_enqueues(queue).expect("counted above")[i];
                 taken.push((e.id, self.buf.object_reads().own_entry_payload(db, e)?));
             }
-            let kept = within_budget(taken.iter().map(|(_, p)| p.as_ref().map_or(0, Vec::len)), max_payload_bytes.saturating_sub(used), out.len());
+            let kept = within_budget(
+                taken.iter().map(|(_, p)| p.as_ref().map_or(0, Vec::len)),
+                max_payload_bytes.saturating_sub(used),
+                out.len(),
+            );
             let own_items = self.buf.take_back_own_enqueues(queue, kept);
             for (e, (_, payload)) in own_items.into_iter().zip(taken) {
-                out.push(Message { id: e.id, payload, sequence: None, deliveries: 1 });
+                out.push(Message {
+                    id: e.id,
+                    payload,
+                    sequence: None,
+                    deliveries: 1,
+                });
             }
         }
         Ok(out)
@@ -77,7 +108,9 @@ impl Transaction {
 
     /// Poll one item, waiting up to `timeout` for one to be committed to `queue`.
     pub fn take(&mut self, queue: &str, timeout: Duration) -> Result<Option<Message>> {
-        let deadline = Instant::now().checked_add(timeout).ok_or_else(|| Error::InvalidArgument("timeout is too long".into()))?;
+        let deadline = Instant::now()
+            .checked_add(timeout)
+            .ok_or_else(|| Error::InvalidArgument("timeout is too long".into()))?;
         loop {
             if let Some(m) = self.poll(queue, 1)?.pop() {
                 return Ok(Some(m));
@@ -87,7 +120,9 @@ impl Transaction {
                 if self.store.is_closed() {
                     return Err(Error::Closed("store"));
                 }
-                let (available, next_due) = queues.get(queue).map_or((false, None), |q| (q.available() > 0, q.next_due()));
+                let (available, next_due) = queues
+                    .get(queue)
+                    .map_or((false, None), |q| (q.available() > 0, q.next_due()));
                 if available {
                     break;
                 }
@@ -140,15 +175,33 @@ impl Transaction {
                 .unzip();
             let payloads = self.buf.object_reads().entry_payloads(&db, &entries)?;
             out.extend(
-                entries.iter().zip(payloads).zip(present).map(|((e, payload), (seq, failed))| Message { id: e.id, payload, sequence: Some(seq), deliveries: failed + 1 }),
+                entries
+                    .iter()
+                    .zip(payloads)
+                    .zip(present)
+                    .map(|((e, payload), (seq, failed))| Message {
+                        id: e.id,
+                        payload,
+                        sequence: Some(seq),
+                        deliveries: failed + 1,
+                    }),
             );
         }
         if let Some(own_items) = self.buf.own_enqueues(queue) {
             for e in own_items.iter().take(max - out.len()) {
-                out.push(Message { id: e.id, payload: self.buf.object_reads().own_entry_payload(&db, e)?, sequence: None, deliveries: 1 });
+                out.push(Message {
+                    id: e.id,
+                    payload: self.buf.object_reads().own_entry_payload(&db, e)?,
+                    sequence: None,
+                    deliveries: 1,
+                });
             }
         }
-        out.truncate(within_budget(out.iter().map(|m| m.payload.as_ref().map_or(0, Vec::len)), max_payload_bytes, 0));
+        out.truncate(within_budget(
+            out.iter().map(|m| m.payload.as_ref().map_or(0, Vec::len)),
+            max_payload_bytes,
+            0,
+        ));
         Ok(out)
     }
 }
@@ -171,7 +224,9 @@ fn within_budget(lengths: impl Iterator<Item = usize>, budget: usize, already: u
 
 pub(super) fn check_batch(max: usize) -> Result<()> {
     if max == 0 || max > MAX_BATCH_ITEMS {
-        return Err(Error::InvalidArgument(format!("item count {max} is outside 1..={MAX_BATCH_ITEMS}")));
+        return Err(Error::InvalidArgument(format!(
+            "item count {max} is outside 1..={MAX_BATCH_ITEMS}"
+        )));
     }
     Ok(())
 }

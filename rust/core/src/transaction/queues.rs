@@ -32,7 +32,9 @@ impl Transaction {
     pub fn move_queue(&mut self, from: &str, to: &str) -> Result<u64> {
         keys::validate_queue_name(to)?;
         if from == to {
-            return Err(Error::InvalidArgument(format!("queue '{from}' cannot be moved into itself")));
+            return Err(Error::InvalidArgument(format!(
+                "queue '{from}' cannot be moved into itself"
+            )));
         }
         let mut moved = self.claim_everything(from)?;
         moved.extend(self.buf.move_own_enqueues(from));

@@ -28,7 +28,11 @@ pub trait Arg {
     /// What the Rust function receives.
     type Value<'local>;
     const DESCRIPTOR: &'static str;
-    fn from_java<'local>(env: &mut Env<'local>, raw: Self::Raw<'local>, name: &'static str) -> BridgeResult<Self::Value<'local>>;
+    fn from_java<'local>(
+        env: &mut Env<'local>,
+        raw: Self::Raw<'local>,
+        name: &'static str,
+    ) -> BridgeResult<Self::Value<'local>>;
 }
 
 /// A result type of a native method.
@@ -233,20 +237,28 @@ impl Arg for Sequences {
     type Raw<'local> = JLongArray<'local>;
     type Value<'local> = Sequences;
     const DESCRIPTOR: &'static str = "[J";
-    fn from_java<'local>(env: &mut Env<'local>, raw: JLongArray<'local>, name: &'static str) -> BridgeResult<Sequences> {
+    fn from_java<'local>(
+        env: &mut Env<'local>,
+        raw: JLongArray<'local>,
+        name: &'static str,
+    ) -> BridgeResult<Sequences> {
         use rockcask_core::options::MAX_BATCH_ITEMS;
         if raw.is_null() {
             return Ok(Sequences(None));
         }
         let len = array_len(env, &raw, name)?;
         if len > MAX_BATCH_ITEMS {
-            return Err(BridgeError::InvalidArgument(format!("{name} holds {len} sequences; at most {MAX_BATCH_ITEMS} are allowed")));
+            return Err(BridgeError::InvalidArgument(format!(
+                "{name} holds {len} sequences; at most {MAX_BATCH_ITEMS} are allowed"
+            )));
         }
         let mut values = vec![0i64; len];
         raw.get_region(env, 0, &mut values)?;
         let seqs = values
             .into_iter()
-            .map(|v| u64::try_from(v).map_err(|_| BridgeError::InvalidArgument(format!("{name}: sequence {v} is negative"))))
+            .map(|v| {
+                u64::try_from(v).map_err(|_| BridgeError::InvalidArgument(format!("{name}: sequence {v} is negative")))
+            })
             .collect::<BridgeResult<Vec<u64>>>()?;
         Ok(Sequences(Some(seqs)))
     }
@@ -263,7 +275,9 @@ impl Arg for PathBuf {
     const DESCRIPTOR: &'static str = "[B";
     fn from_java<'local>(env: &mut Env<'local>, raw: JByteArray<'local>, name: &'static str) -> BridgeResult<PathBuf> {
         let bytes = Vec::<u8>::from_java(env, raw, name)?;
-        String::from_utf8(bytes).map(PathBuf::from).map_err(|_| BridgeError::InvalidArgument(format!("{name} is not valid UTF-8")))
+        String::from_utf8(bytes)
+            .map(PathBuf::from)
+            .map_err(|_| BridgeError::InvalidArgument(format!("{name} is not valid UTF-8")))
     }
 }
 
@@ -298,7 +312,9 @@ impl Arg for Count {
     type Value<'local> = Count;
     const DESCRIPTOR: &'static str = "I";
     fn from_java<'local>(_env: &mut Env<'local>, raw: i32, name: &'static str) -> BridgeResult<Count> {
-        usize::try_from(raw).map(Count).map_err(|_| BridgeError::InvalidArgument(format!("{name} must not be negative, got {raw}")))
+        usize::try_from(raw)
+            .map(Count)
+            .map_err(|_| BridgeError::InvalidArgument(format!("{name} must not be negative, got {raw}")))
     }
 }
 
@@ -308,7 +324,9 @@ impl Arg for Duration {
     type Value<'local> = Duration;
     const DESCRIPTOR: &'static str = "J";
     fn from_java<'local>(_env: &mut Env<'local>, raw: i64, name: &'static str) -> BridgeResult<Duration> {
-        u64::try_from(raw).map(Duration::from_millis).map_err(|_| BridgeError::InvalidArgument(format!("{name} must not be negative, got {raw} ms")))
+        u64::try_from(raw)
+            .map(Duration::from_millis)
+            .map_err(|_| BridgeError::InvalidArgument(format!("{name} must not be negative, got {raw} ms")))
     }
 }
 
@@ -320,9 +338,15 @@ impl Arg for QueueCodecs {
     type Raw<'local> = JByteArray<'local>;
     type Value<'local> = QueueCodecs;
     const DESCRIPTOR: &'static str = "[B";
-    fn from_java<'local>(env: &mut Env<'local>, raw: JByteArray<'local>, name: &'static str) -> BridgeResult<QueueCodecs> {
+    fn from_java<'local>(
+        env: &mut Env<'local>,
+        raw: JByteArray<'local>,
+        name: &'static str,
+    ) -> BridgeResult<QueueCodecs> {
         let packed = bytes(env, &raw, name)?;
-        let codecs = wire::unpack_queue_codecs(&packed)?.into_iter().map(|(queue, code)| Ok((queue, contract::compression(code.into(), name)?)));
+        let codecs = wire::unpack_queue_codecs(&packed)?
+            .into_iter()
+            .map(|(queue, code)| Ok((queue, contract::compression(code.into(), name)?)));
         Ok(QueueCodecs(codecs.collect::<BridgeResult<_>>()?))
     }
 }
@@ -332,7 +356,11 @@ impl<S: Slots> Arg for Record<S> {
     type Raw<'local> = JLongArray<'local>;
     type Value<'local> = Record<S>;
     const DESCRIPTOR: &'static str = "[J";
-    fn from_java<'local>(env: &mut Env<'local>, raw: JLongArray<'local>, name: &'static str) -> BridgeResult<Record<S>> {
+    fn from_java<'local>(
+        env: &mut Env<'local>,
+        raw: JLongArray<'local>,
+        name: &'static str,
+    ) -> BridgeResult<Record<S>> {
         let mut values = vec![0i64; array_len(env, &raw, name)?];
         raw.get_region(env, 0, &mut values)?;
         Record::new(values)
@@ -421,7 +449,11 @@ pub fn bytes(env: &Env<'_>, array: &JByteArray<'_>, what: &'static str) -> Bridg
 ///
 /// The caller uses the slice only during the current native call (a local reference keeps the
 /// buffer reachable) and Java does not touch the buffer meanwhile.
-pub unsafe fn direct_buffer<'b>(env: &Env<'_>, buffer: &JByteBuffer<'_>, what: &'static str) -> BridgeResult<&'b mut [u8]> {
+pub unsafe fn direct_buffer<'b>(
+    env: &Env<'_>,
+    buffer: &JByteBuffer<'_>,
+    what: &'static str,
+) -> BridgeResult<&'b mut [u8]> {
     if buffer.is_null() {
         return Err(BridgeError::Null(what));
     }
@@ -438,7 +470,11 @@ pub fn as_jbytes(buf: &mut [u8]) -> &mut [i8] {
 }
 
 /// Length of a non-null Java array of primitives.
-pub fn array_len<T: TypeArray>(env: &Env<'_>, array: &JPrimitiveArray<'_, T>, what: &'static str) -> BridgeResult<usize> {
+pub fn array_len<T: TypeArray>(
+    env: &Env<'_>,
+    array: &JPrimitiveArray<'_, T>,
+    what: &'static str,
+) -> BridgeResult<usize> {
     if array.is_null() {
         return Err(BridgeError::Null(what));
     }

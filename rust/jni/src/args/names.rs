@@ -47,7 +47,12 @@ impl<K: Named> Name<K> {
             return Err(BridgeError::Null(K::WHAT));
         }
         let len = array.len(env)?;
-        let mut name = Name { inline: [0; 128], len, heap: None, kind: PhantomData };
+        let mut name = Name {
+            inline: [0; 128],
+            len,
+            heap: None,
+            kind: PhantomData,
+        };
         if len <= name.inline.len() {
             array.get_region(env, 0, as_jbytes(&mut name.inline[..len]))?;
             std::str::from_utf8(&name.inline[..len]).map_err(|_| not_utf8(K::WHAT))?;

@@ -119,7 +119,13 @@ pub const CASKET_ERROR_CODES: JavaConstants = {
 /// The largest value a casket holds; `Database` refuses longer ones before a call.
 pub const CASKET_LIMITS: JavaConstants = {
     const { assert!(rockcask_core::casket::MAX_VALUE_LEN <= i32::MAX as usize) };
-    JavaConstants { class: "tokyocabinet/Database", values: &[JavaConstant::int("MAX_VALUE_SIZE", rockcask_core::casket::MAX_VALUE_LEN as i64)] }
+    JavaConstants {
+        class: "tokyocabinet/Database",
+        values: &[JavaConstant::int(
+            "MAX_VALUE_SIZE",
+            rockcask_core::casket::MAX_VALUE_LEN as i64,
+        )],
+    }
 };
 
 /// Set by `CasketComparator.compareChecked` above the comparator's result (its low 32 bits)
@@ -127,8 +133,10 @@ pub const CASKET_LIMITS: JavaConstants = {
 pub const CALLED_A_DATABASE: i64 = 1 << 32;
 
 /// The comparator upcall's result flags.
-pub const CASKET_COMPARATOR: JavaConstants =
-    JavaConstants { class: "tokyocabinet/internal/CasketComparator", values: &[JavaConstant::long("CALLED_A_DATABASE", CALLED_A_DATABASE)] };
+pub const CASKET_COMPARATOR: JavaConstants = JavaConstants {
+    class: "tokyocabinet/internal/CasketComparator",
+    values: &[JavaConstant::long("CALLED_A_DATABASE", CALLED_A_DATABASE)],
+};
 
 #[cfg(test)]
 mod casket_tests {

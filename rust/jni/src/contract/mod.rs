@@ -48,12 +48,23 @@ pub fn check(env: &mut Env<'_>, loader: &JClassLoader<'_>, group: &JavaConstants
     let class = JClass::for_name_with_loader(env, &name, false, loader)?;
     for c in group.values {
         let sig = RuntimeFieldSignature::from_str(c.kind.to_string())?;
-        let java = env.get_static_field(&class, JNIString::from(c.name), FieldSignature::from(&sig)).map_err(|e| {
-            // The NoSuchFieldError says less than this.
-            env.exception_clear();
-            BridgeError::InvalidArgument(format!("{} has no static {} field {} ({e})", group.class, if c.kind == 'I' { "int" } else { "long" }, c.name))
-        })?;
-        let java = if c.kind == 'I' { java.i().map(i64::from)? } else { java.j()? };
+        let java = env
+            .get_static_field(&class, JNIString::from(c.name), FieldSignature::from(&sig))
+            .map_err(|e| {
+                // The NoSuchFieldError says less than this.
+                env.exception_clear();
+                BridgeError::InvalidArgument(format!(
+                    "{} has no static {} field {} ({e})",
+                    group.class,
+                    if c.kind == 'I' { "int" } else { "long" },
+                    c.name
+                ))
+            })?;
+        let java = if c.kind == 'I' {
+            java.i().map(i64::from)?
+        } else {
+            java.j()?
+        };
         if java != c.value {
             return Err(BridgeError::InvalidArgument(format!(
                 "{}.{} is {java} in Java but {} in the native library: the jar and the library disagree",
@@ -113,9 +124,17 @@ pub struct Record<S> {
 impl<S: Slots> Record<S> {
     pub fn new(values: Vec<i64>) -> BridgeResult<Self> {
         if values.len() != S::LEN {
-            return Err(BridgeError::InvalidArgument(format!("a {} record has {} slots, not {}", S::WHAT, S::LEN, values.len())));
+            return Err(BridgeError::InvalidArgument(format!(
+                "a {} record has {} slots, not {}",
+                S::WHAT,
+                S::LEN,
+                values.len()
+            )));
         }
-        Ok(Record { values, slots: std::marker::PhantomData })
+        Ok(Record {
+            values,
+            slots: std::marker::PhantomData,
+        })
     }
 
     pub fn get(&self, slot: S) -> i64 {
@@ -128,13 +147,21 @@ impl<S: Slots> Record<S> {
 }
 
 /// Copies a record into the `long[]` Java passed for it, which must have its length.
-pub fn fill(env: &mut Env<'_>, array: &jni::objects::JLongArray<'_>, what: &'static str, values: &[i64]) -> BridgeResult<()> {
+pub fn fill(
+    env: &mut Env<'_>,
+    array: &jni::objects::JLongArray<'_>,
+    what: &'static str,
+    values: &[i64],
+) -> BridgeResult<()> {
     if array.is_null() {
         return Err(BridgeError::Null(what));
     }
     let len = array.len(env)?;
     if len != values.len() {
-        return Err(BridgeError::InvalidArgument(format!("the {what} array holds {len} values, not {}", values.len())));
+        return Err(BridgeError::InvalidArgument(format!(
+            "the {what} array holds {len} values, not {}",
+            values.len()
+        )));
     }
     Ok(array.set_region(env, 0, values)?)
 }
@@ -171,7 +198,12 @@ impl<T: Clone> Codes<T> {
 /// The variant `from_code` finds for `code`, or an error naming the parameter (or field), what
 /// the code selects and the value: "mode: unknown put mode code 7". For enums whose codes their
 /// own crate defines (the others are declared here with `codes!`).
-pub fn decode_code<C: TryFrom<i64>, T>(code: i64, name: &str, what: &str, from_code: impl FnOnce(C) -> Option<T>) -> BridgeResult<T> {
+pub fn decode_code<C: TryFrom<i64>, T>(
+    code: i64,
+    name: &str,
+    what: &str,
+    from_code: impl FnOnce(C) -> Option<T>,
+) -> BridgeResult<T> {
     C::try_from(code)
         .ok()
         .and_then(from_code)

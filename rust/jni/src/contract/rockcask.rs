@@ -79,8 +79,11 @@ slots! {
 /// Limits Java checks before a call, so that its exceptions name the Java argument (the maps'
 /// calls use them too).
 pub const STORE_LIMITS: JavaConstants = {
+    use rockcask_core::options::{
+        MAX_BATCH_ITEMS, MAX_BLOCK_CACHE_BYTES, MAX_INLINE_PAYLOAD_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES,
+        MAX_PAYLOAD_BYTES, MAX_QUEUE_CACHE_BYTES, MAX_WORKERS, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES,
+    };
     use rockcask_core::MAX_QUEUE_NAME_BYTES;
-    use rockcask_core::options::{MAX_BATCH_ITEMS, MAX_BLOCK_CACHE_BYTES, MAX_INLINE_PAYLOAD_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES, MAX_PAYLOAD_BYTES, MAX_QUEUE_CACHE_BYTES, MAX_WORKERS, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES};
     JavaConstants {
         class: WIRE,
         values: &[
@@ -104,13 +107,19 @@ pub const STORE_LIMITS: JavaConstants = {
 /// The limits of maps that `org.rockcask.TxMap` checks before a call.
 pub const MAP_LIMITS: JavaConstants = {
     use rockcask_core::maps::MAX_MAP_KEY_BYTES;
-    JavaConstants { class: "org/rockcask/TxMap", values: &[JavaConstant::int("MAX_KEY_BYTES", MAX_MAP_KEY_BYTES as i64)] }
+    JavaConstants {
+        class: "org/rockcask/TxMap",
+        values: &[JavaConstant::int("MAX_KEY_BYTES", MAX_MAP_KEY_BYTES as i64)],
+    }
 };
 
 /// The largest frame size an export may aim for, which `org.rockcask.ExportOptions` checks.
 pub const EXPORT_LIMITS: JavaConstants = {
     use rockcask_core::snapshot::format::MAX_FRAME_TARGET;
-    JavaConstants { class: "org/rockcask/ExportOptions", values: &[JavaConstant::int("MAX_FRAME_TARGET", MAX_FRAME_TARGET as i64)] }
+    JavaConstants {
+        class: "org/rockcask/ExportOptions",
+        values: &[JavaConstant::int("MAX_FRAME_TARGET", MAX_FRAME_TARGET as i64)],
+    }
 };
 
 /// The compression codes (`rockcask_core::compress::Compression::code`): the constants of
@@ -197,14 +206,18 @@ mod code_tests {
     fn every_compression_and_message_type_has_its_java_constant() {
         assert_eq!(COMPRESSION_CODES.values.len(), Compression::ALL.len());
         for c in Compression::ALL {
-            assert!(COMPRESSION_CODES.values.iter().any(|j| j.value == i64::from(c.code())), "{c:?}");
+            assert!(
+                COMPRESSION_CODES.values.iter().any(|j| j.value == i64::from(c.code())),
+                "{c:?}"
+            );
         }
         // Every type's code is a shape constant plus a kind constant, or the target object's.
         let (shapes, rest) = MESSAGE_TYPES.values.split_at(4);
         let (kinds, target) = rest.split_at(6);
         for ty in MessageType::all() {
             let code = i64::from(ty.code());
-            let spelled = target[0].value == code || shapes.iter().any(|s| kinds.iter().any(|k| s.value + k.value == code));
+            let spelled =
+                target[0].value == code || shapes.iter().any(|s| kinds.iter().any(|k| s.value + k.value == code));
             assert!(spelled, "{ty:?}");
         }
     }

@@ -77,7 +77,12 @@ struct Vector {
 }
 
 fn vector(layout: &'static str, case: &'static str, values: Fields, bytes: Vec<u8>) -> Vector {
-    Vector { layout, case, values, bytes }
+    Vector {
+        layout,
+        case,
+        values,
+        bytes,
+    }
 }
 
 fn id(n: u128) -> Uuid {
@@ -93,7 +98,12 @@ fn lists() -> Vec<Vector> {
         // Java writes lists too (map keys, gathered putdups): the bytes read back as the items.
         let bytes = pack_list(items.iter().copied());
         assert_eq!(unpack_list(&bytes).unwrap(), items, "{case}");
-        vector("list", case, items.iter().fold(Fields::default(), |f, i| f.bytes("item", *i)), bytes)
+        vector(
+            "list",
+            case,
+            items.iter().fold(Fields::default(), |f, i| f.bytes("item", *i)),
+            bytes,
+        )
     };
     // Lists of names (`pack_strings`) and of pairs (`pack_pairs`) are lists like the others.
     let names: Vec<Option<&[u8]>> = NAMES.iter().map(|n| Some(n.as_bytes())).collect();
@@ -103,7 +113,12 @@ fn lists() -> Vec<Vector> {
     let flat: Vec<Option<&[u8]>> = pairs.iter().flat_map(|(k, v)| [Some(&k[..]), Some(&v[..])]).collect();
     let flat = list("pairs", &flat);
     assert_eq!(pack_pairs(&pairs), flat.bytes);
-    vec![list("empty", &[]), names, list("absent-and-empty", &[Some(&b"ab"[..]), None, Some(&b""[..])]), flat]
+    vec![
+        list("empty", &[]),
+        names,
+        list("absent-and-empty", &[Some(&b"ab"[..]), None, Some(&b""[..])]),
+        flat,
+    ]
 }
 
 fn messages() -> Vec<Vector> {
@@ -121,13 +136,28 @@ fn messages() -> Vec<Vector> {
         messages(
             "two",
             &[
-                Message { id: id(1), payload: Some(vec![0, 1, 0xff]), sequence: Some(7), deliveries: 3 },
-                Message { id: id(2), payload: None, sequence: None, deliveries: 1 },
+                Message {
+                    id: id(1),
+                    payload: Some(vec![0, 1, 0xff]),
+                    sequence: Some(7),
+                    deliveries: 3,
+                },
+                Message {
+                    id: id(2),
+                    payload: None,
+                    sequence: None,
+                    deliveries: 1,
+                },
             ],
         ),
         messages(
             "empty-payload",
-            &[Message { id: id(3), payload: Some(vec![]), sequence: Some(1 << 40), deliveries: 0 }],
+            &[Message {
+                id: id(3),
+                payload: Some(vec![]),
+                sequence: Some(1 << 40),
+                deliveries: 0,
+            }],
         ),
     ]
 }
@@ -138,7 +168,10 @@ fn queue_options() -> Vec<Vector> {
             .field("maxDeliveries", config.max_deliveries.map_or(-1, i64::from))
             .field("capacity", config.capacity)
             .field("capacityBytes", config.capacity_bytes)
-            .bytes("deadLetterQueue", config.dead_letter_queue.as_deref().map(str::as_bytes));
+            .bytes(
+                "deadLetterQueue",
+                config.dead_letter_queue.as_deref().map(str::as_bytes),
+            );
         vector("queue-options", case, values, pack_queue_config(&config))
     };
     vec![
@@ -196,7 +229,12 @@ fn dead_letters() -> Vec<Vector> {
                     payload: Some(b"x\0y".to_vec()),
                     record: record(NAMES[0], "handler failed: caf\u{e9}"),
                 },
-                DeadLetter { sequence: 4, id: id(5), payload: None, record: record(NAMES[3], "") },
+                DeadLetter {
+                    sequence: 4,
+                    id: id(5),
+                    payload: None,
+                    record: record(NAMES[3], ""),
+                },
             ],
         ),
     ]
@@ -223,15 +261,25 @@ fn metrics() -> Vec<Vector> {
     let metrics = |case, store: Vec<i64>, queues: &[(&str, Vec<i64>)]| {
         let values = queues
             .iter()
-            .fold(Fields::default().longs("store", &store), |f, (name, q)| f.text("queue", name).longs("figure", q));
-        vector("metrics", case, values, pack_metrics(&store, queues.iter().map(|(n, q)| (*n, q.clone()))))
+            .fold(Fields::default().longs("store", &store), |f, (name, q)| {
+                f.text("queue", name).longs("figure", q)
+            });
+        vector(
+            "metrics",
+            case,
+            values,
+            pack_metrics(&store, queues.iter().map(|(n, q)| (*n, q.clone()))),
+        )
     };
     vec![
         metrics("no-queues", record(store_len, 3), &[]),
         metrics(
             "two-queues",
             record(store_len, 5),
-            &[(NAMES[0], record(QueueSlot::LEN, 7)), (NAMES[2], record(QueueSlot::LEN, 11))],
+            &[
+                (NAMES[0], record(QueueSlot::LEN, 7)),
+                (NAMES[2], record(QueueSlot::LEN, 11)),
+            ],
         ),
     ]
 }
@@ -246,9 +294,14 @@ fn queue_codecs() -> Vec<Vector> {
             bytes.extend_from_slice(&code.to_be_bytes());
         }
         let read: Vec<(String, i32)> = unpack_queue_codecs(&bytes).unwrap();
-        assert_eq!(read, codecs.iter().map(|(q, c)| (q.to_string(), *c)).collect::<Vec<_>>(), "{case}");
-        let values =
-            codecs.iter().fold(Fields::default(), |f, (queue, code)| f.text("queue", queue).field("code", code));
+        assert_eq!(
+            read,
+            codecs.iter().map(|(q, c)| (q.to_string(), *c)).collect::<Vec<_>>(),
+            "{case}"
+        );
+        let values = codecs.iter().fold(Fields::default(), |f, (queue, code)| {
+            f.text("queue", queue).field("code", code)
+        });
         vector("queue-codecs", case, values, bytes)
     };
     vec![codecs("none", &[]), codecs("two", &[(NAMES[0], 2), (NAMES[2], 1)])]
@@ -280,15 +333,29 @@ fn pending_ops() -> Vec<Vector> {
                 bytes.extend_from_slice(payload);
             }
         }
-        assert_eq!(&PendingOps::new(&bytes).collect::<BridgeResult<Vec<_>>>().unwrap(), ops, "{case}");
+        assert_eq!(
+            &PendingOps::new(&bytes).collect::<BridgeResult<Vec<_>>>().unwrap(),
+            ops,
+            "{case}"
+        );
         vector("pending-ops", case, values, bytes)
     };
     vec![ops(
         "each-kind",
         &[
-            PendingOp::EnqueueNew { queue: NAMES[2], id: id(6), payload: b"hi" },
-            PendingOp::Put { id: id(7), payload: b"" },
-            PendingOp::EnqueueExisting { queue: NAMES[3], id: id(6) },
+            PendingOp::EnqueueNew {
+                queue: NAMES[2],
+                id: id(6),
+                payload: b"hi",
+            },
+            PendingOp::Put {
+                id: id(7),
+                payload: b"",
+            },
+            PendingOp::EnqueueExisting {
+                queue: NAMES[3],
+                id: id(6),
+            },
         ],
     )]
 }
@@ -304,11 +371,18 @@ fn render(vectors: &[Vector]) -> String {
 
 #[test]
 fn the_golden_vectors_are_what_the_packed_layouts_write_now() {
-    let vectors: Vec<Vector> =
-        [lists(), messages(), queue_options(), dead_letters(), metrics(), queue_codecs(), pending_ops()]
-            .into_iter()
-            .flatten()
-            .collect();
+    let vectors: Vec<Vector> = [
+        lists(),
+        messages(),
+        queue_options(),
+        dead_letters(),
+        metrics(),
+        queue_codecs(),
+        pending_ops(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let text = render(&vectors);
     if std::env::var_os("ROCKCASK_WRITE_GOLDEN").is_some() {
         std::fs::write(FILE, &text).unwrap();

@@ -14,14 +14,19 @@ const PACKED_MESSAGE_BYTES: usize = 32;
 /// Payload bytes a packed list of up to `max` messages may carry and still fit one Java array,
 /// for `Transaction::poll_within` (so a poll of large payloads returns fewer, never fails).
 pub fn payload_budget(max: usize) -> usize {
-    MAX_JAVA_ARRAY_BYTES.saturating_sub(PACKED_HEADER_BYTES).saturating_sub(PACKED_MESSAGE_BYTES.saturating_mul(max))
+    MAX_JAVA_ARRAY_BYTES
+        .saturating_sub(PACKED_HEADER_BYTES)
+        .saturating_sub(PACKED_MESSAGE_BYTES.saturating_mul(max))
 }
 
 /// i32 count, then per message: i64 msb, i64 lsb, i64 sequence (-1 for none), i32 deliveries,
 /// i32 payload length (-1 for none), payload.
 pub fn pack_messages(messages: &[Message]) -> Vec<u8> {
     let size = PACKED_HEADER_BYTES
-        + messages.iter().map(|m| PACKED_MESSAGE_BYTES + m.payload.as_ref().map_or(0, Vec::len)).sum::<usize>();
+        + messages
+            .iter()
+            .map(|m| PACKED_MESSAGE_BYTES + m.payload.as_ref().map_or(0, Vec::len))
+            .sum::<usize>();
     let mut out = Vec::with_capacity(size);
     out.extend_from_slice(&(messages.len() as i32).to_be_bytes());
     for m in messages {
@@ -47,8 +52,18 @@ mod tests {
     fn packed_messages_have_count_ids_sequences_lengths_and_missing_markers() {
         let id = Uuid::from_u64_pair(1, 2);
         let packed = pack_messages(&[
-            Message { id, payload: Some(b"ab".to_vec()), sequence: Some(7), deliveries: 3 },
-            Message { id, payload: None, sequence: None, deliveries: 1 },
+            Message {
+                id,
+                payload: Some(b"ab".to_vec()),
+                sequence: Some(7),
+                deliveries: 3,
+            },
+            Message {
+                id,
+                payload: None,
+                sequence: None,
+                deliveries: 1,
+            },
         ]);
         assert_eq!(&packed[..4], &2i32.to_be_bytes());
         assert_eq!(&packed[4..12], &1u64.to_be_bytes());

@@ -61,7 +61,11 @@ pub fn unpack_list_with<'p, T>(
     mut item: impl FnMut(Option<&'p [u8]>) -> BridgeResult<T>,
 ) -> BridgeResult<Vec<T>> {
     let bad = |what: &str| BridgeError::InvalidArgument(format!("packed list of {} bytes: {what}", packed.len()));
-    let word = |at: usize| packed.get(at..at + 4).map(|b| i32::from_be_bytes(b.try_into().expect("4 bytes")));
+    let word = |at: usize| {
+        packed
+            .get(at..at + 4)
+            .map(|b| i32::from_be_bytes(b.try_into().expect("4 bytes")))
+    };
     let count = word(0).ok_or_else(|| bad("no count"))?;
     let count = usize::try_from(count).map_err(|_| bad("negative count"))?;
     let mut items = Vec::with_capacity(count.min(packed.len() / 4));
@@ -73,7 +77,9 @@ pub fn unpack_list_with<'p, T>(
             items.push(item(None)?);
             continue;
         }
-        let bytes = packed.get(at..at + len as usize).ok_or_else(|| bad("an item is cut off"))?;
+        let bytes = packed
+            .get(at..at + len as usize)
+            .ok_or_else(|| bad("an item is cut off"))?;
         at += len as usize;
         items.push(item(Some(bytes))?);
     }

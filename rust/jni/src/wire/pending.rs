@@ -19,9 +19,19 @@ pub const OP_ENQUEUE_EXISTING: u8 = 3;
 /// `OP_ENQUEUE_EXISTING`: u16 name length, UTF-8 name, i64 msb, i64 lsb.
 #[derive(Debug, PartialEq, Eq)]
 pub enum PendingOp<'a> {
-    EnqueueNew { queue: &'a str, id: Uuid, payload: &'a [u8] },
-    Put { id: Uuid, payload: &'a [u8] },
-    EnqueueExisting { queue: &'a str, id: Uuid },
+    EnqueueNew {
+        queue: &'a str,
+        id: Uuid,
+        payload: &'a [u8],
+    },
+    Put {
+        id: Uuid,
+        payload: &'a [u8],
+    },
+    EnqueueExisting {
+        queue: &'a str,
+        id: Uuid,
+    },
 }
 
 pub struct PendingOps<'a> {
@@ -70,7 +80,11 @@ impl<'a> PendingOps<'a> {
             OP_ENQUEUE_NEW => {
                 let queue = self.queue()?;
                 let id = self.id()?;
-                Ok(PendingOp::EnqueueNew { queue, id, payload: self.payload()? })
+                Ok(PendingOp::EnqueueNew {
+                    queue,
+                    id,
+                    payload: self.payload()?,
+                })
             }
             OP_ENQUEUE_EXISTING => {
                 let queue = self.queue()?;
@@ -78,9 +92,15 @@ impl<'a> PendingOps<'a> {
             }
             OP_PUT => {
                 let id = self.id()?;
-                Ok(PendingOp::Put { id, payload: self.payload()? })
+                Ok(PendingOp::Put {
+                    id,
+                    payload: self.payload()?,
+                })
             }
-            k => Err(BridgeError::InvalidArgument(format!("unknown pending operation {k} at byte {}", self.at - 1))),
+            k => Err(BridgeError::InvalidArgument(format!(
+                "unknown pending operation {k} at byte {}",
+                self.at - 1
+            ))),
         }
     }
 }
@@ -120,7 +140,11 @@ mod tests {
         assert_eq!(
             ops,
             vec![
-                PendingOp::EnqueueNew { queue: "q", id, payload: b"hi" },
+                PendingOp::EnqueueNew {
+                    queue: "q",
+                    id,
+                    payload: b"hi"
+                },
                 PendingOp::Put { id, payload: b"" },
                 PendingOp::EnqueueExisting { queue: "rs", id }
             ]

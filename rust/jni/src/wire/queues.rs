@@ -27,7 +27,12 @@ pub fn pack_dead_letters(letters: &[DeadLetter]) -> Vec<u8> {
     out.extend_from_slice(&(letters.len() as i32).to_be_bytes());
     for d in letters {
         let (msb, lsb) = d.id.as_u64_pair();
-        for n in [msb as i64, lsb as i64, d.sequence as i64, d.record.origin_sequence as i64] {
+        for n in [
+            msb as i64,
+            lsb as i64,
+            d.sequence as i64,
+            d.record.origin_sequence as i64,
+        ] {
             out.extend_from_slice(&n.to_be_bytes());
         }
         out.extend_from_slice(&(d.record.deliveries.min(i32::MAX as u32) as i32).to_be_bytes());
@@ -72,14 +77,21 @@ mod tests {
 
     #[test]
     fn packed_queue_settings_and_dead_letters_have_their_documented_layout() {
-        let config =
-            QueueConfig { max_deliveries: None, dead_letter_queue: Some("dl".into()), capacity: 9, capacity_bytes: 10 };
+        let config = QueueConfig {
+            max_deliveries: None,
+            dead_letter_queue: Some("dl".into()),
+            capacity: 9,
+            capacity_bytes: 10,
+        };
         let packed = pack_queue_config(&config);
         assert_eq!(&packed[..8], &(-1i64).to_be_bytes());
         assert_eq!(&packed[8..16], &9i64.to_be_bytes());
         assert_eq!(&packed[16..24], &10i64.to_be_bytes());
         assert_eq!(&packed[24..], &[0, 0, 0, 2, b'd', b'l']);
-        assert_eq!(&pack_queue_config(&QueueConfig::default())[24..], &(-1i32).to_be_bytes());
+        assert_eq!(
+            &pack_queue_config(&QueueConfig::default())[24..],
+            &(-1i32).to_be_bytes()
+        );
         let record = DeadLetterRecord {
             origin_queue: "q".into(),
             origin_sequence: 4,
@@ -87,14 +99,21 @@ mod tests {
             reason: "r".into(),
             dead_at_millis: 5,
         };
-        let packed =
-            pack_dead_letters(&[DeadLetter { sequence: 3, id: Uuid::from_u64_pair(1, 2), payload: None, record }]);
+        let packed = pack_dead_letters(&[DeadLetter {
+            sequence: 3,
+            id: Uuid::from_u64_pair(1, 2),
+            payload: None,
+            record,
+        }]);
         assert_eq!(&packed[..4], &1i32.to_be_bytes());
         assert_eq!(&packed[20..28], &3i64.to_be_bytes());
         assert_eq!(&packed[28..36], &4i64.to_be_bytes());
         assert_eq!(&packed[36..40], &2i32.to_be_bytes());
         assert_eq!(&packed[40..48], &5i64.to_be_bytes());
-        assert_eq!(&packed[48..], &[0, 0, 0, 1, b'q', 0, 0, 0, 1, b'r', 0xFF, 0xFF, 0xFF, 0xFF]);
+        assert_eq!(
+            &packed[48..],
+            &[0, 0, 0, 1, b'q', 0, 0, 0, 1, b'r', 0xFF, 0xFF, 0xFF, 0xFF]
+        );
     }
 
     #[test]
