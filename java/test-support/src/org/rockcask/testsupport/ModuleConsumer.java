@@ -45,7 +45,11 @@ public final class ModuleConsumer {
 
     /** Compiles the sources written so far (the module-info.java among them), with javac's messages. */
     public Compiled compile() throws IOException {
-        List<String> args = new ArrayList<>(Arrays.asList("--release", "11", "--module-path", jars, "-d", classes.toString()));
+        // An explicit class path (the empty output directory): javac run in this JVM would
+        // otherwise take this JVM's class path, where the jars' packages are in the unnamed
+        // module too, and which copy of a package it then names in its messages varies.
+        List<String> args = new ArrayList<>(Arrays.asList("--release", "11", "--module-path", jars, "--class-path", classes.toString(),
+                "-d", classes.toString()));
         try (java.util.stream.Stream<Path> files = Files.walk(sources)) {
             files.filter(p -> p.toString().endsWith(".java")).forEach(p -> args.add(p.toString()));
         }
