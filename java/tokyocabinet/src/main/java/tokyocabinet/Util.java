@@ -3,12 +3,11 @@ package tokyocabinet;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Properties;
+import org.rockcask.internal.NativeLibrary;
 
 /**
  * Static helpers of the Tokyo Cabinet Java API: number and string conversion, Java
@@ -19,7 +18,6 @@ import java.util.Properties;
  * Parameters of type {@code Object} accept {@code null}.
  */
 public class Util {
-    private static final String VERSION_RESOURCE = "/org/rockcask/rockcask-version.properties";
     private static final String UNKNOWN_VERSION = "RockCask (unknown version)";
 
     /** Read once on first use; a race only repeats the same read. */
@@ -46,15 +44,12 @@ public class Util {
     }
 
     private static String readVersion() {
-        try (InputStream in = Util.class.getResourceAsStream(VERSION_RESOURCE)) {
-            if (in == null) {
-                return UNKNOWN_VERSION;
-            }
-            Properties props = new Properties();
-            props.load(in);
-            String v = props.getProperty("version");
-            return v == null || v.trim().isEmpty() ? UNKNOWN_VERSION : "RockCask " + v.trim();
-        } catch (IOException | IllegalArgumentException e) { // unreadable or malformed file
+        // Read by RockCask's own loader: the file sits in a package of the module org.rockcask,
+        // which a named module (the drop-in on the module path) cannot read resources from.
+        try {
+            String v = NativeLibrary.javaVersion();
+            return v == null || v.trim().isEmpty() || v.equals("?") ? UNKNOWN_VERSION : "RockCask " + v.trim();
+        } catch (LinkageError | RuntimeException e) { // the file missing, unreadable or malformed
             return UNKNOWN_VERSION;
         }
     }

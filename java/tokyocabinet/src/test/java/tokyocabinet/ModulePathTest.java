@@ -45,6 +45,7 @@ public class ModulePathTest {
                         "        }",
                         "        db.put(\"key\", \"value\");",
                         "        System.out.println(\"get=\" + db.get(\"key\") + \" rnum=\" + db.rnum() + \" closed=\" + db.close());",
+                        "        System.out.println(\"version=\" + tokyocabinet.Util.version());",
                         "    }",
                         "}"));
         ModuleConsumer.Compiled compiled = app.compile();
@@ -54,6 +55,7 @@ public class ModulePathTest {
         assertEquals(run.toString(), 0, run.status);
         assertTrue(run.toString(), run.output.contains("org.rockcask.tokyocabinet automatic=false internal exported=false"));
         assertTrue(run.toString(), run.output.contains("get=value rnum=1 closed=true"));
+        assertTrue(run.toString(), run.output.contains("version=RockCask " + System.getProperty("tokyocabinet.test.version")));
     }
 
     @Test

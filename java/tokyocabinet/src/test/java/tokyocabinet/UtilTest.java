@@ -27,6 +27,7 @@ import java.util.Map;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.rockcask.internal.NativeLibrary;
 
 public class UtilTest {
     @Rule
@@ -54,11 +55,14 @@ public class UtilTest {
         assertEquals("RockCask (unknown version)", versionSeenWith("name=rockcask\n"));
     }
 
-    /** Runs Util.version() from a private copy of Util that sees only the given resource. */
+    /** Runs Util.version() from private copies of Util and the loader that see only the given resource. */
     private String versionSeenWith(String properties) throws Exception {
         Path root = tmp.newFolder().toPath();
         List<Class<?>> classes = new ArrayList<>(Arrays.asList(Util.class.getDeclaredClasses()));
         classes.add(Util.class);
+        // Util reads the version through RockCask's loader, which reads the resource.
+        classes.addAll(Arrays.asList(NativeLibrary.class.getDeclaredClasses()));
+        classes.add(NativeLibrary.class);
         for (Class<?> c : classes) {
             String name = c.getName().replace('.', '/') + ".class";
             Path target = root.resolve(name);
