@@ -3,8 +3,9 @@
 
 SHELL := /bin/bash
 # One cargo target directory shared by every checkout on this machine, so RocksDB (a 15-minute
-# C++ build) is compiled once, not once per clone.
-export CARGO_TARGET_DIR ?= $(HOME)/.cache/rockcask/cargo-target
+# C++ build) is compiled once, not once per clone: tools/cargo-target-dir.sh names it, for Gradle
+# run directly too.
+export CARGO_TARGET_DIR := $(shell tools/cargo-target-dir.sh)
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 GRADLE := gradle --no-daemon --console=plain
 
