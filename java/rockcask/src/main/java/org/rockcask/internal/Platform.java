@@ -87,7 +87,7 @@ public final class Platform {
      * (what Alpine's JVMs run on, with or without a glibc compatibility layer), else glibc. Where
      * the process's mappings cannot be read, the presence of musl's dynamic linker decides.
      */
-    static String linuxLibc() {
+    public static String linuxLibc() {
         try {
             String maps = new String(Files.readAllBytes(Paths.get("/proc/self/maps")), StandardCharsets.UTF_8);
             return libcOfMappings(maps);

@@ -1,4 +1,4 @@
-package org.rockcask.internal;
+package org.rockcask;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
@@ -11,8 +11,15 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import org.junit.Test;
+import org.rockcask.internal.CpuFeatures;
+import org.rockcask.internal.NativeLibrary;
+import org.rockcask.internal.Platform;
 
-/** Which library the loader picks for a JVM's os.name, os.arch and C library, and what it checks first. */
+/**
+ * Which library the loader picks for a JVM's os.name, os.arch and C library, and what it checks first.
+ * Not in {@code org.rockcask.internal}: the drop-in's module-path tests have these test classes on
+ * their class path, where that package would then also appear, in the unnamed module.
+ */
 public class PlatformTest {
     /** The platforms an all-platform jar carries. */
     private static final List<String> CARRIED = Arrays.asList("linux-x86_64", "linux-aarch64", "macos-x86_64", "macos-aarch64", "windows-x86_64");
