@@ -45,7 +45,11 @@ public final class ModuleConsumer {
 
     /** Compiles the sources written so far (the module-info.java among them), with javac's messages. */
     public Compiled compile() throws IOException {
-        List<String> args = new ArrayList<>(Arrays.asList("--release", "11", "--module-path", jars, "-d", classes.toString()));
+        // Its own output directory as the class path: javac run in this JVM would otherwise take
+        // the test run's class path, where RockCask's classes sit in the unnamed module too, and
+        // which of the two it reports a package from would depend on the class path's contents.
+        List<String> args = new ArrayList<>(Arrays.asList("--release", "11", "--module-path", jars, "-d", classes.toString(),
+                "--class-path", classes.toString()));
         try (java.util.stream.Stream<Path> files = Files.walk(sources)) {
             files.filter(p -> p.toString().endsWith(".java")).forEach(p -> args.add(p.toString()));
         }
