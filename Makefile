@@ -3,12 +3,14 @@
 
 SHELL := /bin/bash
 # One cargo target directory shared by every checkout on this machine, so RocksDB (a 15-minute
-# C++ build) is compiled once, not once per clone.
-export CARGO_TARGET_DIR ?= $(HOME)/.cache/rockcask/cargo-target
+# C++ build) is compiled once, not once per clone: tools/cargo-target-dir.sh names it, for Gradle
+# run directly too.
+export CARGO_TARGET_DIR := $(shell tools/cargo-target-dir.sh)
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 GRADLE := gradle --no-daemon --console=plain
+comma := ,
 
-.PHONY: setup build demo test bench bench-peers clean
+.PHONY: setup build demo test dist test-platforms bench bench-peers clean
 
 setup:
 	@tools/setup.sh
@@ -26,6 +28,22 @@ demo: setup
 
 test: setup
 	@tools/run-tests.sh
+
+# The platforms `make dist` builds a native library for and packs into one jar.
+PLATFORMS := linux-x86_64,linux-aarch64
+
+# Every platform's native library (cross-compiled; tools/setup-platforms.sh installs the cross
+# compilers), packed into one jar: java/rockcask/build/libs/rockcask-<version>.jar.
+dist: setup
+	@tools/setup-platforms.sh >/dev/null
+	tools/build-natives.sh $(subst $(comma), ,$(PLATFORMS))
+	$(GRADLE) :rockcask:jar -PnativePlatforms=$(PLATFORMS)
+	@jar=$$(ls java/rockcask/build/libs/rockcask-*.jar | grep -v -e sources -e javadoc); ls -l $$jar; unzip -l $$jar 'org/rockcask/native/*'
+
+# A subset of the JUnit suites on an aarch64 JVM under qemu-user against the packed linux-aarch64
+# library (tools/test-platforms.sh lists it).
+test-platforms: setup
+	@tools/test-platforms.sh
 
 # Full benchmarks for docs/BENCHMARKS.md (N up to 10^6, native and drop-in; 10^7 queue cycles; the three-stage flow;
 # the cost of metrics and delivery tracking; serialization; snapshots of 10^6 and 4x10^6 items;

@@ -61,7 +61,7 @@ public class LoaderTest {
     @Test
     public void thePackedLibraryLoadsOnThisPlatform() throws Exception {
         assertEquals("OK", runProbe(Arrays.asList("-Xcheck:jni"), null));
-        assertEquals("linux-x86_64", NativeLibrary.platform());
+        assertTrue(NativeLibrary.platform(), NativeLibrary.packedPlatforms().contains(NativeLibrary.platform()));
     }
 
     @Test
@@ -70,14 +70,25 @@ public class LoaderTest {
         for (String platform : NativeLibrary.packedPlatforms()) {
             loaderLooksAt.add(NativeLibrary.packedResource(platform));
         }
-        assertEquals(Arrays.asList(System.getProperty("rockcask.test.packedLibrary")), loaderLooksAt);
+        assertEquals(Arrays.asList(System.getProperty("rockcask.test.packedPlatforms").split(",")), NativeLibrary.packedPlatforms());
+        assertEquals(System.getProperty("rockcask.test.packedLibrary"), loaderLooksAt.get(NativeLibrary.packedPlatforms().indexOf("linux-x86_64")));
+        for (String resource : loaderLooksAt) {
+            assertTrue(resource, LoaderTest.class.getResource(resource) != null);
+        }
     }
 
     @Test
     public void anUnsupportedPlatformGetsOneClearError() throws Exception {
         String out = runProbe(Arrays.asList("-Dos.arch=sparc64"), null);
         assertTrue(out, out.contains("UnsatisfiedLinkError") && out.contains("no native library for platform linux-sparc64")
-                && out.contains("linux-x86_64"));
+                && out.contains("this jar carries " + String.join(", ", NativeLibrary.packedPlatforms())) && out.contains("-D" + NativeLibrary.PATH_PROPERTY));
+    }
+
+    @Test
+    public void anotherOsGetsOneClearErrorNamingWhatItSaw() throws Exception {
+        String out = runProbe(Arrays.asList("-Dos.name=FreeBSD", "-Dos.arch=amd64"), null);
+        assertTrue(out, out.contains("UnsatisfiedLinkError") && out.contains("no native library for platform freebsd-x86_64 (os.name=FreeBSD, os.arch=amd64)")
+                && out.contains("this jar carries " + String.join(", ", NativeLibrary.packedPlatforms())) && out.contains("-D" + NativeLibrary.PATH_PROPERTY));
     }
 
     @Test
@@ -122,32 +133,40 @@ public class LoaderTest {
         Path props = shadow.resolve("org/rockcask/native-library.properties");
         Files.createDirectories(props.getParent());
         java.util.Properties packed = packedLibraryProperties();
-        String required = packed.getProperty("cpu_features");
-        packed.setProperty("cpu_features", required + ",no-such-feature");
+        String key = "cpu_features." + NativeLibrary.platform();
+        packed.setProperty(key, packed.getProperty(key) + ",no-such-feature");
         try (java.io.OutputStream out = Files.newOutputStream(props)) {
             packed.store(out, null);
         }
         String out = runProbe(new ArrayList<>(), shadow.toString());
-        assertTrue(out, out.contains("UnsatisfiedLinkError") && out.contains("this CPU lacks no-such-feature (by /proc/cpuinfo)")
+        assertTrue(out, out.contains("UnsatisfiedLinkError") && out.contains("this CPU lacks no-such-feature (by " + (NativeLibrary.platform().equals("linux-x86_64") ? "/proc/cpuinfo)" : "/proc/"))
                 && out.contains(NativeLibrary.PATH_PROPERTY));
     }
 
     @Test
     public void theJarRecordsTheCpuFeaturesTheLibraryIsBuiltForAndThisCpuHasThem() throws Exception {
         java.util.Properties packed = packedLibraryProperties();
-        assertEquals(System.getProperty("rockcask.test.cpuFeatures"), packed.getProperty("cpu_features"));
-        assertTrue(packed.getProperty("cpu_features"), packed.getProperty("cpu_features").contains("sse4.2"));
+        String required = packed.getProperty("cpu_features.linux-x86_64");
+        assertEquals(System.getProperty("rockcask.test.cpuFeatures"), required);
+        assertTrue(required, required.contains("sse4.2"));
         String cpuinfo = new String(Files.readAllBytes(java.nio.file.Paths.get("/proc/cpuinfo")), StandardCharsets.UTF_8);
-        assertEquals(new ArrayList<String>(), org.rockcask.internal.CpuFeatures.missing(packed.getProperty("cpu_features"), cpuinfo));
+        if (NativeLibrary.platform().equals("linux-x86_64")) {
+            assertEquals(new ArrayList<String>(), org.rockcask.internal.CpuFeatures.missing("x86_64", required, cpuinfo));
+        }
+        if (NativeLibrary.packedPlatforms().contains("linux-aarch64")) {
+            // Hardware CRC32C in RocksDB on arm64 needs crc and PMULL (rustc's aes).
+            String aarch64 = packed.getProperty("cpu_features.linux-aarch64");
+            assertTrue(aarch64, Arrays.asList(aarch64.split(",")).containsAll(Arrays.asList("crc", "aes")));
+        }
     }
 
     @Test
     public void cpuFeaturesAreLookedUpInTheFlagsLineUnderTheKernelsSpelling() {
         String cpuinfo = "processor\t: 0\nmodel name\t: Some CPU with flags in its name\nflags\t\t: fpu sse4_1 sse4_2 popcnt\nbugs\t\t: pclmulqdq\n";
-        assertEquals(Arrays.asList("pclmulqdq"), org.rockcask.internal.CpuFeatures.missing("sse4.2,pclmulqdq", cpuinfo));
-        assertEquals(new ArrayList<String>(), org.rockcask.internal.CpuFeatures.missing("sse4.1, sse4.2", cpuinfo));
-        assertEquals(new ArrayList<String>(), org.rockcask.internal.CpuFeatures.missing("", cpuinfo));
-        assertEquals(Arrays.asList("sse4.2"), org.rockcask.internal.CpuFeatures.missing("sse4.2", "processor\t: 0\n"));
+        assertEquals(Arrays.asList("pclmulqdq"), org.rockcask.internal.CpuFeatures.missing("x86_64", "sse4.2,pclmulqdq", cpuinfo));
+        assertEquals(new ArrayList<String>(), org.rockcask.internal.CpuFeatures.missing("x86_64", "sse4.1, sse4.2", cpuinfo));
+        assertEquals(new ArrayList<String>(), org.rockcask.internal.CpuFeatures.missing("x86_64", "", cpuinfo));
+        assertEquals(Arrays.asList("sse4.2"), org.rockcask.internal.CpuFeatures.missing("x86_64", "sse4.2", "processor\t: 0\n"));
     }
 
     @Test

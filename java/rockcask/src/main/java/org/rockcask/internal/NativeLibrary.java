@@ -14,7 +14,8 @@ import java.util.Properties;
 /**
  * Loads RockCask's native library once per class loader.
  *
- * <p>By default the library packed in this jar for the running platform is copied to a private
+ * <p>By default the library packed in this jar for the running platform ({@link Platform}: OS,
+ * architecture and, on Linux, C library) is copied to a private
  * temporary file (random name, owner-only permissions), loaded, and the file removed, once the
  * CPU is known to have the features the library was built for ({@link CpuFeatures}). The system
  * property {@value #PATH_PROPERTY} names a library file to load instead (as it is: its build
@@ -25,7 +26,11 @@ import java.util.Properties;
 public final class NativeLibrary {
     /** System property naming a native library file to load instead of the packed one. */
     public static final String PATH_PROPERTY = "rockcask.library.path";
-    /** Where the build packed the library: {@code platforms} (comma-separated) and the library's {@code file} name. */
+    /**
+     * Where the build packed the libraries: {@code platforms} (comma-separated), and per platform
+     * the library's file name ({@code file.<platform>}) and the CPU features it is built to use
+     * ({@code cpu_features.<platform>}).
+     */
     private static final String PACKING_RESOURCE = "/org/rockcask/native-library.properties";
     private static boolean loaded;
 
@@ -52,12 +57,9 @@ public final class NativeLibrary {
         loaded = true;
     }
 
+    /** The platform of this JVM, as the jar names the platforms it carries ({@link Platform}). */
     public static String platform() {
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        String osPart = os.startsWith("linux") ? "linux" : os.startsWith("mac") ? "macos" : os.startsWith("windows") ? "windows" : os;
-        String archPart = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64" : arch.equals("aarch64") || arch.equals("arm64") ? "aarch64" : arch;
-        return osPart + "-" + archPart;
+        return Platform.current();
     }
 
     /** The platforms this jar carries a library for. */
@@ -67,34 +69,51 @@ public final class NativeLibrary {
 
     /** The jar resource holding the library for {@code platform}. */
     public static String packedResource(String platform) {
-        return "/native/" + platform + "/" + packing("file");
+        return "/org/rockcask/native/" + platform + "/" + packing("file." + platform);
     }
 
     private static String packing(String key) {
         return resourceProperties(PACKING_RESOURCE).getProperty(key, "");
     }
 
+    /** Why this jar has no library for {@code platform}, and what to do instead. */
+    public static String noLibraryFor(String platform, java.util.List<String> carried) {
+        return "RockCask has no native library for platform " + platform + " (os.name=" + System.getProperty("os.name")
+                + ", os.arch=" + System.getProperty("os.arch") + (platform.startsWith("linux-") ? ", libc=" + Platform.linuxLibc() : "")
+                + "); this jar carries " + String.join(", ", carried) + ". Build one (README, \"Platforms\") and point -D"
+                + PATH_PROPERTY + " at it.";
+    }
+
     private static String loadPacked() {
         String platform = platform();
+        if (!packedPlatforms().contains(platform)) {
+            // Before anything is extracted: a library for another platform or C library would fail
+            // in the dynamic linker, or worse.
+            throw new UnsatisfiedLinkError(noLibraryFor(platform, packedPlatforms()));
+        }
         String resource = packedResource(platform);
         try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new UnsatisfiedLinkError("RockCask has no native library for platform " + platform
-                        + " (os.name=" + System.getProperty("os.name") + ", os.arch=" + System.getProperty("os.arch")
-                        + "); this jar carries " + String.join(", ", packedPlatforms())
-                        + ". Build one and point -D" + PATH_PROPERTY + " at it.");
+                throw new UnsatisfiedLinkError(resource + " is missing from the RockCask jar, whose native-library.properties lists " + platform);
             }
             // Before the library's code can run: it may use instructions this CPU lacks.
-            CpuFeatures.check(packing("cpu_features"), "jar resource " + resource);
+            CpuFeatures.check(platform.substring(platform.lastIndexOf('-') + 1), packing("cpu_features." + platform), "jar resource " + resource);
+            String file = packing("file." + platform);
+            String suffix = file.contains(".") ? file.substring(file.lastIndexOf('.')) : "";
             Path tmp = FileSystems.getDefault().supportedFileAttributeViews().contains("posix")
-                    ? Files.createTempFile("librockcask-", ".so", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))
-                    : Files.createTempFile("librockcask-", ".so");
+                    ? Files.createTempFile("librockcask-", suffix, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))
+                    : Files.createTempFile("librockcask-", suffix);
             try {
                 Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
                 System.load(tmp.toString());
             } finally {
                 // Once loaded the mapping stays valid; nothing is left behind in the temp directory.
-                Files.deleteIfExists(tmp);
+                // Windows keeps a loaded library's file open: removed when the JVM exits instead.
+                try {
+                    Files.deleteIfExists(tmp);
+                } catch (IOException e) {
+                    tmp.toFile().deleteOnExit();
+                }
             }
             return "jar resource " + resource;
         } catch (IOException e) {

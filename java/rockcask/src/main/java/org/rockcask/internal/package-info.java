@@ -1,6 +1,7 @@
 /**
  * RockCask's internals: the native library's loader ({@link org.rockcask.internal.NativeLibrary},
- * with {@link org.rockcask.internal.CpuFeatures}, which first checks that this CPU can run the
+ * with {@link org.rockcask.internal.Platform}, which names the platform whose library it loads,
+ * and {@link org.rockcask.internal.CpuFeatures}, which first checks that this CPU can run the
  * library), the guard around native handles ({@link org.rockcask.internal.NativeResource}) and
  * the callback through which the library reports a long call's progress
  * ({@link org.rockcask.internal.ProgressRelay}); nothing else. The native calls sit beside the
