@@ -39,12 +39,10 @@ impl Registry {
     /// ("queues"), `id_what` their ids ("queue id").
     pub fn recover(db: &DB, prefix: &'static [u8], what: &str, id_what: &str) -> Result<Registry> {
         let mut registry = Registry::new(prefix);
-        for_each_named(db, ReadOptions::default(), prefix, what, |name, v| {
-            let id = keys::decode_u32(v, id_what)?;
+        for (name, id) in named_ids(db, ReadOptions::default(), prefix, what, id_what)? {
             registry.next_id = registry.next_id.max(id + 1);
             registry.by_name.insert(name, id);
-            Ok(())
-        })?;
+        }
         Ok(registry)
     }
 
@@ -113,11 +111,18 @@ pub(crate) fn for_each_named(
     it.status().context(|| format!("listing {what}"))
 }
 
-/// The names under `prefix` with the ids their records hold (queues', maps'), in name order.
-pub(crate) fn named_ids(db: &DB, ro: ReadOptions, prefix: &[u8], what: &str) -> Result<Vec<(String, u32)>> {
+/// The names under `prefix` with the ids their records hold (queues', maps'), in name order;
+/// `what` names the records in errors, `id_what` their ids.
+pub(crate) fn named_ids(
+    db: &DB,
+    ro: ReadOptions,
+    prefix: &[u8],
+    what: &str,
+    id_what: &str,
+) -> Result<Vec<(String, u32)>> {
     let mut out = Vec::new();
     for_each_named(db, ro, prefix, what, |name, v| {
-        out.push((name, keys::decode_u32(v, "id")?));
+        out.push((name, keys::decode_u32(v, id_what)?));
         Ok(())
     })?;
     Ok(out)

@@ -93,12 +93,14 @@ impl<'a> StoreReader<'a> {
             read_options(snapshot),
             keys::meta_queue_prefix(),
             "queues for a snapshot",
+            "id",
         )?;
         let maps = crate::registry::named_ids(
             db.db(),
             read_options(snapshot),
             crate::maps::meta_map_prefix(),
             "maps for a snapshot",
+            "id",
         )?;
         Ok(StoreReader {
             db,
