@@ -1,22 +1,15 @@
 //! Bounded queues: a commit that would overfill a queue is refused (or waits for room), checked
 //! inside the commit so that concurrent producers never push a queue past its capacity.
 
+mod common;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use rockcask_core::{Error, QueueConfig, Store, StoreOptions};
 
-fn open(dir: &std::path::Path) -> Store {
-    Store::open(
-        dir,
-        StoreOptions {
-            sync_on_commit: false,
-            ..StoreOptions::default()
-        },
-    )
-    .unwrap()
-}
+use common::open;
 
 fn bounded(capacity: u64) -> QueueConfig {
     QueueConfig {

@@ -3,19 +3,12 @@
 //! after the delete is written, before or after a reopen) must never delete the object put
 //! since. And consuming the entries of objects that were never deleted still deletes them.
 
-use rockcask_core::dead_letter::Selection;
-use rockcask_core::{QueueConfig, Store, StoreOptions, Uuid};
+mod common;
 
-fn open(dir: &std::path::Path) -> Store {
-    Store::open(
-        dir,
-        StoreOptions {
-            sync_on_commit: false,
-            ..StoreOptions::default()
-        },
-    )
-    .unwrap()
-}
+use rockcask_core::dead_letter::Selection;
+use rockcask_core::{QueueConfig, Store, Uuid};
+
+use common::open;
 
 /// A queue-owned object in `queue` (and by id in each of `also`), committed.
 fn enqueue_owned(store: &Store, queue: &str, also: &[&str]) -> Uuid {

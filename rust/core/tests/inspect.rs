@@ -1,21 +1,12 @@
 //! `Store::visit_queue`: every committed entry of one queue, in the order a consumer would take
 //! them, one at a time, as of one point in time, on writable and read-only stores.
 
-use std::path::Path;
+mod common;
 
 use rockcask_core::compress::{Compression, Policy};
 use rockcask_core::{Error, Store, StoreOptions, Uuid};
 
-fn open(dir: &Path) -> Store {
-    Store::open(
-        dir,
-        StoreOptions {
-            sync_on_commit: false,
-            ..StoreOptions::default()
-        },
-    )
-    .unwrap()
-}
+use common::open;
 
 /// Every (position, id, payload) `visit_queue` reports for `queue`.
 fn visit_all(store: &Store, queue: &str) -> Vec<(u64, Uuid, Option<Vec<u8>>)> {

@@ -1,20 +1,13 @@
 //! Named maps in transactions: every operation, isolation, counters, scans, limits.
 
+mod common;
+
 use std::sync::Arc;
 
 use rockcask_core::maps::{Direction, KeyRange};
 use rockcask_core::{Error, Store, StoreOptions};
 
-fn open(dir: &std::path::Path) -> Store {
-    Store::open(
-        dir,
-        StoreOptions {
-            sync_on_commit: false,
-            ..StoreOptions::default()
-        },
-    )
-    .unwrap()
-}
+use common::open;
 
 fn counter(v: Option<Vec<u8>>) -> i64 {
     i64::from_le_bytes(v.unwrap().try_into().unwrap())

@@ -1,17 +1,10 @@
 //! Entry positions, and the operations on whole queues: listing by prefix, dropping, moving.
 
+mod common;
+
 use rockcask_core::{Error, Message, Store, StoreOptions, Uuid};
 
-fn open(dir: &std::path::Path) -> Store {
-    Store::open(
-        dir,
-        StoreOptions {
-            sync_on_commit: false,
-            ..StoreOptions::default()
-        },
-    )
-    .unwrap()
-}
+use common::open;
 
 fn fill(store: &Store, queue: &str, items: impl IntoIterator<Item = u32>) -> Vec<Uuid> {
     let mut tx = store.begin().unwrap();

@@ -1,5 +1,7 @@
 //! Store behaviour through the public core API: the promises DESIGN.md makes, each checked.
 
+mod common;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -7,16 +9,7 @@ use std::time::Duration;
 
 use rockcask_core::{Error, Store, StoreOptions, Uuid};
 
-fn open(dir: &std::path::Path) -> Store {
-    Store::open(
-        dir,
-        StoreOptions {
-            sync_on_commit: false,
-            ..StoreOptions::default()
-        },
-    )
-    .unwrap()
-}
+use common::open;
 
 fn payloads(ms: &[rockcask_core::Message]) -> Vec<Vec<u8>> {
     ms.iter().map(|m| m.payload.clone().unwrap()).collect()
