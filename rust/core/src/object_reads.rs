@@ -40,7 +40,7 @@ impl<'a> ObjectReads<'a> {
         let (writes, batch) = self.own?;
         writes.get(id).map(|w| match *w {
             ObjectWrite::Put { at, len } => Some(batch.slice(at, len)),
-            ObjectWrite::Delete => None,
+            ObjectWrite::Delete { .. } => None,
         })
     }
 
@@ -211,11 +211,10 @@ pub(crate) fn counted_bytes(db: &DbRef<'_>, entries: &[Entry]) -> Result<Vec<u64
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum ObjectWrite {
     /// Encoded object value (flag byte + payload) at `at..at + len` of the batch.
-    Put {
-        at: usize,
-        len: usize,
-    },
-    Delete,
+    Put { at: usize, len: usize },
+    /// Deleted; `counted` when the object may have a reference count in `refs` to delete with it
+    /// (only a queue-owned object has one: see `Buffered::delete_object`).
+    Delete { counted: bool },
 }
 
 /// The object cache committed reads go through, if any: `get` and `get_many` pass it. Polls and

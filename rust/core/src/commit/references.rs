@@ -74,7 +74,7 @@ pub(super) fn decide(buf: &Buffered, db: &DbRef<'_>, serial: &CommitState) -> Re
     let mut ownership_unknown = Vec::new();
     for (id, delta) in buf.ref_delta.iter().filter(|(_, d)| **d != 0) {
         let own_write = match buf.objects.get(id) {
-            Some(ObjectWrite::Delete) => continue,
+            Some(ObjectWrite::Delete { .. }) => continue,
             Some(&ObjectWrite::Put { at, len }) => Some(is_owned_value(buf.batch.slice(at, len))),
             None => None,
         };
@@ -152,7 +152,7 @@ pub(super) fn pending_marks(buf: &Buffered, serial: &CommitState, outcomes: &[Ou
     let mut marks = Vec::with_capacity(outcomes.len());
     for (id, w) in &buf.objects {
         let state = match *w {
-            ObjectWrite::Delete => Some(PendingObject::Deleted),
+            ObjectWrite::Delete { .. } => Some(PendingObject::Deleted),
             // Alive again after a delete (an earlier commit's or its own): queue-owned with
             // its one entry when this transaction created it so, otherwise put (`put` over
             // an object it read as queue-owned is refused when that object is deleted,

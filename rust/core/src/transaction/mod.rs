@@ -276,12 +276,13 @@ impl Transaction {
     /// Delete object `id`. Entries still pointing at it are delivered with no payload.
     /// Returns whether the object existed.
     pub fn delete(&mut self, id: Uuid) -> Result<bool> {
-        let existed = {
+        let own = {
             let db = self.check_write()?;
-            self.buf.object_reads().ownership_of(&db, None, id)?.is_some()
+            self.buf.object_reads().ownership_of(&db, None, id)?
         };
-        self.buf.delete_object(self.store.cf_ids(), id);
-        Ok(existed)
+        self.buf
+            .delete_object(self.store.cf_ids(), id, own == Some(Ownership::Owned));
+        Ok(own.is_some())
     }
 
     /// Make everything durable at once (synced when the store says so), then publish the new
