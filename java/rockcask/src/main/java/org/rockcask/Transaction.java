@@ -368,10 +368,14 @@ public final class Transaction implements AutoCloseable {
      * delivers the due items handed back by rollbacks, lowest {@link Message#sequence()} first,
      * then the items never delivered, in order. Delays are kept in memory: after the store is
      * reopened, delayed items are due at once. {@code Duration.ZERO}: no delay.
+     *
+     * @throws IllegalArgumentException if {@code retryAfter} is negative or longer than 365 days
+     *     (the message names it and the limit); nothing is rolled back then, and the transaction
+     *     stays open and usable
      */
     public synchronized void rollback(String reason, Duration retryAfter) {
         Objects.requireNonNull(reason, "reason");
-        long millis = millis(retryAfter, "retryAfter");
+        long millis = retryDelayMillis(retryAfter);
         handle.run(h -> {
             pending.clear();
             lastPendingPut = null;
@@ -429,6 +433,19 @@ public final class Transaction implements AutoCloseable {
             throw new IllegalArgumentException(sequences.length + " sequences are more than the " + Wire.MAX_BATCH_ITEMS + " one call takes");
         }
         return sequences.clone();
+    }
+
+    /** A retry delay in milliseconds, refused when negative or over the native limit. */
+    private static long retryDelayMillis(Duration d) {
+        Objects.requireNonNull(d, "retryAfter");
+        if (d.isNegative()) {
+            throw new IllegalArgumentException("retryAfter must not be negative: " + d);
+        }
+        if (d.compareTo(Duration.ofMillis(Wire.MAX_RETRY_DELAY_MILLIS)) > 0) {
+            throw new IllegalArgumentException("retryAfter of " + d + " exceeds the limit of "
+                    + Wire.MAX_RETRY_DELAY_MILLIS + " ms (365 days)");
+        }
+        return d.toMillis();
     }
 
     /** A non-negative duration in milliseconds for the native side, capped where no wait ends. */
