@@ -313,6 +313,19 @@ fn three_with_the_first_delayed(store: &Store, queue: &str, delay: Duration) {
     assert_eq!(numbers(&tx.poll(queue, 1).unwrap()), vec![0]);
     tx.rollback_because("later", Some(delay)).unwrap();
     assert_eq!(numbers(&peek_all(store, queue)), vec![1, 2], "the first one waits");
+    let figures = store
+        .metrics()
+        .unwrap()
+        .queues
+        .into_iter()
+        .find(|f| f.name == queue)
+        .unwrap();
+    assert_eq!(
+        (figures.depth, figures.available, figures.claimed),
+        (3, 2, 0),
+        "a delayed entry counts in the depth, not as available"
+    );
+    assert_eq!(store.queue_size(queue).unwrap(), 3);
 }
 
 #[test]
