@@ -361,7 +361,7 @@ fn a_rolled_back_drop_hands_a_delayed_entry_back_with_its_delay() {
     assert_eq!(numbers(&tx.poll("q", 10).unwrap()), vec![1, 2], "still delayed");
     let due = tx.take("q", Duration::from_secs(10)).unwrap().unwrap();
     assert!(started.elapsed() >= Duration::from_millis(400), "not before its time");
-    assert_eq!((numbers(&[due.clone()]), due.deliveries), (vec![0], 2));
+    assert_eq!((numbers(std::slice::from_ref(&due)), due.deliveries), (vec![0], 2));
     tx.commit().unwrap();
 }
 
