@@ -95,6 +95,12 @@ pub const MAX_PAYLOAD_BYTES: usize = 1 << 30;
 /// allocation.
 pub const MAX_BATCH_ITEMS: usize = 1 << 20;
 
+/// Longest delay a rollback may put on the entries it hands back
+/// (`Transaction::rollback_because`): 365 days. Delays live in memory and end with the process,
+/// so a longer one cannot be what a caller means, and refusing it keeps every not-before time a
+/// point in time on every platform.
+pub const MAX_RETRY_DELAY_MILLIS: u64 = 365 * 24 * 60 * 60 * 1000;
+
 /// Most worker threads one export, import or verification may use (a value from a caller is
 /// refused above this, never turned into that many threads).
 pub const MAX_WORKERS: usize = 64;

@@ -3,7 +3,8 @@
 use std::time::{Duration, Instant};
 
 use rockcask_core::dead_letter::{Selection, PROCESS_ENDED};
-use rockcask_core::{Message, QueueConfig, Store, StoreOptions};
+use rockcask_core::options::MAX_RETRY_DELAY_MILLIS;
+use rockcask_core::{Error, Message, QueueConfig, Store, StoreOptions};
 
 fn open_with(dir: &std::path::Path, max_deliveries: u32) -> Store {
     Store::open(
@@ -490,4 +491,48 @@ fn consumers_racing_to_roll_back_and_commit_leave_every_entry_consumed_or_dead_e
         assert_eq!(d.record.deliveries, 3, "dead-lettered at exactly the limit: {d:?}");
     }
     assert_eq!(store.queue_size("in").unwrap(), 0);
+}
+
+#[test]
+fn a_retry_delay_over_the_limit_is_refused_naming_it_and_the_transaction_stays_usable() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    fill(&store, "q", 0..2);
+    let limit = Duration::from_millis(MAX_RETRY_DELAY_MILLIS);
+    let mut tx = store.begin().unwrap();
+    assert_eq!(numbers(&tx.poll("q", 1).unwrap()), vec![0]);
+    for too_long in [
+        limit + Duration::from_millis(1),
+        limit + Duration::from_nanos(1),
+        Duration::from_secs(i64::MAX as u64),
+        Duration::MAX,
+    ] {
+        let e = tx.rollback_because("r", Some(too_long)).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidArgument(m)
+                if m.contains(&format!("{too_long:?}")) && m.contains(&MAX_RETRY_DELAY_MILLIS.to_string())),
+            "{e}"
+        );
+        assert!(tx.is_open(), "refused before anything is handed back");
+    }
+    assert_eq!(numbers(&tx.poll("q", 1).unwrap()), vec![1], "still usable");
+    tx.rollback_because("r", Some(limit)).unwrap();
+    assert!(
+        store.begin().unwrap().peek("q", 10).unwrap().is_empty(),
+        "the limit itself is accepted"
+    );
+    assert_eq!(store.queue_size("q").unwrap(), 2);
+
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.drop_queue("q").unwrap(), 2);
+    tx.commit().unwrap();
+    fill(&store, "q", [7]);
+    let mut tx = store.begin().unwrap();
+    tx.poll("q", 1).unwrap();
+    tx.rollback_because("r", Some(Duration::ZERO)).unwrap();
+    assert_eq!(
+        numbers(&store.begin().unwrap().peek("q", 1).unwrap()),
+        vec![7],
+        "zero is no delay"
+    );
 }

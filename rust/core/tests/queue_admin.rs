@@ -2,7 +2,9 @@
 
 mod common;
 
-use rockcask_core::{Error, Message, Store, StoreOptions, Uuid};
+use std::time::{Duration, Instant};
+
+use rockcask_core::{Error, Message, QueueConfig, Store, StoreOptions, Uuid};
 
 use common::open;
 
@@ -302,4 +304,107 @@ fn dropping_and_moving_need_a_writable_open_transaction() {
     .unwrap();
     let mut tx = ro.begin().unwrap();
     assert!(matches!(tx.drop_queue("q"), Err(Error::ReadOnly(_))));
+}
+
+/// Three entries in `queue`, the first polled and handed back with a delay of `delay`.
+fn three_with_the_first_delayed(store: &Store, queue: &str, delay: Duration) {
+    fill(store, queue, 0..3);
+    let mut tx = store.begin().unwrap();
+    assert_eq!(numbers(&tx.poll(queue, 1).unwrap()), vec![0]);
+    tx.rollback_because("later", Some(delay)).unwrap();
+    assert_eq!(numbers(&peek_all(store, queue)), vec![1, 2], "the first one waits");
+    let figures = store
+        .metrics()
+        .unwrap()
+        .queues
+        .into_iter()
+        .find(|f| f.name == queue)
+        .unwrap();
+    assert_eq!(
+        (figures.depth, figures.available, figures.claimed),
+        (3, 2, 0),
+        "a delayed entry counts in the depth, not as available"
+    );
+    assert_eq!(store.queue_size(queue).unwrap(), 3);
+}
+
+#[test]
+fn a_drop_takes_entries_handed_back_with_a_delay_and_the_queue_never_delivers_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    three_with_the_first_delayed(&store, "q", Duration::from_millis(500));
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.drop_queue("q").unwrap(), 3, "the delayed entry too");
+    tx.commit().unwrap();
+    assert_eq!(store.queue_size("q").unwrap(), 0);
+    assert!(store.queue_names().unwrap().is_empty(), "no longer listed");
+    let mut tx = store.begin().unwrap();
+    assert!(
+        tx.take("q", Duration::from_millis(900)).unwrap().is_none(),
+        "nothing is delivered once the delay has passed"
+    );
+    tx.rollback().unwrap();
+    assert!(store.queue_names().unwrap().is_empty());
+}
+
+#[test]
+fn a_rolled_back_drop_hands_a_delayed_entry_back_with_its_delay() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let started = Instant::now();
+    three_with_the_first_delayed(&store, "q", Duration::from_millis(400));
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.drop_queue("q").unwrap(), 3);
+    tx.rollback().unwrap();
+    assert_eq!(store.queue_size("q").unwrap(), 3);
+    let mut tx = store.begin().unwrap();
+    assert_eq!(numbers(&tx.poll("q", 10).unwrap()), vec![1, 2], "still delayed");
+    let due = tx.take("q", Duration::from_secs(10)).unwrap().unwrap();
+    assert!(started.elapsed() >= Duration::from_millis(400), "not before its time");
+    assert_eq!((numbers(std::slice::from_ref(&due)), due.deliveries), (vec![0], 2));
+    tx.commit().unwrap();
+}
+
+#[test]
+fn a_move_takes_entries_handed_back_with_a_delay_and_they_are_due_at_once_in_the_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    three_with_the_first_delayed(&store, "s", Duration::from_secs(3600));
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.move_queue("s", "t").unwrap(), 3, "the delayed entry too");
+    tx.commit().unwrap();
+    assert_eq!(store.queue_size("s").unwrap(), 0);
+    assert_eq!(store.queue_names().unwrap(), vec!["t"]);
+    let mut tx = store.begin().unwrap();
+    let moved = tx.poll("t", 10).unwrap();
+    assert_eq!(
+        (numbers(&moved), moved.iter().map(|m| m.deliveries).collect::<Vec<_>>()),
+        (vec![0, 1, 2], vec![1, 1, 1]),
+        "a new entry in its turn, with no delay and a count from 1"
+    );
+    tx.commit().unwrap();
+}
+
+#[test]
+fn a_drop_takes_delayed_entries_of_a_queue_with_a_delivery_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    store
+        .configure_queue(
+            "q",
+            QueueConfig {
+                max_deliveries: Some(5),
+                ..QueueConfig::default()
+            },
+        )
+        .unwrap();
+    three_with_the_first_delayed(&store, "q", Duration::from_secs(3600));
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.drop_queue("q").unwrap(), 3);
+    tx.commit().unwrap();
+    assert!(store.queue_names().unwrap().is_empty());
+    store.close().unwrap();
+    let store = open(dir.path());
+    assert!(store.queue_names().unwrap().is_empty(), "nor after a reopen");
+    assert!(peek_all(&store, "q").is_empty());
 }

@@ -755,3 +755,46 @@ fn maps_round_trip_through_a_snapshot_with_their_names_and_pairs_in_order() {
     );
     assert_eq!(copy.queue_size("q").unwrap(), 1);
 }
+
+#[test]
+fn entries_waiting_out_a_delay_are_exported_and_checkpointed_and_due_at_once_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir.path().join("src"));
+    let mut tx = store.begin().unwrap();
+    for i in 0u8..4 {
+        tx.enqueue("q", &[i]).unwrap();
+    }
+    tx.commit().unwrap();
+    let mut tx = store.begin().unwrap();
+    tx.poll("q", 2).unwrap();
+    tx.rollback_because("later", Some(std::time::Duration::from_secs(3600)))
+        .unwrap();
+    // A commit after the rollback writes the head layout with the delayed entries below the head.
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.poll("q", 1).unwrap()[0].payload.as_deref(), Some(&[2u8][..]));
+    tx.commit().unwrap();
+    assert_eq!(store.queue_size("q").unwrap(), 3);
+    let payloads = |s: &Store| -> Vec<Vec<u8>> {
+        let tx = s.begin().unwrap();
+        tx.peek("q", 10)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.payload.unwrap())
+            .collect()
+    };
+    assert_eq!(payloads(&store), vec![vec![3]], "0 and 1 wait");
+
+    let file = dir.path().join("snap");
+    let summary = export(&store, &file, 2, Compression::None);
+    assert_eq!(summary.counts.entries, 3, "the delayed entries are exported");
+    import(&file, &dir.path().join("imported")).unwrap();
+    let imported = open(&dir.path().join("imported"));
+    assert_eq!(
+        payloads(&imported),
+        vec![vec![0], vec![1], vec![3]],
+        "in order, due at once"
+    );
+    store.checkpoint(&dir.path().join("cp")).unwrap();
+    let cp = open(&dir.path().join("cp"));
+    assert_eq!(payloads(&cp), vec![vec![0], vec![1], vec![3]]);
+}

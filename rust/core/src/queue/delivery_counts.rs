@@ -17,8 +17,12 @@ impl QueueState {
             if let Some(r) = record {
                 self.record_of.insert(seq, r);
             }
-            if let Some(t) = not_before {
-                self.not_before.insert(seq, t);
+            match not_before {
+                Some(t) => {
+                    self.claimed_delays.remove(&seq);
+                    self.not_before.insert(seq, t);
+                }
+                None => self.resume_delay(seq),
             }
         }
     }

@@ -23,6 +23,17 @@ pub use metrics::QueueCounts;
 pub(crate) use metrics::QueueMetrics;
 pub(crate) use state::QueueState;
 
+/// Which entries a claim takes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Take {
+    /// Up to this many of those a consumer may receive now: the handed-back ones that are due,
+    /// lowest first, then from the head.
+    Due(usize),
+    /// Every entry no transaction holds, those waiting out a delay included: what a drop or a
+    /// move of the whole queue takes.
+    Everything,
+}
+
 /// Every queue of one open store, behind the queues lock (`Shared::queues`).
 #[derive(Debug)]
 pub(crate) struct Queues {
@@ -202,12 +213,15 @@ impl Queues {
         self.count_published(id, n);
     }
 
-    /// `QueueState::claim` of queue `name`, with the claimed entries the entry cache keeps
-    /// taken out of it (`None` for each it does not).
-    pub fn claim(&mut self, name: &str, max: usize, seqs: &mut Vec<u64>) -> Option<(&QueueState, Vec<Option<Entry>>)> {
+    /// `QueueState::claim` (or `claim_all`) of queue `name`, with the claimed entries the entry
+    /// cache keeps taken out of it (`None` for each it does not).
+    pub fn claim(&mut self, name: &str, take: Take, seqs: &mut Vec<u64>) -> Option<(&QueueState, Vec<Option<Entry>>)> {
         let id = self.names.id(name)?;
         let q = self.states.get_mut(&id)?;
-        q.claim(max, seqs);
+        match take {
+            Take::Due(max) => q.claim(max, seqs),
+            Take::Everything => q.claim_all(seqs),
+        }
         let kept = self.entry_cache.take_all(id, seqs);
         Some((q, kept))
     }

@@ -35,6 +35,10 @@ pub(crate) struct QueueState {
     pub(super) failed_deliveries: HashMap<u64, u32>,
     /// Handed-back entries not to be claimed before their time (a rollback with a delay).
     pub(super) not_before: HashMap<u64, Instant>,
+    /// The delays of entries claimed before they were due (by a drop or a move of the whole
+    /// queue, or a claim of that entry alone): they come back with the entry if its claim is
+    /// handed back, and go when it is consumed.
+    pub(super) claimed_delays: HashMap<u64, Instant>,
     /// For queues with a delivery limit: the delivery record (`deliveries.rs`) that holds the
     /// count of each handed-back entry (a claimed one's is in its claim)...
     pub(super) record_of: HashMap<u64, u64>,
@@ -127,6 +131,7 @@ impl QueueState {
             in_flight: BTreeSet::new(),
             failed_deliveries: HashMap::new(),
             not_before: HashMap::new(),
+            claimed_delays: HashMap::new(),
             record_of: HashMap::new(),
             record_live: HashMap::new(),
             dead_letters: BTreeSet::new(),
@@ -276,6 +281,43 @@ impl QueueState {
         }
     }
 
+    /// Claims every entry no transaction holds, delayed ones included (their delays kept in
+    /// `claimed_delays`), in delivery order: the handed-back ones, lowest first, then from the
+    /// head. What a drop or a move of the whole queue takes.
+    pub fn claim_all(&mut self, out: &mut Vec<u64>) {
+        if !self.not_before.is_empty() {
+            let now = Instant::now();
+            let waiting = self.not_before.drain().filter(|&(_, t)| t > now);
+            self.claimed_delays.extend(waiting);
+        }
+        let first = out.len();
+        out.extend(std::mem::take(&mut self.returned));
+        out.extend(self.head..self.tail);
+        self.head = self.tail;
+        self.in_flight.extend(&out[first..]);
+    }
+
+    /// Entry `seq`, handed back with a delay, is claimed before it is due: its delay is kept
+    /// for a hand-back.
+    fn hold_delay(&mut self, seq: u64) {
+        if let Some(t) = self.not_before.remove(&seq) {
+            if t > Instant::now() {
+                self.claimed_delays.insert(seq, t);
+            }
+        }
+    }
+
+    /// Entry `seq` goes back unclaimed: with the delay it had when it was claimed, if that has
+    /// not passed.
+    pub(super) fn resume_delay(&mut self, seq: u64) {
+        if self.claimed_delays.is_empty() {
+            return;
+        }
+        if let Some(t) = self.claimed_delays.remove(&seq) {
+            self.not_before.insert(seq, t);
+        }
+    }
+
     /// Whether entry `seq` is present and claimed by no transaction.
     pub fn is_claimable(&self, seq: u64) -> bool {
         self.returned.contains(&seq) || (self.head..self.tail).contains(&seq)
@@ -290,7 +332,7 @@ impl QueueState {
     /// between the head and it become handed-back ones, so they keep their turn.
     pub fn claim_exact(&mut self, seq: u64) -> bool {
         if self.returned.remove(&seq) {
-            self.not_before.remove(&seq);
+            self.hold_delay(seq);
         } else if (self.head..self.tail).contains(&seq) {
             self.returned.extend(self.head..seq);
             self.head = seq + 1;
@@ -313,6 +355,7 @@ impl QueueState {
     pub fn give_back(&mut self, seq: u64) {
         if self.in_flight.remove(&seq) {
             self.returned.insert(seq);
+            self.resume_delay(seq);
         }
     }
 
@@ -321,6 +364,9 @@ impl QueueState {
         self.in_flight.remove(&seq);
         if !self.failed_deliveries.is_empty() {
             self.failed_deliveries.remove(&seq);
+        }
+        if !self.claimed_delays.is_empty() {
+            self.claimed_delays.remove(&seq);
         }
     }
 
@@ -426,5 +472,43 @@ mod tests {
         let mut c = Vec::new();
         q.claim(10, &mut c);
         assert_eq!(c, vec![0, 1, 2, 4, 5]);
+    }
+
+    #[test]
+    fn a_claim_of_everything_takes_delayed_entries_and_a_hand_back_keeps_their_delays() {
+        let mut q = QueueState::new(0, 0, 5);
+        let mut a = Vec::new();
+        q.claim(3, &mut a); // 0, 1, 2
+        let later = Instant::now() + std::time::Duration::from_secs(3600);
+        q.give_back_delivered(0, 1, None, Some(later));
+        q.give_back_delivered(2, 1, None, Some(later));
+        q.give_back(1);
+        let mut due = Vec::new();
+        q.claim(10, &mut due);
+        assert_eq!(due, vec![1, 3, 4], "a poll skips the delayed ones");
+        due.iter().rev().for_each(|&s| q.give_back(s));
+
+        let mut all = Vec::new();
+        q.claim_all(&mut all);
+        assert_eq!(all, vec![0, 1, 2, 3, 4], "delivery order, delayed ones included");
+        assert_eq!((q.available(), q.next_due()), (0, None));
+        all.iter().rev().for_each(|&s| q.give_back(s));
+        assert_eq!(q.available(), 3, "0 and 2 wait again");
+        assert_eq!(q.next_due(), Some(later));
+
+        assert!(q.claim_exact(2));
+        q.give_back(2);
+        let mut p = Vec::new();
+        q.peek(10, &mut p);
+        assert_eq!(p, vec![1, 3, 4], "an exact claim handed back keeps the delay too");
+
+        let mut all = Vec::new();
+        q.claim_all(&mut all);
+        all.iter().for_each(|&s| q.consumed(s));
+        assert!(q.is_empty_and_idle());
+        assert!(
+            q.claimed_delays.is_empty() && q.not_before.is_empty(),
+            "nothing kept of them"
+        );
     }
 }

@@ -11,7 +11,7 @@ use crate::commit::buffered::Claim;
 use crate::entry_records::read_claimed;
 use crate::error::{Error, Result, RocksContext};
 use crate::keys::{self, Entry, QueueId};
-use crate::queue::QueueState;
+use crate::queue::{QueueState, Take};
 use crate::shared::{DbRef, Shared};
 
 impl Transaction {
@@ -24,13 +24,14 @@ impl Transaction {
         })
     }
 
-    /// Claims up to `max` committed entries of `queue` that no other transaction holds, in
-    /// delivery order, and reads what each points at; `None` when there were none. Claimed before
-    /// they are read, so that a failure (the caller rolls back) gives every one of them back.
-    pub(super) fn claim_entries(&mut self, db: &DbRef<'_>, queue: &str, max: usize) -> Result<Option<Claimed>> {
+    /// Claims the committed entries of `queue` that `take` says and no other transaction holds,
+    /// in delivery order, and reads what each points at; `None` when there were none. Claimed
+    /// before they are read, so that a failure (the caller rolls back) gives every one of them
+    /// back.
+    pub(super) fn claim_entries(&mut self, db: &DbRef<'_>, queue: &str, take: Take) -> Result<Option<Claimed>> {
         let mut seqs = Vec::new();
         let mut queues = self.store.queues();
-        let claimed = queues.claim(queue, max, &mut seqs).map(|(q, kept)| {
+        let claimed = queues.claim(queue, take, &mut seqs).map(|(q, kept)| {
             let failed: Vec<u32> = seqs.iter().map(|&seq| q.failed_deliveries(seq)).collect();
             (q.id(), kept, failed, q.max_deliveries() > 0, q.counts_bytes())
         });

@@ -34,7 +34,7 @@ use crate::commit::buffered::Buffered;
 use crate::commit::{self, CommitOutcome};
 use crate::error::{Error, Result};
 use crate::keys::{self, Entry, Ownership};
-use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
+use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES, MAX_RETRY_DELAY_MILLIS};
 use crate::shared::{DbRef, Shared};
 
 /// One item delivered by `poll`, `peek` or `take`.
@@ -385,18 +385,14 @@ impl Transaction {
     ///
     /// The transaction is over even when moving dead letters fails (the error says why; those
     /// entries stay in their queue and are moved at the next rollback that finds them, or at
-    /// the next open). A `retry_after` too long to be a point in time is refused first, with
+    /// the next open). A `retry_after` over `MAX_RETRY_DELAY_MILLIS` is refused first, with
     /// the transaction still open.
     pub fn rollback_because(&mut self, reason: &str, retry_after: Option<Duration>) -> Result<()> {
         if self.finished.is_some() {
             return Ok(());
         }
         let not_before = match retry_after {
-            Some(d) => Some(
-                Instant::now()
-                    .checked_add(d)
-                    .ok_or_else(|| Error::InvalidArgument(format!("retry delay of {d:?} is too long")))?,
-            ),
+            Some(d) => Some(not_before(d)?),
             None => None,
         };
         let doomed = self.hand_back_delivered(not_before);
@@ -414,6 +410,20 @@ impl Drop for Transaction {
     fn drop(&mut self) {
         let _ = self.rollback_because(DROPPED_OPEN, None);
     }
+}
+
+/// When an entry handed back with a delay of `delay` is due, if the delay is within
+/// `MAX_RETRY_DELAY_MILLIS`.
+fn not_before(delay: Duration) -> Result<Instant> {
+    let too_long = || {
+        Error::InvalidArgument(format!(
+            "retry delay of {delay:?} exceeds the limit of {MAX_RETRY_DELAY_MILLIS} ms (365 days)"
+        ))
+    };
+    if delay > Duration::from_millis(MAX_RETRY_DELAY_MILLIS) {
+        return Err(too_long());
+    }
+    Instant::now().checked_add(delay).ok_or_else(too_long)
 }
 
 fn check_payload_len(len: usize) -> Result<()> {

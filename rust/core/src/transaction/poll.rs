@@ -10,6 +10,7 @@ use crate::entry_records;
 use crate::error::{Error, Result};
 use crate::keys::{self, Entry, Ownership};
 use crate::options::MAX_BATCH_ITEMS;
+use crate::queue::Take;
 use crate::shared::DbRef;
 
 impl Transaction {
@@ -44,7 +45,7 @@ impl Transaction {
         max_payload_bytes: usize,
     ) -> Result<Vec<Message>> {
         let mut out = Vec::new();
-        if let Some(claimed) = self.claim_entries(db, queue, max)? {
+        if let Some(claimed) = self.claim_entries(db, queue, Take::Due(max))? {
             let ids: Vec<Uuid> = claimed.entries.iter().map(|e| e.id).collect();
             let objects = self.buf.object_reads().read_entry_payloads(db, &claimed.entries)?;
             let kept = within_budget(

@@ -3,11 +3,12 @@
 use super::Transaction;
 use crate::error::{Error, Result};
 use crate::keys::{self, Entry};
+use crate::queue::Take;
 
 impl Transaction {
     /// Remove every entry of `queue`: claims each one no other transaction holds (as a poll of
-    /// all of them would, without reading payloads) and takes back this transaction's own
-    /// enqueues to it. The commit deletes them (a queue-owned object goes with its last entry)
+    /// all of them would, without reading payloads), those handed back with a delay that has not
+    /// passed included, and takes back this transaction's own enqueues to it. The commit deletes them (a queue-owned object goes with its last entry)
     /// and, if nothing is left in the queue then (no entry committed since, none held by another
     /// transaction), forgets its name: `queue_names` no longer lists it and a later enqueue
     /// creates it anew, numbering from 0. Returns how many entries it removes.
@@ -25,10 +26,15 @@ impl Transaction {
     }
 
     /// Move every entry of `from` to the tail of `to`, in order: claims each one no other
-    /// transaction holds and enqueues the same object in `to` (no payload is read or copied; a
-    /// queue-owned object stays queue-owned, now by its entry in `to`), this transaction's own
-    /// enqueues to `from` included. The commit then forgets `from` as `drop_queue` does.
-    /// Returns how many entries it moves.
+    /// transaction holds, as `drop_queue` does (delayed ones included), and enqueues the same
+    /// object in `to` (no payload is read or copied; a queue-owned object stays queue-owned, now
+    /// by its entry in `to`), this transaction's own enqueues to `from` included. Each lands in
+    /// `to` as a new entry: its delivery count starts over and it carries no delay (a delay is
+    /// what a consumer of `from` asked of `from`). The commit then forgets `from` as
+    /// `drop_queue` does. Returns how many entries it moves.
+    ///
+    /// A rollback hands every claimed entry back to `from` as it was, with its delay if that
+    /// has not passed.
     pub fn move_queue(&mut self, from: &str, to: &str) -> Result<u64> {
         keys::validate_queue_name(to)?;
         if from == to {
@@ -48,13 +54,14 @@ impl Transaction {
     }
 
     /// Claims every committed entry of `queue` that no other transaction holds, in delivery
-    /// order, and returns what each points at. A failure rolls the transaction back.
+    /// order, those handed back with a delay that has not passed included, and returns what
+    /// each points at. A failure rolls the transaction back.
     fn claim_everything(&mut self, queue: &str) -> Result<Vec<Entry>> {
         self.check_open()?;
         let store = self.store.clone();
         let db = store.writable_db()?;
         keys::validate_queue_name(queue)?;
-        let claimed = self.claim_entries(&db, queue, usize::MAX);
+        let claimed = self.claim_entries(&db, queue, Take::Everything);
         Ok(self.or_roll_back(claimed)?.map_or_else(Vec::new, |c| c.entries))
     }
 }

@@ -81,7 +81,8 @@ slots! {
 pub const STORE_LIMITS: JavaConstants = {
     use rockcask_core::options::{
         MAX_BATCH_ITEMS, MAX_BLOCK_CACHE_BYTES, MAX_INLINE_PAYLOAD_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES,
-        MAX_PAYLOAD_BYTES, MAX_QUEUE_CACHE_BYTES, MAX_WORKERS, MAX_WRITE_BUFFER_BYTES, MIN_WRITE_BUFFER_BYTES,
+        MAX_PAYLOAD_BYTES, MAX_QUEUE_CACHE_BYTES, MAX_RETRY_DELAY_MILLIS, MAX_WORKERS, MAX_WRITE_BUFFER_BYTES,
+        MIN_WRITE_BUFFER_BYTES,
     };
     use rockcask_core::MAX_QUEUE_NAME_BYTES;
     JavaConstants {
@@ -98,6 +99,7 @@ pub const STORE_LIMITS: JavaConstants = {
             JavaConstant::long("MAX_OBJECT_CACHE_BYTES", MAX_OBJECT_CACHE_BYTES as i64),
             JavaConstant::long("MAX_QUEUE_CACHE_BYTES", MAX_QUEUE_CACHE_BYTES as i64),
             JavaConstant::int("MAX_INLINE_PAYLOAD_BYTES", MAX_INLINE_PAYLOAD_BYTES as i64),
+            JavaConstant::long("MAX_RETRY_DELAY_MILLIS", MAX_RETRY_DELAY_MILLIS as i64),
             // A map name has a queue name's limit: the core checks both alike.
             JavaConstant::int("MAX_MAP_NAME_BYTES", MAX_QUEUE_NAME_BYTES as i64),
         ],

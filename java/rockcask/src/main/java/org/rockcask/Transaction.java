@@ -248,12 +248,14 @@ public final class Transaction implements AutoCloseable {
 
     /**
      * Removes every entry of {@code queue}: claims each one no other transaction holds (as a
-     * poll of all of them would, without reading their payloads) and takes back this
+     * poll of all of them would, without reading their payloads), those a rollback delayed
+     * ({@link #rollback(String, Duration)}) and that are not due yet included, and takes back this
      * transaction's own enqueues to it. The commit deletes them (a queue-owned object goes with
      * its last entry) and, if the queue has no entry left then, forgets its name: {@link
      * Store#queues()} no longer lists it, and a later enqueue creates it anew, numbering from 0.
      * Entries another transaction holds, and entries committed after this call, stay (and so
-     * does the name). Nothing happens unless this transaction commits.
+     * does the name). Nothing happens unless this transaction commits; a rollback hands every
+     * entry back as it was, a delayed one with the delay it has left.
      *
      * @return how many entries the commit removes
      */
@@ -268,10 +270,13 @@ public final class Transaction implements AutoCloseable {
 
     /**
      * Moves every entry of {@code from} to the tail of {@code to}, in order: claims each one no
-     * other transaction holds, this transaction's own enqueues to {@code from} included, and
-     * enqueues the same objects in {@code to} (no payload is read or copied; a queue-owned object
-     * stays queue-owned, by its entry in {@code to}). The commit then forgets {@code from} as
-     * {@link #dropQueue} does.
+     * other transaction holds, delayed ones included as in {@link #dropQueue}, and this
+     * transaction's own enqueues to {@code from}, and enqueues the same objects in {@code to} (no
+     * payload is read or copied; a queue-owned object stays queue-owned, by its entry in {@code
+     * to}). Each arrives in {@code to} as a new entry: its {@link Message#deliveries()} count from 1
+     * again and it carries no delay, so one that was waiting out a delay in {@code from} is
+     * delivered in its turn in {@code to}. The commit then forgets {@code from} as {@link
+     * #dropQueue} does; a rollback hands every entry back to {@code from} as it was.
      *
      * @return how many entries move
      */
@@ -368,10 +373,14 @@ public final class Transaction implements AutoCloseable {
      * delivers the due items handed back by rollbacks, lowest {@link Message#sequence()} first,
      * then the items never delivered, in order. Delays are kept in memory: after the store is
      * reopened, delayed items are due at once. {@code Duration.ZERO}: no delay.
+     *
+     * @throws IllegalArgumentException if {@code retryAfter} is negative or longer than 365 days
+     *     (the message names it and the limit); nothing is rolled back then, and the transaction
+     *     stays open and usable
      */
     public synchronized void rollback(String reason, Duration retryAfter) {
         Objects.requireNonNull(reason, "reason");
-        long millis = millis(retryAfter, "retryAfter");
+        long millis = retryDelayMillis(retryAfter);
         handle.run(h -> {
             pending.clear();
             lastPendingPut = null;
@@ -429,6 +438,19 @@ public final class Transaction implements AutoCloseable {
             throw new IllegalArgumentException(sequences.length + " sequences are more than the " + Wire.MAX_BATCH_ITEMS + " one call takes");
         }
         return sequences.clone();
+    }
+
+    /** A retry delay in milliseconds, refused when negative or over the native limit. */
+    private static long retryDelayMillis(Duration d) {
+        Objects.requireNonNull(d, "retryAfter");
+        if (d.isNegative()) {
+            throw new IllegalArgumentException("retryAfter must not be negative: " + d);
+        }
+        if (d.compareTo(Duration.ofMillis(Wire.MAX_RETRY_DELAY_MILLIS)) > 0) {
+            throw new IllegalArgumentException("retryAfter of " + d + " exceeds the limit of "
+                    + Wire.MAX_RETRY_DELAY_MILLIS + " ms (365 days)");
+        }
+        return d.toMillis();
     }
 
     /** A non-negative duration in milliseconds for the native side, capped where no wait ends. */

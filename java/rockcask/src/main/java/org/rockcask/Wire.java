@@ -38,6 +38,8 @@ final class Wire {
     static final long MAX_OBJECT_CACHE_BYTES = 1L << 40;
     static final long MAX_QUEUE_CACHE_BYTES = 1L << 40;
     static final int MAX_INLINE_PAYLOAD_BYTES = 64 << 10;
+    /** The longest delay {@code Transaction.rollback(reason, retryAfter)} takes: 365 days. */
+    static final long MAX_RETRY_DELAY_MILLIS = 31536000000L;
 
     /**
      * The code of each {@link Compression} (rust/codec/src/compress.rs {@code Compression::code}

@@ -178,7 +178,39 @@ public class PoisonMessagesTest extends WithOpenStore {
             assertThrows(IllegalArgumentException.class, () -> tx.rollback("x", Duration.ofMillis(-1)));
             assertThrows(NullPointerException.class, () -> tx.rollback(null));
             assertTrue("a refused rollback leaves the transaction open", tx.peek("q", 1).isEmpty());
-            tx.rollback("x", Duration.ofSeconds(Long.MAX_VALUE));
+        }
+    }
+
+    @Test
+    public void aRetryDelayOverTheLimitIsRefusedNamingItAndTheTransactionStaysUsable() {
+        fill(store, "q", "first", "second");
+        Duration limit = Duration.ofMillis(Wire.MAX_RETRY_DELAY_MILLIS);
+        assertEquals(Duration.ofDays(365), limit);
+        try (Transaction tx = store.begin()) {
+            assertEquals("first", text(tx.poll("q")));
+            for (Duration bad : Arrays.asList(limit.plusMillis(1), limit.plusNanos(1), Duration.ofSeconds(Long.MAX_VALUE), Duration.ofMillis(-1), Duration.ofSeconds(Long.MIN_VALUE))) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> tx.rollback("r", bad));
+                assertTrue(e.getMessage(), e.getMessage().contains(bad.toString()));
+                if (!bad.isNegative()) {
+                    assertTrue(e.getMessage(), e.getMessage().contains(Long.toString(Wire.MAX_RETRY_DELAY_MILLIS)));
+                }
+            }
+            assertEquals("still open and usable", "second", text(tx.poll("q")));
+            tx.rollback("r", limit);
+        }
+        assertEquals(2, store.queueSize("q"));
+        try (Transaction tx = store.begin()) {
+            assertNull("the limit itself is accepted", tx.poll("q"));
+            assertEquals(2, tx.dropQueue("q"));
+            tx.commit();
+        }
+        fill(store, "q", "again");
+        try (Transaction tx = store.begin()) {
+            tx.poll("q");
+            tx.rollback("r", Duration.ZERO);
+        }
+        try (Transaction tx = store.begin()) {
+            assertEquals("zero is no delay", "again", text(tx.poll("q")));
         }
     }
 

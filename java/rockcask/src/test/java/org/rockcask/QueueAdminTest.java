@@ -7,6 +7,7 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -126,6 +127,48 @@ public class QueueAdminTest extends WithOpenStore {
             holder.rollback();
         }
         assertEquals(Arrays.asList("a"), texts(peekAll("q")));
+    }
+
+    /** Three entries in {@code queue}, the first polled and rolled back with a delay. */
+    private void threeWithTheFirstDelayed(String queue, Duration delay) {
+        fill(queue, "a", "b", "c");
+        try (Transaction tx = store.begin()) {
+            assertEquals("a", texts(tx.poll(queue, 1)).get(0));
+            tx.rollback("later", delay);
+        }
+        assertEquals(Arrays.asList("b", "c"), texts(peekAll(queue)));
+    }
+
+    @Test
+    public void aDropTakesAnEntryRolledBackWithADelayAndNothingIsDeliveredAfterIt() {
+        threeWithTheFirstDelayed("q", Duration.ofMillis(500));
+        try (Transaction tx = store.begin()) {
+            assertEquals(3, tx.dropQueue("q"));
+            tx.commit();
+        }
+        assertEquals(0, store.queueSize("q"));
+        assertEquals(Collections.emptyList(), store.queues());
+        try (Transaction tx = store.begin()) {
+            assertNull("nothing once the delay has passed", tx.take("q", Duration.ofMillis(900)));
+        }
+        assertEquals(Collections.emptyList(), store.queues());
+    }
+
+    @Test
+    public void aMoveTakesAnEntryRolledBackWithADelayAndItIsDueAtOnceInTheTarget() {
+        threeWithTheFirstDelayed("s", Duration.ofHours(1));
+        try (Transaction tx = store.begin()) {
+            assertEquals(3, tx.moveQueue("s", "t"));
+            tx.commit();
+        }
+        assertEquals(0, store.queueSize("s"));
+        assertEquals(Collections.singletonList("t"), store.queues());
+        try (Transaction tx = store.begin()) {
+            List<Message> moved = tx.poll("t", 10);
+            assertEquals(Arrays.asList("a", "b", "c"), texts(moved));
+            assertEquals(1, moved.get(0).deliveries());
+            tx.commit();
+        }
     }
 
     @Test
