@@ -1,11 +1,11 @@
 //! Option values at their extremes and results too large for one call: refused in RockCask's
 //! terms, or handled, never a crash or an opaque failure.
 
+use rockcask_core::maps::{Direction, KeyRange};
 use rockcask_core::options::{
     MAX_BLOCK_CACHE_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES, MAX_QUEUE_CACHE_BYTES, MAX_WRITE_BUFFER_BYTES,
     MIN_WRITE_BUFFER_BYTES,
 };
-use rockcask_core::maps::{Direction, KeyRange};
 use rockcask_core::{DeadLetter, Error, QueueConfig, Store, StoreOptions};
 
 fn options() -> StoreOptions {
@@ -330,9 +330,7 @@ fn a_scan_over_its_byte_bound_returns_fewer_says_so_and_the_rest_is_read_from_af
         from: Some([&first.pairs[1].0[..], &[0]].concat()),
         to: None,
     };
-    let second = tx
-        .map_scan_within("m", &rest, Direction::Forward, 10, 1000)
-        .unwrap();
+    let second = tx.map_scan_within("m", &rest, Direction::Forward, 10, 1000).unwrap();
     assert_eq!((first_bytes(&second.pairs), second.cut), (vec![2, 3], false));
     // Backwards alike; and this transaction's own writes count as they are seen.
     tx.map_put("m", b"k\x03", &[3; 300]).unwrap();
@@ -350,7 +348,9 @@ fn a_scan_over_its_byte_bound_returns_fewer_says_so_and_the_rest_is_read_from_af
         .unwrap();
     assert_eq!((first_bytes(&counted.pairs), counted.cut), (vec![0, 1], false));
     assert_eq!(
-        tx.map_scan("m", &KeyRange::default(), Direction::Forward, 10).unwrap().len(),
+        tx.map_scan("m", &KeyRange::default(), Direction::Forward, 10)
+            .unwrap()
+            .len(),
         4
     );
 }
@@ -371,7 +371,10 @@ fn a_batched_get_whose_values_exceed_its_byte_bound_is_refused_naming_the_total_
     }
     // The transaction stays usable; what fits is answered whole.
     let two = tx.map_get_many_within("m", &keys[..2], 1000).unwrap();
-    assert_eq!(two.iter().map(|v| v.as_ref().unwrap().len()).collect::<Vec<_>>(), vec![400, 400]);
+    assert_eq!(
+        two.iter().map(|v| v.as_ref().unwrap().len()).collect::<Vec<_>>(),
+        vec![400, 400]
+    );
     assert_eq!(tx.map_get_many("m", &keys).unwrap().len(), 3);
     tx.commit().unwrap();
 }
@@ -394,7 +397,12 @@ fn a_list_of_dead_letters_over_its_byte_bound_returns_fewer_counting_names_and_r
     assert_eq!(tx.poll("q", 3).unwrap().len(), 3);
     tx.rollback_because("r", None).unwrap();
     // 400 bytes of payload, 1 of origin queue and 1 of reason each.
-    let seqs = |letters: &[DeadLetter]| letters.iter().map(|d| d.payload.as_ref().unwrap()[0]).collect::<Vec<_>>();
+    let seqs = |letters: &[DeadLetter]| {
+        letters
+            .iter()
+            .map(|d| d.payload.as_ref().unwrap()[0])
+            .collect::<Vec<_>>()
+    };
     assert_eq!(seqs(&store.dead_letters_within("q", 10, 804).unwrap()), vec![0, 1]);
     assert_eq!(seqs(&store.dead_letters_within("q", 10, 803).unwrap()), vec![0]);
     assert_eq!(seqs(&store.dead_letters_within("q", 10, 1).unwrap()), vec![0]);

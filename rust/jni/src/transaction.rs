@@ -44,9 +44,8 @@ native_class! {
 /// without having been delivered.
 fn deliver<'local>(env: &mut Env<'local>, tx: &mut Transaction, packed: &[u8]) -> BridgeResult<JByteArray<'local>> {
     let made = wire::check_fits_java_array(packed.len()).and_then(|()| Ok(env.byte_array_from_slice(packed)?));
-    made.map_err(|e| {
+    made.inspect_err(|_| {
         let _ = tx.rollback();
-        e
     })
 }
 
@@ -119,9 +118,7 @@ fn poll<'local>(
 }
 
 fn peek(_env: &mut Env<'_>, tx: &TxHandle, queue: QueueName, max: Count) -> BridgeResult<Vec<u8>> {
-    let messages = tx
-        .lock()?
-        .peek_within(queue.as_str(), max.0, MAX_RESULT_BYTES)?;
+    let messages = tx.lock()?.peek_within(queue.as_str(), max.0, MAX_RESULT_BYTES)?;
     Ok(wire::pack_messages(&messages))
 }
 
