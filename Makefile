@@ -10,7 +10,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 GRADLE := gradle --no-daemon --console=plain
 comma := ,
 
-.PHONY: setup build demo test dist test-platforms bench bench-peers clean
+.PHONY: setup build demo test soak dist test-platforms bench bench-peers clean
 
 setup:
 	@tools/setup.sh
@@ -28,6 +28,11 @@ demo: setup
 
 test: setup
 	@tools/run-tests.sh
+
+# The soak tests, apart from `make test`: reads of results larger than one Java array (three
+# values of 720 MiB: a 6 GiB heap and several GiB of native memory).
+soak: setup
+	$(GRADLE) :rockcask:soakTest
 
 # The platforms `make dist` builds a native library for and packs into one jar.
 PLATFORMS := linux-x86_64,linux-aarch64

@@ -122,6 +122,15 @@ impl KeyRange {
     }
 }
 
+/// What one bounded scan returns (`Transaction::map_scan_within`): its pairs in scan order,
+/// and whether it stopped at its byte bound before a pair of the range, so that more are
+/// there to read from after the last key.
+#[derive(Debug, Default, PartialEq)]
+pub struct ScanPage {
+    pub pairs: Vec<(Vec<u8>, Vec<u8>)>,
+    pub cut: bool,
+}
+
 /// The first key after every key starting with `prefix` (`None` if there is none).
 fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
     let mut end = prefix.to_vec();

@@ -100,6 +100,13 @@ pub const MAX_BATCH_ITEMS: usize = 1 << 20;
 /// so a longer one cannot be what a caller means, and refusing it keeps every not-before time a
 /// point in time on every platform.
 pub const MAX_RETRY_DELAY_MILLIS: u64 = 365 * 24 * 60 * 60 * 1000;
+/// Most bytes of keys, values, payloads and dead letters' names and reasons that one read of
+/// many items returns (a poll, peek, map scan or `getAll`, a list of dead letters): each such
+/// result crosses to Java as one array, and a Java array holds less than 2 GiB. This bound
+/// leaves room inside one for the per-item framing of `MAX_BATCH_ITEMS` items, and exceeds the
+/// largest single item (a `MAX_PAYLOAD_BYTES` value with its key, or a dead letter with its
+/// names), so a read that returns fewer still returns at least one.
+pub const MAX_RESULT_BYTES: usize = 3 << 29;
 
 /// Most worker threads one export, import or verification may use (a value from a caller is
 /// refused above this, never turned into that many threads).

@@ -137,6 +137,36 @@ fn range_and_fwmkeys_return_distinct_keys_in_order_within_bounds() {
 }
 
 #[test]
+fn key_lists_over_their_byte_bound_return_fewer_and_a_value_list_over_it_is_refused_naming_the_total() {
+    let (_d, path) = tmp();
+    let c = writer(&path);
+    for k in ["a", "ab", "abc", "b"] {
+        c.put(k.as_bytes(), b"v", PutMode::Dup).unwrap();
+    }
+    c.put(b"ab", b"vv", PutMode::Dup).unwrap();
+    let keys = |v: Vec<Vec<u8>>| v.into_iter().map(|k| String::from_utf8(k).unwrap()).collect::<Vec<_>>();
+    let all = Range {
+        begin: None,
+        begin_inclusive: true,
+        end: None,
+        end_inclusive: true,
+        max: -1,
+    };
+    assert_eq!(keys(c.range_within(&all, 3).unwrap()), ["a", "ab"]);
+    assert_eq!(keys(c.range_within(&all, 0).unwrap()), ["a"], "the first always");
+    assert_eq!(keys(c.fwmkeys_within(b"a", -1, 5).unwrap()), ["a", "ab"]);
+    assert_eq!(keys(c.fwmkeys_within(b"a", -1, 6).unwrap()), ["a", "ab", "abc"]);
+    assert_eq!(c.get_list_within(b"ab", 3).unwrap().len(), 2);
+    let e = c.get_list_within(b"ab", 2).unwrap_err();
+    assert_eq!(e.code, Ecode::Invalid);
+    assert!(
+        e.detail.contains("2 values") && e.detail.contains("3 bytes"),
+        "{}",
+        e.detail
+    );
+}
+
+#[test]
 fn built_in_and_external_orders_sort_keys_and_are_checked_at_reopen() {
     let (_d, path) = tmp();
     {

@@ -1,11 +1,12 @@
 //! Option values at their extremes and results too large for one call: refused in RockCask's
 //! terms, or handled, never a crash or an opaque failure.
 
+use rockcask_core::maps::{Direction, KeyRange};
 use rockcask_core::options::{
     MAX_BLOCK_CACHE_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES, MAX_QUEUE_CACHE_BYTES, MAX_WRITE_BUFFER_BYTES,
     MIN_WRITE_BUFFER_BYTES,
 };
-use rockcask_core::{Error, Store, StoreOptions};
+use rockcask_core::{DeadLetter, Error, QueueConfig, Store, StoreOptions};
 
 fn options() -> StoreOptions {
     StoreOptions {
@@ -300,4 +301,110 @@ fn a_budgeted_poll_counts_this_transactions_own_enqueues_too() {
     );
     tx.commit().unwrap();
     assert_eq!(store.queue_size("q").unwrap(), 0);
+}
+
+fn map_of(store: &Store, sizes: &[usize]) {
+    let mut tx = store.begin().unwrap();
+    for (i, &n) in sizes.iter().enumerate() {
+        tx.map_put("m", &[b'k', i as u8], &vec![i as u8; n]).unwrap();
+    }
+    tx.commit().unwrap();
+}
+
+fn first_bytes(pairs: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
+    pairs.iter().map(|(k, _)| k[1]).collect()
+}
+
+#[test]
+fn a_scan_over_its_byte_bound_returns_fewer_says_so_and_the_rest_is_read_from_after_its_last_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), options()).unwrap();
+    map_of(&store, &[400, 400, 400, 10]);
+    let mut tx = store.begin().unwrap();
+    // Keys count too: 402 bytes a pair.
+    let first = tx
+        .map_scan_within("m", &KeyRange::default(), Direction::Forward, 10, 1000)
+        .unwrap();
+    assert_eq!((first_bytes(&first.pairs), first.cut), (vec![0, 1], true));
+    let rest = KeyRange {
+        from: Some([&first.pairs[1].0[..], &[0]].concat()),
+        to: None,
+    };
+    let second = tx.map_scan_within("m", &rest, Direction::Forward, 10, 1000).unwrap();
+    assert_eq!((first_bytes(&second.pairs), second.cut), (vec![2, 3], false));
+    // Backwards alike; and this transaction's own writes count as they are seen.
+    tx.map_put("m", b"k\x03", &[3; 300]).unwrap();
+    let back = tx
+        .map_scan_within("m", &KeyRange::default(), Direction::Reverse, 10, 700)
+        .unwrap();
+    assert_eq!((first_bytes(&back.pairs), back.cut), (vec![3], true));
+    // A pair larger than the bound still comes, alone; a scan stopped by its count is not cut.
+    let big = tx
+        .map_scan_within("m", &KeyRange::default(), Direction::Forward, 10, 100)
+        .unwrap();
+    assert_eq!((first_bytes(&big.pairs), big.cut), (vec![0], true));
+    let counted = tx
+        .map_scan_within("m", &KeyRange::default(), Direction::Forward, 2, usize::MAX)
+        .unwrap();
+    assert_eq!((first_bytes(&counted.pairs), counted.cut), (vec![0, 1], false));
+    assert_eq!(
+        tx.map_scan("m", &KeyRange::default(), Direction::Forward, 10)
+            .unwrap()
+            .len(),
+        4
+    );
+}
+
+#[test]
+fn a_batched_get_whose_values_exceed_its_byte_bound_is_refused_naming_the_total_and_the_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), options()).unwrap();
+    map_of(&store, &[400, 400, 400]);
+    let keys: Vec<Vec<u8>> = (0..3u8).map(|i| vec![b'k', i]).collect();
+    let mut tx = store.begin().unwrap();
+    match tx.map_get_many_within("m", &keys, 1000) {
+        Err(Error::InvalidArgument(m)) => {
+            assert!(m.contains("1200 bytes") && m.contains("1000"), "{m}");
+            assert!(m.contains("'m'") && m.contains("3 keys"), "{m}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The transaction stays usable; what fits is answered whole.
+    let two = tx.map_get_many_within("m", &keys[..2], 1000).unwrap();
+    assert_eq!(
+        two.iter().map(|v| v.as_ref().unwrap().len()).collect::<Vec<_>>(),
+        vec![400, 400]
+    );
+    assert_eq!(tx.map_get_many("m", &keys).unwrap().len(), 3);
+    tx.commit().unwrap();
+}
+
+#[test]
+fn a_list_of_dead_letters_over_its_byte_bound_returns_fewer_counting_names_and_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), options()).unwrap();
+    store
+        .configure_queue(
+            "q",
+            QueueConfig {
+                max_deliveries: Some(1),
+                ..QueueConfig::default()
+            },
+        )
+        .unwrap();
+    fill(&store, &[400, 400, 400]);
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.poll("q", 3).unwrap().len(), 3);
+    tx.rollback_because("r", None).unwrap();
+    // 400 bytes of payload, 1 of origin queue and 1 of reason each.
+    let seqs = |letters: &[DeadLetter]| {
+        letters
+            .iter()
+            .map(|d| d.payload.as_ref().unwrap()[0])
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(seqs(&store.dead_letters_within("q", 10, 804).unwrap()), vec![0, 1]);
+    assert_eq!(seqs(&store.dead_letters_within("q", 10, 803).unwrap()), vec![0]);
+    assert_eq!(seqs(&store.dead_letters_within("q", 10, 1).unwrap()), vec![0]);
+    assert_eq!(seqs(&store.dead_letters("q", 10).unwrap()), vec![0, 1, 2]);
 }

@@ -38,12 +38,35 @@ pub enum BridgeError {
     BadHandle(String),
     #[error("{0}")]
     InvalidArgument(String),
+    /// A result larger than one Java array holds (`wire::check_fits_java_array`); `call` is the
+    /// native method's, added as it returns. Thrown as `IllegalArgumentException`: the caller
+    /// asked for more than one call can return.
+    #[error(
+        "the result of {} is {bytes} bytes, more than the {} one Java array holds: ask for less at a time",
+        call.unwrap_or("a native call"),
+        crate::wire::MAX_JAVA_ARRAY_BYTES
+    )]
+    ResultTooLarge { bytes: usize, call: Option<&'static str> },
     /// Buffered operations failed to apply, so the transaction was rolled back.
     #[error("transaction rolled back: applying buffered operations failed: {0}")]
     RolledBack(Box<BridgeError>),
 }
 
 pub type BridgeResult<T> = Result<T, BridgeError>;
+
+impl BridgeError {
+    /// This error as the result of native method `call` (which a result too large for Java
+    /// names).
+    pub fn returned_by(self, call: &'static str) -> BridgeError {
+        match self {
+            BridgeError::ResultTooLarge { bytes, call: None } => BridgeError::ResultTooLarge {
+                bytes,
+                call: Some(call),
+            },
+            other => other,
+        }
+    }
+}
 
 const ILLEGAL_STATE: &str = "java/lang/IllegalStateException";
 const ILLEGAL_ARGUMENT: &str = "java/lang/IllegalArgumentException";
@@ -229,7 +252,7 @@ impl BridgeError {
                 class: ILLEGAL_STATE,
                 message: self.to_string(),
             },
-            BridgeError::InvalidArgument(_) => JavaException::Plain {
+            BridgeError::InvalidArgument(_) | BridgeError::ResultTooLarge { .. } => JavaException::Plain {
                 class: ILLEGAL_ARGUMENT,
                 message: self.to_string(),
             },

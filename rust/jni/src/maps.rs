@@ -2,12 +2,13 @@
 //!
 //! Keys and values cross as byte[]; lists in the list layout (`wire::pack_list`): keys for
 //! `getAll` (none absent), its answer (one value or absent per key), a scan's pairs as key and
-//! value alternating.
+//! value alternating (`wire::pack_scan_page`). `getAll` and `scan` bound their results by
+//! `MAX_RESULT_BYTES`, so that each fits one Java array.
 
 use jni::objects::JByteBuffer;
 use jni::Env;
 use rockcask_core::maps::{Direction, KeyRange};
-use rockcask_core::options::MAX_BATCH_ITEMS;
+use rockcask_core::options::{MAX_BATCH_ITEMS, MAX_RESULT_BYTES};
 
 use crate::args::{self, Count, MapName};
 use crate::contract;
@@ -40,7 +41,7 @@ fn get(_env: &mut Env<'_>, tx: &TxHandle, map: MapName, key: Vec<u8>) -> BridgeR
 
 fn get_all(_env: &mut Env<'_>, tx: &TxHandle, map: MapName, keys: Vec<u8>) -> BridgeResult<Vec<u8>> {
     let keys = unpack_keys(&keys)?;
-    let values = tx.lock()?.map_get_many(map.as_str(), &keys)?;
+    let values = tx.lock()?.map_get_many_within(map.as_str(), &keys, MAX_RESULT_BYTES)?;
     Ok(wire::pack_list(values.iter().map(Option::as_deref)))
 }
 
@@ -66,10 +67,14 @@ fn scan(
     } else {
         Direction::Forward
     };
-    let pairs = tx
-        .lock()?
-        .map_scan(map.as_str(), &KeyRange { from, to }, direction, limit.0)?;
-    Ok(wire::pack_pairs(&pairs))
+    let page = tx.lock()?.map_scan_within(
+        map.as_str(),
+        &KeyRange { from, to },
+        direction,
+        limit.0,
+        MAX_RESULT_BYTES,
+    )?;
+    Ok(wire::pack_scan_page(&page))
 }
 
 fn store_get(_env: &mut Env<'_>, store: &StoreHandle, map: MapName, key: Vec<u8>) -> BridgeResult<Option<Vec<u8>>> {

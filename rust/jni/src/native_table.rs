@@ -70,6 +70,7 @@ macro_rules! native_class {
                         $( let $arg = <$ty as $crate::args::Arg>::from_java(env, $arg, stringify!($arg))?; )*
                         let result = $imp(env, $($arg),*)?;
                         <$ret as $crate::args::Ret>::into_java(result, env)
+                            .map_err(|e| e.returned_by(concat!($class, ".", stringify!($java))))
                     })
                     .resolve::<$crate::error::ThrowMapped>()
                 }

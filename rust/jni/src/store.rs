@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use jni::Env;
+use rockcask_core::options::MAX_RESULT_BYTES;
 use rockcask_core::{QueueConfig, Store};
 
 use crate::args::{Count, Freed, NewHandle, QueueCodecs, QueueName, RecordOut};
@@ -61,7 +62,11 @@ fn queue_options(_env: &mut Env<'_>, store: &StoreHandle, queue: QueueName) -> B
 }
 
 fn dead_letters(_env: &mut Env<'_>, store: &StoreHandle, queue: QueueName, max: Count) -> BridgeResult<Vec<u8>> {
-    Ok(wire::pack_dead_letters(&store.0.dead_letters(queue.as_str(), max.0)?))
+    Ok(wire::pack_dead_letters(&store.0.dead_letters_within(
+        queue.as_str(),
+        max.0,
+        MAX_RESULT_BYTES,
+    )?))
 }
 
 fn open(

@@ -5,6 +5,7 @@ use std::time::Duration;
 use jni::objects::{JByteArray, JByteBuffer, JObjectArray};
 use jni::Env;
 use rockcask_core::dead_letter::Selection;
+use rockcask_core::options::MAX_RESULT_BYTES;
 use rockcask_core::Transaction;
 
 use crate::args::{self, Count, Freed, Ids, JavaByteArray, JavaByteArrays, QueueName, Sequences};
@@ -37,13 +38,14 @@ native_class! {
     }
 }
 
-/// Hands polled messages to Java. If the Java array cannot be had (the heap is full), the
-/// transaction rolls back before the `OutOfMemoryError` propagates: what it claimed must not be
-/// consumed by a later commit without having been delivered.
+/// Hands polled messages to Java. If the Java array cannot be had (the heap is full; or the
+/// result does not fit one, which the poll's byte bound rules out), the transaction rolls back
+/// before the exception propagates: what it claimed must not be consumed by a later commit
+/// without having been delivered.
 fn deliver<'local>(env: &mut Env<'local>, tx: &mut Transaction, packed: &[u8]) -> BridgeResult<JByteArray<'local>> {
-    env.byte_array_from_slice(packed).map_err(|e| {
+    let made = wire::check_fits_java_array(packed.len()).and_then(|()| Ok(env.byte_array_from_slice(packed)?));
+    made.inspect_err(|_| {
         let _ = tx.rollback();
-        e.into()
     })
 }
 
@@ -111,14 +113,12 @@ fn poll<'local>(
     max: Count,
 ) -> BridgeResult<JByteArray<'local>> {
     let mut tx = tx.lock()?;
-    let messages = tx.poll_within(queue.as_str(), max.0, wire::payload_budget(max.0))?;
+    let messages = tx.poll_within(queue.as_str(), max.0, MAX_RESULT_BYTES)?;
     deliver(env, &mut tx, &wire::pack_messages(&messages))
 }
 
 fn peek(_env: &mut Env<'_>, tx: &TxHandle, queue: QueueName, max: Count) -> BridgeResult<Vec<u8>> {
-    let messages = tx
-        .lock()?
-        .peek_within(queue.as_str(), max.0, wire::payload_budget(max.0))?;
+    let messages = tx.lock()?.peek_within(queue.as_str(), max.0, MAX_RESULT_BYTES)?;
     Ok(wire::pack_messages(&messages))
 }
 

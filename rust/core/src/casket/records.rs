@@ -4,6 +4,7 @@ use rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, DB};
 
 use super::error::{CasketError, CasketResult, Ecode};
 use super::{Casket, Inner, KeyOrder, Kind, MAX_HINTS, MAX_HINT_BYTES};
+use crate::options::MAX_RESULT_BYTES;
 
 /// The largest value a casket holds: the most a Java `byte[]` can hold on every JVM
 /// (`Integer.MAX_VALUE - 8`), so that `get` can always return what is stored. `tokyocabinet`'s
@@ -265,10 +266,27 @@ impl Casket {
 
     /// Every value of `key`, in insertion order (ENOREC if none).
     pub fn get_list(&self, key: &[u8]) -> CasketResult<Vec<Vec<u8>>> {
+        self.get_list_within(key, MAX_RESULT_BYTES)
+    }
+
+    /// `get_list`, refused with `Ecode::Invalid` naming the total when the values exceed
+    /// `max_bytes` (`MAX_RESULT_BYTES` for `get_list`: the list crosses to Java as one array, and
+    /// every value must be in it).
+    pub fn get_list_within(&self, key: &[u8], max_bytes: usize) -> CasketResult<Vec<Vec<u8>>> {
         let mut inner = self.lock_for_key(false, key)?;
         let all = inner.all_of(&self.order, key)?;
         if all.is_empty() {
             return Err(CasketError::no_record());
+        }
+        let total = all.iter().map(|(_, v)| v.len()).fold(0usize, usize::saturating_add);
+        if total > max_bytes {
+            return Err(CasketError::new(
+                Ecode::Invalid,
+                format!(
+                    "the {} values of the key total {total} bytes, more than the {max_bytes} one call returns",
+                    all.len()
+                ),
+            ));
         }
         Ok(all.into_iter().map(|(_, v)| v).collect())
     }
@@ -339,7 +357,15 @@ impl Casket {
 
     /// Distinct keys within a range, in key order. Never fails on an empty result.
     pub fn range(&self, r: &Range<'_>) -> CasketResult<Vec<Vec<u8>>> {
+        self.range_within(r, MAX_RESULT_BYTES)
+    }
+
+    /// `range` that also stops before the key that would bring the bytes returned over
+    /// `max_bytes` (`MAX_RESULT_BYTES` for `range`: the keys cross to Java as one array); the
+    /// first key is always returned.
+    pub fn range_within(&self, r: &Range<'_>, max_bytes: usize) -> CasketResult<Vec<Vec<u8>>> {
         let inner = self.lock_flushed(false)?;
+        let mut bytes = 0usize;
         let order = &self.order;
         let mut out = Vec::new();
         if r.max == 0 {
@@ -363,6 +389,10 @@ impl Casket {
             // Past this key's duplicates: no sequence reaches u64::MAX.
             it.seek(order.encode(&key, u64::MAX));
             if !skip_begin {
+                bytes = bytes.saturating_add(key.len());
+                if bytes > max_bytes && !out.is_empty() {
+                    break;
+                }
                 out.push(key);
                 if r.max > 0 && out.len() as i64 >= r.max {
                     break;
@@ -376,7 +406,13 @@ impl Casket {
 
     /// Distinct keys starting with `prefix`, in key order. Never fails on an empty result.
     pub fn fwmkeys(&self, prefix: &[u8], max: i64) -> CasketResult<Vec<Vec<u8>>> {
+        self.fwmkeys_within(prefix, max, MAX_RESULT_BYTES)
+    }
+
+    /// `fwmkeys` bounded in bytes as `range_within` is.
+    pub fn fwmkeys_within(&self, prefix: &[u8], max: i64, max_bytes: usize) -> CasketResult<Vec<Vec<u8>>> {
         let inner = self.lock_flushed(false)?;
+        let mut bytes = 0usize;
         let order = &self.order;
         let mut out = Vec::new();
         if max == 0 {
@@ -400,6 +436,10 @@ impl Casket {
             }
             it.seek(order.encode(&key, u64::MAX));
             if matches {
+                bytes = bytes.saturating_add(key.len());
+                if bytes > max_bytes && !out.is_empty() {
+                    break;
+                }
                 out.push(key);
                 if max > 0 && out.len() as i64 >= max {
                     break;

@@ -204,6 +204,14 @@ impl Store {
     /// The first `max` dead letters of `queue` (found in its dead-letter queue), lowest
     /// position first, each with its payload and record.
     pub fn dead_letters(&self, queue: &str, max: usize) -> Result<Vec<DeadLetter>> {
+        self.dead_letters_within(queue, max, usize::MAX)
+    }
+
+    /// `dead_letters` that also stops before the dead letter whose payload, origin queue and
+    /// reason would bring the bytes returned over `max_bytes` (for a caller whose result must
+    /// fit one buffer); the first is always returned, whatever its size. Payloads are read one
+    /// dead letter at a time, so no more than that is held.
+    pub fn dead_letters_within(&self, queue: &str, max: usize, max_bytes: usize) -> Result<Vec<DeadLetter>> {
         keys::validate_queue_name(queue)?;
         if max > crate::options::MAX_BATCH_ITEMS {
             return Err(Error::InvalidArgument(format!(
@@ -230,18 +238,24 @@ impl Store {
             .zip(entries)
             .filter_map(|((seq, r), e)| e.map(|e| ((seq, r), e)))
             .unzip();
-        let payloads = crate::object_reads::ObjectReads::committed().entry_payloads(&db, &entries)?;
-        Ok(present
-            .into_iter()
-            .zip(entries)
-            .zip(payloads)
-            .map(|(((sequence, record), e), payload)| DeadLetter {
+        let reads = crate::object_reads::ObjectReads::committed();
+        let mut out = Vec::new();
+        let mut bytes = 0usize;
+        for ((sequence, record), e) in present.into_iter().zip(entries) {
+            let payload = reads.entry_payloads(&db, std::slice::from_ref(&e))?.pop().flatten();
+            let size = payload.as_ref().map_or(0, Vec::len) + record.origin_queue.len() + record.reason.len();
+            bytes = bytes.saturating_add(size);
+            if bytes > max_bytes && !out.is_empty() {
+                break;
+            }
+            out.push(DeadLetter {
                 sequence,
                 id: e.id,
                 payload,
                 record,
-            })
-            .collect())
+            });
+        }
+        Ok(out)
     }
 
     /// Flush memtables and compact everything: reclaims the space of consumed entries now

@@ -6,7 +6,7 @@
 use crate::commit::buffered::MapWrite;
 use crate::error::{Error, Result, RocksContext};
 use crate::map_reads::{stored_value, stored_values};
-use crate::maps::{self, Direction, KeyRange, MapId};
+use crate::maps::{self, Direction, KeyRange, MapId, ScanPage};
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
 use crate::shared::DbRef;
 use crate::transaction::Transaction;
@@ -57,6 +57,19 @@ impl Transaction {
 
     /// `map_get` of each key, in order, the stored ones read in one batched lookup.
     pub fn map_get_many(&mut self, map: &str, keys_wanted: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
+        self.map_get_many_within(map, keys_wanted, usize::MAX)
+    }
+
+    /// `map_get_many` for a caller whose result must fit one buffer: when the values found
+    /// total more than `max_bytes`, it fails with `Error::InvalidArgument` naming the total and
+    /// the bound (every key asked for must have its answer, so it cannot return fewer). The
+    /// keys are not noted as read then: nothing was returned.
+    pub fn map_get_many_within(
+        &mut self,
+        map: &str,
+        keys_wanted: &[Vec<u8>],
+        max_bytes: usize,
+    ) -> Result<Vec<Option<Vec<u8>>>> {
         self.check_open()?;
         maps::validate_map_name(map)?;
         if keys_wanted.len() > MAX_BATCH_ITEMS {
@@ -77,12 +90,24 @@ impl Transaction {
             _ => vec![None; keys_wanted.len()],
         };
         let mut out = Vec::with_capacity(keys_wanted.len());
+        let mut unseen = Vec::new();
         for (key, stored) in keys_wanted.iter().zip(stored) {
             let own = self.buf.map_write(map, key).cloned();
             if !matches!(own, Some(MapWrite::Put(_) | MapWrite::Delete)) {
-                self.buf.note_map_read(map, key, written_below);
+                unseen.push(key);
             }
             out.push(apply_own(own, stored, map, key)?);
+        }
+        let total = out.iter().flatten().map(Vec::len).fold(0usize, usize::saturating_add);
+        if total > max_bytes {
+            return Err(Error::InvalidArgument(format!(
+                "the values of the {} keys asked for in map '{map}' total {total} bytes, more than the \
+                 {max_bytes} one call returns: ask for fewer keys at a time",
+                keys_wanted.len()
+            )));
+        }
+        for key in unseen {
+            self.buf.note_map_read(map, key, written_below);
         }
         Ok(out)
     }
@@ -96,6 +121,21 @@ impl Transaction {
         direction: Direction,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        Ok(self.map_scan_within(map, range, direction, limit, usize::MAX)?.pairs)
+    }
+
+    /// `map_scan` that also stops before the pair whose key and value would bring the bytes
+    /// returned over `max_bytes` (for a caller whose result must fit one buffer), and says so:
+    /// the first pair is always returned, whatever its size; a caller that wants the rest scans
+    /// again from after the last key returned.
+    pub fn map_scan_within(
+        &mut self,
+        map: &str,
+        range: &KeyRange,
+        direction: Direction,
+        limit: usize,
+        max_bytes: usize,
+    ) -> Result<ScanPage> {
         self.check_open()?;
         maps::validate_map_name(map)?;
         if limit > MAX_BATCH_ITEMS {
@@ -116,7 +156,7 @@ impl Transaction {
         if direction == Direction::Reverse {
             own.reverse();
         }
-        merge(stored, own, direction, limit, map)
+        merge(stored, own, direction, Bounds { limit, max_bytes }, map)
     }
 
     fn check_map_write(&self, map: &str, key: &[u8]) -> Result<()> {
@@ -217,22 +257,30 @@ impl<'a> StoredScan<'a> {
     }
 }
 
+/// Where a scan stops: after `limit` pairs, or before the pair that would bring the keys' and
+/// values' bytes over `max_bytes` (never before the first).
+struct Bounds {
+    limit: usize,
+    max_bytes: usize,
+}
+
 /// The stored pairs and this transaction's writes, merged in scan order: an own write replaces
-/// (or, a delete, hides) the stored pair with its key; stops after `limit` pairs.
+/// (or, a delete, hides) the stored pair with its key; stops at `bounds`.
 fn merge(
     mut stored: StoredScan<'_>,
     own: Vec<(Vec<u8>, MapWrite)>,
     direction: Direction,
-    limit: usize,
+    bounds: Bounds,
     map: &str,
-) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+) -> Result<ScanPage> {
     let before = |a: &[u8], b: &[u8]| match direction {
         Direction::Forward => a < b,
         Direction::Reverse => a > b,
     };
     let mut out = Vec::new();
+    let mut bytes = 0usize;
     let mut own = own.into_iter().peekable();
-    while out.len() < limit {
+    while out.len() < bounds.limit {
         let next_stored = stored.current().map(|(k, v)| (k.to_vec(), v.to_vec()));
         let pair = match (next_stored, own.peek()) {
             (None, None) => break,
@@ -254,8 +302,15 @@ fn merge(
                 Some((k, v))
             }
         };
-        out.extend(pair);
+        if let Some((k, v)) = pair {
+            bytes = bytes.saturating_add(k.len() + v.len());
+            if bytes > bounds.max_bytes && !out.is_empty() {
+                stored.status()?;
+                return Ok(ScanPage { pairs: out, cut: true });
+            }
+            out.push((k, v));
+        }
     }
     stored.status()?;
-    Ok(out)
+    Ok(ScanPage { pairs: out, cut: false })
 }

@@ -142,6 +142,7 @@ impl Ret for Vec<u8> {
     type Raw<'local> = JByteArray<'local>;
     const DESCRIPTOR: &'static str = "[B";
     fn into_java<'local>(value: Vec<u8>, env: &mut Env<'local>) -> BridgeResult<JByteArray<'local>> {
+        crate::wire::check_fits_java_array(value.len())?;
         Ok(env.byte_array_from_slice(&value)?)
     }
 }

@@ -81,7 +81,8 @@ slots! {
 pub const STORE_LIMITS: JavaConstants = {
     use rockcask_core::options::{
         MAX_BATCH_ITEMS, MAX_BLOCK_CACHE_BYTES, MAX_INLINE_PAYLOAD_BYTES, MAX_MAP_CACHE_BYTES, MAX_OBJECT_CACHE_BYTES,
-        MAX_PAYLOAD_BYTES, MAX_QUEUE_CACHE_BYTES, MAX_RETRY_DELAY_MILLIS, MAX_WORKERS, MAX_WRITE_BUFFER_BYTES,
+        MAX_PAYLOAD_BYTES, MAX_QUEUE_CACHE_BYTES, MAX_RESULT_BYTES, MAX_RETRY_DELAY_MILLIS, MAX_WORKERS,
+        MAX_WRITE_BUFFER_BYTES,
         MIN_WRITE_BUFFER_BYTES,
     };
     use rockcask_core::MAX_QUEUE_NAME_BYTES;
@@ -92,6 +93,7 @@ pub const STORE_LIMITS: JavaConstants = {
             JavaConstant::int("MAX_PAYLOAD_BYTES", MAX_PAYLOAD_BYTES as i64),
             JavaConstant::int("MAX_WORKERS", MAX_WORKERS as i64),
             JavaConstant::int("MAX_BATCH_ITEMS", MAX_BATCH_ITEMS as i64),
+            JavaConstant::int("MAX_RESULT_BYTES", MAX_RESULT_BYTES as i64),
             JavaConstant::long("MIN_WRITE_BUFFER_BYTES", MIN_WRITE_BUFFER_BYTES as i64),
             JavaConstant::long("MAX_WRITE_BUFFER_BYTES", MAX_WRITE_BUFFER_BYTES as i64),
             JavaConstant::long("MAX_BLOCK_CACHE_BYTES", MAX_BLOCK_CACHE_BYTES as i64),

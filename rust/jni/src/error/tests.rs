@@ -89,6 +89,32 @@ fn a_rolled_back_transaction_is_reported_once_with_its_causes_class_and_status()
     );
 }
 
+#[test]
+fn a_result_too_large_for_a_java_array_is_refused_as_an_illegal_argument_naming_the_call_and_sizes() {
+    let fits = crate::wire::MAX_JAVA_ARRAY_BYTES;
+    assert!(crate::wire::check_fits_java_array(fits).is_ok());
+    let e = crate::wire::check_fits_java_array(fits + 1)
+        .unwrap_err()
+        .returned_by("org/rockcask/StoreNative.queueNames");
+    assert_eq!(
+        class_and_message(&e.java_exception()),
+        (
+            ILLEGAL_ARGUMENT,
+            format!(
+                "the result of org/rockcask/StoreNative.queueNames is {} bytes, more than the {fits} one Java \
+                 array holds: ask for less at a time",
+                fits + 1
+            )
+        )
+    );
+    // Only this error is given the call; the first call to name it keeps it.
+    assert!(matches!(
+        BridgeError::Null("x").returned_by("c"),
+        BridgeError::Null("x")
+    ));
+    assert!(e.returned_by("other").to_string().contains("queueNames"));
+}
+
 /// The constants of `enum Status` in RockCaskException.java.
 fn java_statuses() -> Vec<String> {
     let path = concat!(

@@ -105,19 +105,25 @@ fn lists() -> Vec<Vector> {
             bytes,
         )
     };
-    // Lists of names (`pack_strings`) and of pairs (`pack_pairs`) are lists like the others.
+    // Lists of names (`pack_strings`) and scans' pairs (`pack_scan_page`) are lists like the
+    // others; a scan cut at its byte bound ends with one absent item.
     let names: Vec<Option<&[u8]>> = NAMES.iter().map(|n| Some(n.as_bytes())).collect();
     let names = list("names", &names);
     assert_eq!(pack_strings(&NAMES), names.bytes);
-    let pairs = [(b"k1".to_vec(), vec![0, 0xff, b'"', b'%']), (b"k2".to_vec(), vec![])];
+    let pairs = vec![(b"k1".to_vec(), vec![0, 0xff, b'"', b'%']), (b"k2".to_vec(), vec![])];
     let flat: Vec<Option<&[u8]>> = pairs.iter().flat_map(|(k, v)| [Some(&k[..]), Some(&v[..])]).collect();
-    let flat = list("pairs", &flat);
-    assert_eq!(pack_pairs(&pairs), flat.bytes);
+    let whole = list("pairs", &flat);
+    let cut = list("pairs-cut", &[&flat[..], &[None]].concat());
+    let mut page = ScanPage { pairs, cut: false };
+    assert_eq!(pack_scan_page(&page), whole.bytes);
+    page.cut = true;
+    assert_eq!(pack_scan_page(&page), cut.bytes);
     vec![
         list("empty", &[]),
         names,
         list("absent-and-empty", &[Some(&b"ab"[..]), None, Some(&b""[..])]),
-        flat,
+        whole,
+        cut,
     ]
 }
 

@@ -4,20 +4,9 @@ use rockcask_core::Message;
 
 use super::put_optional_bytes;
 
-/// Most bytes one Java array holds (HotSpot refuses `new byte[Integer.MAX_VALUE - 7]` and up).
-pub const MAX_JAVA_ARRAY_BYTES: usize = i32::MAX as usize - 8;
-
 /// Bytes `pack_messages` writes besides payloads: the count, then per message id and length.
-const PACKED_HEADER_BYTES: usize = 4;
-const PACKED_MESSAGE_BYTES: usize = 32;
-
-/// Payload bytes a packed list of up to `max` messages may carry and still fit one Java array,
-/// for `Transaction::poll_within` (so a poll of large payloads returns fewer, never fails).
-pub fn payload_budget(max: usize) -> usize {
-    MAX_JAVA_ARRAY_BYTES
-        .saturating_sub(PACKED_HEADER_BYTES)
-        .saturating_sub(PACKED_MESSAGE_BYTES.saturating_mul(max))
-}
+pub(super) const PACKED_HEADER_BYTES: usize = 4;
+pub(super) const PACKED_MESSAGE_BYTES: usize = 32;
 
 /// i32 count, then per message: i64 msb, i64 lsb, i64 sequence (-1 for none), i32 deliveries,
 /// i32 payload length (-1 for none), payload.

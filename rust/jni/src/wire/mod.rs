@@ -18,15 +18,45 @@ mod queues;
 #[cfg(test)]
 mod golden;
 
-pub use messages::{pack_messages, payload_budget};
+pub use messages::pack_messages;
 pub use metrics::pack_metrics;
 pub use pending::{PendingOp, PendingOps, OP_ENQUEUE_EXISTING, OP_ENQUEUE_NEW, OP_PUT};
 pub use queues::{pack_dead_letters, pack_queue_config, unpack_queue_codecs};
 
+use rockcask_core::maps::{ScanPage, MAX_MAP_KEY_BYTES};
+use rockcask_core::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES, MAX_RESULT_BYTES};
+
 use crate::error::{BridgeError, BridgeResult};
 
+/// Most bytes one Java array holds (HotSpot refuses `new byte[Integer.MAX_VALUE - 7]` and up).
+pub const MAX_JAVA_ARRAY_BYTES: usize = i32::MAX as usize - 8;
+
+/// The most framing a packed result adds per item to the bytes the core bounds it by
+/// (`MAX_RESULT_BYTES`): a dead letter's numbers and lengths, the largest (a message's is
+/// `PACKED_MESSAGE_BYTES`, a scanned pair's two lengths).
+const MAX_ITEM_FRAMING_BYTES: usize = 5 * 8 + 4 + 3 * 4;
+
+// Every result bounded by `MAX_RESULT_BYTES` fits one Java array with its framing, and so does
+// the largest single item (returned alone when it is over the bound): a map value with its key.
+const _: () = {
+    assert!(messages::PACKED_MESSAGE_BYTES <= MAX_ITEM_FRAMING_BYTES);
+    let framing = messages::PACKED_HEADER_BYTES + MAX_BATCH_ITEMS * MAX_ITEM_FRAMING_BYTES;
+    assert!(MAX_RESULT_BYTES + framing <= MAX_JAVA_ARRAY_BYTES);
+    assert!(MAX_PAYLOAD_BYTES + MAX_MAP_KEY_BYTES <= MAX_RESULT_BYTES);
+};
+
+/// A packed result of `len` bytes as Java will get it: refused, naming its size and the most
+/// one Java array holds, when it does not fit one (the calls that return many items bound them
+/// by `MAX_RESULT_BYTES`; this is the guard for the others).
+pub fn check_fits_java_array(len: usize) -> BridgeResult<()> {
+    if len > MAX_JAVA_ARRAY_BYTES {
+        return Err(BridgeError::ResultTooLarge { bytes: len, call: None });
+    }
+    Ok(())
+}
+
 /// The list layout, the one most lists use (names, map keys and values, map scans as key and
-/// value alternating, the snapshot summary's strings, the drop-in's lists): an i32 count, then
+/// value alternating (`pack_scan_page`), the snapshot summary's strings, the drop-in's lists): an i32 count, then
 /// per item an i32 length (-1: absent) and the bytes.
 pub fn pack_list<'i>(items: impl IntoIterator<Item = Option<&'i [u8]>>) -> Vec<u8> {
     let mut out = vec![0; 4];
@@ -44,9 +74,15 @@ pub fn pack_strings<S: AsRef<str>>(strings: &[S]) -> Vec<u8> {
     pack_list(strings.iter().map(|s| Some(s.as_ref().as_bytes())))
 }
 
-/// Pairs (a map scan's keys and values) in the list layout, key and value alternating.
-pub fn pack_pairs(pairs: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
-    pack_list(pairs.iter().flat_map(|(k, v)| [Some(k.as_slice()), Some(v.as_slice())]))
+/// A map scan's answer (read by `Wire.pairs` and `Wire.cut`): its pairs in the list layout,
+/// key and value alternating, then one absent item when the scan stopped at its byte bound
+/// before a pair of its range (an odd count says so: more pairs follow the last key).
+pub fn pack_scan_page(page: &ScanPage) -> Vec<u8> {
+    let pairs = page
+        .pairs
+        .iter()
+        .flat_map(|(k, v)| [Some(k.as_slice()), Some(v.as_slice())]);
+    pack_list(pairs.chain(page.cut.then_some(None)))
 }
 
 /// The items of a list in the list layout; an absent item is `None`. Every length is checked

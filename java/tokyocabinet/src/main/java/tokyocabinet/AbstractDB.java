@@ -166,7 +166,9 @@ abstract class AbstractDB {
 
     /**
      * Distinct keys starting with {@code prefix}, in key order, at most {@code max} (negative:
-     * no limit) {@code byte[]} elements. Never fails: an empty list if nothing matches.
+     * no limit) {@code byte[]} elements, and fewer when they exceed 1.5 GiB
+     * ({@code org.rockcask.Store.MAX_RESULT_BYTES}, what one call returns). Never fails: an empty
+     * list if nothing matches.
      */
     public List fwmkeys(byte[] prefix, int max) {
         return db.fwmkeys(prefix, max);

@@ -207,7 +207,12 @@ public class BDB extends AbstractDB implements DBM {
         return outlist(Database.bytes(key));
     }
 
-    /** Every value of the key in insertion order ({@code byte[]} elements), or null ({@link #ENOREC}). */
+    /**
+     * Every value of the key in insertion order ({@code byte[]} elements), or null
+     * ({@link #ENOREC}; {@link #EINVALID} when the values total more than 1.5 GiB,
+     * {@code org.rockcask.Store.MAX_RESULT_BYTES}, what one call returns: read them with a
+     * cursor).
+     */
     public List getlist(byte[] key) {
         Database.check(key);
         return db.list(d -> CasketNative.getlist(d, key));
@@ -231,8 +236,9 @@ public class BDB extends AbstractDB implements DBM {
 
     /**
      * Distinct keys between {@code bkey} and {@code ekey} (null: unbounded, where the original
-     * crashed) in key order, at most {@code max} (negative: no limit). Never fails: an empty list
-     * if nothing matches.
+     * crashed) in key order, at most {@code max} (negative: no limit), and fewer when they exceed
+     * 1.5 GiB ({@code org.rockcask.Store.MAX_RESULT_BYTES}, what one call returns). Never fails:
+     * an empty list if nothing matches.
      */
     public List range(byte[] bkey, boolean binc, byte[] ekey, boolean einc, int max) {
         return db.keys(d -> CasketNative.range(d, bkey, binc, ekey, einc, max));

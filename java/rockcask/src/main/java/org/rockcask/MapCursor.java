@@ -9,8 +9,10 @@ import java.util.NoSuchElementException;
 
 /**
  * The pairs of a key range of one map, in key order or reversed, as one transaction sees them
- * ({@link TxMap#cursor}): read a page at a time with {@link TxMap#scan}, so a range of any size
- * is walked in bounded memory. Each page is read when the previous one is used up and sees the
+ * ({@link TxMap#cursor}): read a page at a time with {@link TxMap#scan}, each page at most its
+ * page size in pairs and {@link Store#MAX_RESULT_BYTES} in keys and values (a page cut at that
+ * bound is followed by the next, not taken for the end), so a range of any size is walked in
+ * bounded memory. Each page is read when the previous one is used up and sees the
  * transaction's own writes as they are then: a key written or deleted by the transaction
  * beyond the pages already read is seen as written. Like scans, pages are not checked at
  * commit.
@@ -67,9 +69,10 @@ public final class MapCursor implements Iterator<Map.Entry<byte[], byte[]>>, Aut
     }
 
     private void readPage() {
-        page = map.scan(from, to, reverse, pageSize);
+        byte[] packed = map.scanPacked(from, to, reverse, pageSize);
+        page = Wire.pairs(packed);
         at = 0;
-        readAll = page.size() < pageSize;
+        readAll = page.size() < pageSize && !Wire.cut(packed);
         if (!page.isEmpty()) {
             byte[] last = page.get(page.size() - 1).getKey();
             if (reverse) {

@@ -22,6 +22,17 @@ public final class Store implements AutoCloseable {
     /** The longest queue name (and name prefix) a store accepts, in UTF-8 bytes. */
     public static final int MAX_QUEUE_NAME_BYTES = Wire.MAX_QUEUE_NAME_BYTES;
 
+    /**
+     * The most bytes one read of many items returns: payloads ({@link Transaction#poll(String, int)},
+     * {@link Transaction#peek}), keys and values ({@link TxMap#scan}, a {@link MapCursor}'s page,
+     * {@link TxMap#getAll}), payloads, origin queue names and reasons ({@link #deadLetters}).
+     * 1.5 GiB: the result crosses from the native store as one Java array, which holds less than
+     * 2 GiB. Reads that can return fewer do (always at least one item, whatever its size: no
+     * single item is larger than this); {@link TxMap#getAll}, which must answer every key, throws
+     * {@link IllegalArgumentException} instead.
+     */
+    public static final int MAX_RESULT_BYTES = Wire.MAX_RESULT_BYTES;
+
     private final NativeResource handle;
     private final Path path;
     private final StoreOptions options;
@@ -72,14 +83,20 @@ public final class Store implements AutoCloseable {
         return handle.call(h -> new Transaction(StoreNative.begin(h), this));
     }
 
-    /** Names of every queue committed to and not dropped since, sorted. */
+    /**
+     * Names of every queue committed to and not dropped since, sorted. Names take at most
+     * {@value #MAX_QUEUE_NAME_BYTES} bytes each; should they total more than one Java array holds
+     * (two million queues with the longest names), this throws {@link IllegalArgumentException}
+     * naming the size: list them by prefix ({@link #queues(String)}).
+     */
     public List<String> queues() {
         return queues("");
     }
 
     /**
      * {@link #queues()} whose names start with {@code prefix} (at most a queue name long; empty
-     * for all), sorted.
+     * for all), sorted. Throws {@link IllegalArgumentException} as {@link #queues()} does when
+     * the names do not fit one Java array.
      */
     public List<String> queues(String prefix) {
         Objects.requireNonNull(prefix, "prefix");
@@ -146,7 +163,11 @@ public final class Store implements AutoCloseable {
         return handle.call(h -> MapNative.storeGetInto(h, name, key, into, position, room));
     }
 
-    /** The names of the maps ({@link Transaction#map(String)}), sorted. */
+    /**
+     * The names of the maps ({@link Transaction#map(String)}), sorted. Throws
+     * {@link IllegalArgumentException} naming the size should the names not fit one Java array
+     * (about two million maps with the longest names).
+     */
     public List<String> maps() {
         return handle.call(h -> Wire.strings(MapNative.names(h)));
     }
@@ -165,6 +186,11 @@ public final class Store implements AutoCloseable {
      * {@link Transaction#dropDeadLetters(String, long...)}; a consumer may also poll the
      * dead-letter queue ({@code <queue>.dead} unless {@link QueueOptions#deadLetterQueue()} names
      * another) like any queue.
+     *
+     * <p>May return fewer than {@code max} though more are there: one call returns at most
+     * {@link #MAX_RESULT_BYTES} of payloads, origin queue names and reasons (always at least
+     * one dead letter, whatever its size). To see the ones after, requeue or drop those
+     * returned, or poll the dead-letter queue.
      */
     public List<DeadLetter> deadLetters(String queue, int max) {
         byte[] name = Wire.checkedQueueName(queue);

@@ -115,9 +115,9 @@ public final class Transaction implements AutoCloseable {
      * failed disk), the whole transaction is rolled back and the exception says so: claimed items
      * are never consumed without having been delivered.
      *
-     * <p>One call returns at most what one Java array carries (2 GiB less a few bytes, payloads
-     * and 28 bytes per item): when the items' payloads together are larger, it returns fewer
-     * (always at least one) and the rest stay at the head for the next call. If the Java heap
+     * <p>One call returns at most {@link Store#MAX_RESULT_BYTES} of payloads (the result crosses
+     * as one Java array): when the items' payloads together are larger, it returns fewer
+     * (always at least one, whatever its size) and the rest stay at the head for the next call. If the Java heap
      * cannot hold the result ({@link OutOfMemoryError}), the transaction is rolled back first,
      * so nothing polled is lost.
      */
@@ -144,7 +144,8 @@ public final class Transaction implements AutoCloseable {
 
     /**
      * The first {@code max} items {@link #poll(String, int)} would return, left in place (at most
-     * what one call of {@code poll} returns).
+     * what one call of {@code poll} returns: fewer when their payloads exceed
+     * {@link Store#MAX_RESULT_BYTES}).
      */
     public synchronized List<Message> peek(String queue, int max) {
         byte[] name = name(queue);

@@ -113,7 +113,15 @@ public final class TxMap {
         return counter(utf8(key));
     }
 
-    /** {@link #get} of each key, in order ({@code null} where none), in one call. */
+    /**
+     * {@link #get} of each key, in order ({@code null} where none), in one call.
+     *
+     * @throws IllegalArgumentException when the values found total more than
+     *     {@link Store#MAX_RESULT_BYTES} (one call's result crosses as one Java array, and every
+     *     key must have its answer): the message names the total; nothing is read then (the
+     *     keys are not noted for the commit's check), and the transaction stays open. Ask for
+     *     fewer keys at a time.
+     */
     public List<byte[]> getAll(List<byte[]> keys) {
         Objects.requireNonNull(keys, "keys");
         if (keys.size() > Wire.MAX_BATCH_ITEMS) {
@@ -134,23 +142,37 @@ public final class TxMap {
     /**
      * Up to {@code limit} pairs with keys in {@code [from, to)} ({@code null}: unbounded), in key
      * order or reversed, as this transaction sees them (its own writes merged in).
+     *
+     * <p>May return fewer than {@code limit} though the range holds more: one call returns at
+     * most {@link Store#MAX_RESULT_BYTES} of keys and values (always at least one pair, whatever
+     * its size). So a short answer does not mean the range is exhausted: continue after its last
+     * key, or walk the range with {@link #cursor}, which does.
      */
     public List<Map.Entry<byte[], byte[]>> scan(byte[] from, byte[] to, boolean reverse, int limit) {
+        return Wire.pairs(scanPacked(from, to, reverse, limit));
+    }
+
+    /** {@link #scan}'s answer as it crosses ({@link Wire#pairs}, {@link Wire#cut}). */
+    byte[] scanPacked(byte[] from, byte[] to, boolean reverse, int limit) {
         if (limit < 0 || limit > Wire.MAX_BATCH_ITEMS) {
             throw new IllegalArgumentException("limit must be 0 to " + Wire.MAX_BATCH_ITEMS + ": " + limit);
         }
-        return tx.onMaps(h -> Wire.pairs(MapNative.scan(h, name, from, to, reverse, limit)), false);
+        return tx.onMaps(h -> MapNative.scan(h, name, from, to, reverse, limit), false);
     }
 
     /**
      * Every pair with a key in {@code [from, to)} ({@code null}: unbounded), in key order or
-     * reversed, read {@value MapCursor#DEFAULT_PAGE} at a time ({@link MapCursor}).
+     * reversed, read {@value MapCursor#DEFAULT_PAGE} at a time, and at most
+     * {@link Store#MAX_RESULT_BYTES} of keys and values at a time ({@link MapCursor}).
      */
     public MapCursor cursor(byte[] from, byte[] to, boolean reverse) {
         return cursor(from, to, reverse, MapCursor.DEFAULT_PAGE);
     }
 
-    /** {@link #cursor(byte[], byte[], boolean)} reading {@code pageSize} pairs per native call (1 to {@code Wire.MAX_BATCH_ITEMS}). */
+    /**
+     * {@link #cursor(byte[], byte[], boolean)} reading up to {@code pageSize} pairs per native
+     * call (1 to 1,048,576; fewer when they exceed {@link Store#MAX_RESULT_BYTES}).
+     */
     public MapCursor cursor(byte[] from, byte[] to, boolean reverse, int pageSize) {
         if (pageSize < 1 || pageSize > Wire.MAX_BATCH_ITEMS) {
             throw new IllegalArgumentException("pageSize must be 1 to " + Wire.MAX_BATCH_ITEMS + ": " + pageSize);
@@ -169,7 +191,10 @@ public final class TxMap {
         return tx;
     }
 
-    /** Up to {@code limit} pairs whose keys start with {@code prefix}, in key order. */
+    /**
+     * Up to {@code limit} pairs whose keys start with {@code prefix}, in key order; fewer when
+     * they exceed {@link Store#MAX_RESULT_BYTES}, as {@link #scan} says.
+     */
     public List<Map.Entry<byte[], byte[]>> scanPrefix(byte[] prefix, int limit) {
         Objects.requireNonNull(prefix, "prefix");
         return scan(prefix, prefixEnd(prefix), false, limit);

@@ -31,6 +31,7 @@ final class Wire {
     static final int MAX_PAYLOAD_BYTES = 1 << 30;
     static final int MAX_WORKERS = 64;
     static final int MAX_BATCH_ITEMS = 1 << 20;
+    static final int MAX_RESULT_BYTES = 3 << 29;
     static final long MIN_WRITE_BUFFER_BYTES = 1L << 20;
     static final long MAX_WRITE_BUFFER_BYTES = 64L << 30;
     static final long MAX_BLOCK_CACHE_BYTES = 1L << 40;
@@ -340,7 +341,10 @@ final class Wire {
         return Collections.unmodifiableList(out);
     }
 
-    /** Pairs in the list layout, key and value alternating (a map scan's answer). */
+    /**
+     * Pairs in the list layout, key and value alternating (a map scan's answer); a final absent
+     * item, which a scan cut at its byte bound adds ({@link #cut}), is not a pair.
+     */
     static List<Map.Entry<byte[], byte[]>> pairs(byte[] packed) {
         ByteBuffer b = ByteBuffer.wrap(packed);
         int n = b.getInt() / 2;
@@ -350,6 +354,14 @@ final class Wire {
             out.add(new AbstractMap.SimpleImmutableEntry<>(key, optionalBytes(b)));
         }
         return Collections.unmodifiableList(out);
+    }
+
+    /**
+     * Whether a map scan's answer ({@link #pairs}) stopped at its byte bound before a pair of
+     * its range: it then ends with one absent item, so its count is odd.
+     */
+    static boolean cut(byte[] packed) {
+        return (ByteBuffer.wrap(packed).getInt() & 1) == 1;
     }
 
     /** Strings in the list layout, none absent, each as its UTF-8 bytes. */
