@@ -2,10 +2,39 @@
 //!
 //! Exit codes are part of the interface scripts rely on, so they are printed in every `--help`.
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
+use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rockcask_core::compress::Compression;
+
+/// How every name argument (a queue, a map, a lineage, a target queue) is read, as a name is
+/// everywhere in RockCask: its bytes must be UTF-8. A name holding a lone surrogate (as a
+/// UTF-16 name from elsewhere may arrive, spelled in UTF-8's three-byte pattern) or a stray
+/// byte is refused with the usage exit code, naming the argument and the byte where the name
+/// stops being UTF-8, rather than read with replacement characters as another name. (Paths are
+/// not names: they are passed to the file system as they are.)
+#[derive(Clone, Copy, Debug)]
+pub struct Name;
+
+impl TypedValueParser for Name {
+    type Value = String;
+
+    fn parse_ref(&self, cmd: &clap::Command, arg: Option<&clap::Arg>, value: &OsStr) -> Result<String, clap::Error> {
+        let bytes = value.as_encoded_bytes();
+        std::str::from_utf8(bytes).map(str::to_owned).map_err(|e| {
+            let arg = arg.map_or_else(|| "a name".to_owned(), ToString::to_string);
+            let message = format!(
+                "{arg} \"{}\" is not UTF-8 from byte {} on: a name must be valid Unicode (a lone surrogate is not)\n",
+                String::from_utf8_lossy(bytes),
+                e.valid_up_to()
+            );
+            clap::Error::raw(ErrorKind::InvalidUtf8, message).with_cmd(cmd)
+        })
+    }
+}
 
 /// The exit-code table, as a macro so that it can be `concat!`ed into longer help texts.
 macro_rules! exit_codes {
@@ -93,11 +122,11 @@ pub enum Command {
         /// The store's directory
         store_dir: PathBuf,
         /// The queue to dump (exactly as named; see `rockcask queues`)
-        #[arg(required_unless_present = "map", conflicts_with = "map")]
+        #[arg(required_unless_present = "map", conflicts_with = "map", value_parser = Name)]
         queue: Option<String>,
         /// Dump map NAME instead, one `key<TAB>value` line per pair in key order (both in the
         /// payload format)
-        #[arg(long, value_name = "NAME")]
+        #[arg(long, value_name = "NAME", value_parser = Name)]
         map: Option<String>,
         /// Stop after this many entries
         #[arg(long, value_name = "N")]
@@ -230,6 +259,7 @@ pub enum DeadCommand {
         /// The store's directory
         store_dir: PathBuf,
         /// The queue whose dead letters to list (they are in its dead-letter queue)
+        #[arg(value_parser = Name)]
         queue: String,
         /// Stop after this many
         #[arg(long, value_name = "N", default_value_t = 1000)]
@@ -244,6 +274,7 @@ pub enum DeadCommand {
     Requeue {
         /// The store's directory (opened for writing: no other process may have it open)
         store_dir: PathBuf,
+        #[arg(value_parser = Name)]
         queue: String,
         #[command(flatten)]
         which: DeadLetterPositions,
@@ -254,6 +285,7 @@ pub enum DeadCommand {
     Drop {
         /// The store's directory (opened for writing: no other process may have it open)
         store_dir: PathBuf,
+        #[arg(value_parser = Name)]
         queue: String,
         #[command(flatten)]
         which: DeadLetterPositions,
@@ -276,10 +308,10 @@ pub struct DeadLetterPositions {
 #[derive(Args, Debug, Default)]
 pub struct StagingFilter {
     /// Only those of this lineage (one sink's run, as their names carry it)
-    #[arg(long, value_name = "LINEAGE")]
+    #[arg(long, value_name = "LINEAGE", value_parser = Name)]
     pub lineage: Option<String>,
     /// Only those committing to this target queue
-    #[arg(long, value_name = "QUEUE")]
+    #[arg(long, value_name = "QUEUE", value_parser = Name)]
     pub target: Option<String>,
 }
 
@@ -287,10 +319,10 @@ pub struct StagingFilter {
 #[derive(Args, Debug)]
 pub struct RequiredLineage {
     /// The lineage whose staging queues to act on (see `rockcask staging list`)
-    #[arg(long, value_name = "LINEAGE")]
+    #[arg(long, value_name = "LINEAGE", value_parser = Name)]
     pub lineage: String,
     /// Only those committing to this target queue
-    #[arg(long, value_name = "QUEUE")]
+    #[arg(long, value_name = "QUEUE", value_parser = Name)]
     pub target: Option<String>,
 }
 

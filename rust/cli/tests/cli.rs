@@ -1128,3 +1128,89 @@ fn maps_lists_each_map_with_its_pairs_and_dump_map_prints_them_in_key_order() {
     );
     assert_exit(&rockcask(&[OsStr::new("dump"), store_dir.as_os_str()]), 2);
 }
+
+/// A name argument (queue, map, lineage, target) is a name as everywhere in RockCask: bytes
+/// that are not UTF-8 (a surrogate spelled in UTF-8's pattern, as a lone UTF-16 surrogate
+/// would be, or a stray byte) are refused with exit 2, naming the argument and the byte where
+/// the name stops being UTF-8, instead of being read with replacement as another name.
+/// Characters above U+FFFF are names like any other.
+#[test]
+fn a_name_argument_that_is_not_utf8_is_refused_naming_the_argument_and_the_byte() {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = sample(&dir);
+    let s = OsString::from(store.as_os_str());
+    let bad = |bytes: &[u8]| OsString::from_vec(bytes.to_vec());
+    let lone_high = bad(b"a\xed\xa0\x80b"); // U+D800 in UTF-8's three-byte pattern, at byte 1
+    let lone_low = bad(b"\xed\xb0\x80"); // U+DC00, at byte 0
+    let stray = bad(b"ab\xff"); // at byte 2
+    for (args, arg, at) in [
+        (vec!["dump".into(), s.clone(), lone_high.clone()], "[QUEUE]", 1),
+        (
+            vec!["dump".into(), s.clone(), "--map".into(), lone_low.clone()],
+            "--map <NAME>",
+            0,
+        ),
+        (
+            vec!["dead".into(), "list".into(), s.clone(), stray.clone()],
+            "<QUEUE>",
+            2,
+        ),
+        (
+            vec![
+                "dead".into(),
+                "drop".into(),
+                s.clone(),
+                lone_high.clone(),
+                "--all".into(),
+            ],
+            "<QUEUE>",
+            1,
+        ),
+        (
+            vec![
+                "staging".into(),
+                "list".into(),
+                s.clone(),
+                "--lineage".into(),
+                lone_low.clone(),
+            ],
+            "--lineage <LINEAGE>",
+            0,
+        ),
+        (
+            vec![
+                "staging".into(),
+                "abort".into(),
+                s.clone(),
+                "--lineage".into(),
+                "l".into(),
+                "--target".into(),
+                stray.clone(),
+            ],
+            "--target <QUEUE>",
+            2,
+        ),
+    ] {
+        let out = rockcask(&args);
+        assert_exit(&out, 2);
+        let err = stderr(&out);
+        assert!(err.contains(arg), "{args:?}: {err}");
+        assert!(err.contains(&format!("not UTF-8 from byte {at}")), "{args:?}: {err}");
+    }
+    // A valid name beyond the basic plane: dumped as any other.
+    let emoji = "q-\u{1F600}";
+    {
+        let store = open(&store);
+        let mut tx = store.begin().unwrap();
+        tx.enqueue(emoji, b"smile").unwrap();
+        tx.commit().unwrap();
+    }
+    let out = rockcask(&[OsString::from("dump"), s.clone(), emoji.into()]);
+    assert_exit(&out, 0);
+    assert!(stdout(&out).ends_with("\tsmile\n"), "{}", stdout(&out));
+    let out = rockcask(&["queues".into(), s]);
+    assert!(stdout(&out).contains(&format!("{emoji}\t1")), "{}", stdout(&out));
+}

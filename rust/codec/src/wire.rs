@@ -1,7 +1,8 @@
 //! The protobuf wire format: reading with bounds and offsets, writing.
 //!
 //! Every read is checked against the end of its buffer; a length prefix larger than what is
-//! left is an error before anything is allocated. Errors carry the byte offset (from the start
+//! left is an error before anything is allocated. Lengths are read as protobuf-java reads them
+//! (`Reader::len_delimited`). Errors carry the byte offset (from the start
 //! of the whole message) where the input stopped making sense.
 
 use crate::CodecError;
@@ -143,16 +144,28 @@ impl<'a> Reader<'a> {
     }
 
     /// A length-delimited field's contents, as a reader of their own (offsets stay absolute).
+    ///
+    /// The length is the low 32 bits of its varint taken as a signed 32-bit number, as
+    /// protobuf-java reads every length (`CodedInputStream.readRawVarint32`): a prefix of 2^63
+    /// is a length of 0 there, and the codec decodes what protobuf-java decodes. A length that
+    /// is negative as such a number is refused, as protobuf-java refuses it.
     #[inline]
     pub fn len_delimited(&mut self) -> Result<Reader<'a>, Box<CodecError>> {
         let at = self.offset();
-        let len = self.varint()?;
-        let left = (self.buf.len() - self.pos) as u64;
+        let prefix = self.varint()?;
+        // Truncation to the low 32 bits is the point (see above).
+        let Ok(len) = usize::try_from(prefix as u32 as i32) else {
+            return Err(self.error(
+                at,
+                format!("length prefix {prefix} is negative as the 32-bit length protobuf-java reads"),
+            ));
+        };
+        let left = self.buf.len() - self.pos;
         if len > left {
-            return Err(self.error(at, format!("length prefix {len} exceeds the {left} bytes left")));
+            return Err(self.error(at, format!("length prefix {prefix} exceeds the {left} bytes left")));
         }
         let start = self.pos;
-        self.pos += len as usize;
+        self.pos += len;
         Ok(Reader {
             buf: &self.buf[start..self.pos],
             pos: 0,

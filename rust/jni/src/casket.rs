@@ -20,7 +20,7 @@ use rockcask_core::casket::{
     LockMode, PutMode, Range,
 };
 
-use crate::args::{self, code_arg, java_object, Freed, NewHandle};
+use crate::args::{self, code_arg, java_object, Freed, NewHandle, Text};
 use crate::contract::{self, omode, CasketSlot, Record, CALLED_A_DATABASE};
 use crate::error::{BridgeError, BridgeResult};
 use crate::handle::CasketHandle;
@@ -39,7 +39,7 @@ native_class! {
         contract::CASKET_LIMITS,
         contract::CASKET_COMPARATOR,
     ] {
-        fn open(path: PathBuf, options: Record<CasketSlot>, comparator: Comparator, comparator_name: Option<String>) -> NewHandle<CasketHandle> = open;
+        fn open(path: PathBuf, options: Record<CasketSlot>, comparator: Comparator, comparator_name: Option<Text>) -> NewHandle<CasketHandle> = open;
         fn close(db: &CasketHandle) -> () = close;
         fn free(db: Freed<CasketHandle>) -> () = free;
         fn put(db: &CasketHandle, key: Vec<u8>, value: JByteArray, mode: PutMode) -> () = put;
@@ -180,7 +180,7 @@ fn open(
     path: PathBuf,
     options: Record<CasketSlot>,
     comparator: Comparator<'_>,
-    comparator_name: Option<String>,
+    comparator_name: Option<Text>,
 ) -> BridgeResult<NewHandle<CasketHandle>> {
     let mode = options.get(CasketSlot::Omode);
     let kind = if options.flag(CasketSlot::Hash) {
@@ -201,7 +201,7 @@ fn open(
     };
     o.order = if !comparator.0.is_null() {
         let name = comparator_name.ok_or(BridgeError::Null("comparator name"))?;
-        java_order(env, &comparator.0, name)?
+        java_order(env, &comparator.0, name.0)?
     } else {
         contract::KEY_ORDERS.decode(options.get(CasketSlot::Cmpfunc), "cmpfunc")?
     };

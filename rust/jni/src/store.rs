@@ -24,7 +24,7 @@ native_class! {
         fn queueSize(store: &StoreHandle, queue: QueueName) -> i64 = queue_size;
         fn stats(store: &StoreHandle) -> RecordOut = stats;
         fn compact(store: &StoreHandle) -> () = compact;
-        fn configureQueue(store: &StoreHandle, queue: QueueName, max_deliveries: i64, dead_letter_queue: Option<String>, capacity: i64, capacity_bytes: i64) -> () = configure_queue;
+        fn configureQueue(store: &StoreHandle, queue: QueueName, max_deliveries: i64, dead_letter_queue: Option<QueueName>, capacity: i64, capacity_bytes: i64) -> () = configure_queue;
         fn queueOptions(store: &StoreHandle, queue: QueueName) -> Vec<u8> = queue_options;
         fn deadLetters(store: &StoreHandle, queue: QueueName, max: Count) -> Vec<u8> = dead_letters;
     }
@@ -36,7 +36,7 @@ fn configure_queue(
     store: &StoreHandle,
     queue: QueueName,
     max_deliveries: i64,
-    dead_letter_queue: Option<String>,
+    dead_letter_queue: Option<QueueName>,
     capacity: i64,
     capacity_bytes: i64,
 ) -> BridgeResult<()> {
@@ -50,7 +50,7 @@ fn configure_queue(
     };
     let config = QueueConfig {
         max_deliveries,
-        dead_letter_queue,
+        dead_letter_queue: dead_letter_queue.map(|name| name.as_str().to_owned()),
         capacity: limit(capacity, "capacity")?,
         capacity_bytes: limit(capacity_bytes, "capacityBytes")?,
     };

@@ -8,7 +8,7 @@ use rockcask_core::dead_letter::Selection;
 use rockcask_core::options::MAX_RESULT_BYTES;
 use rockcask_core::Transaction;
 
-use crate::args::{self, Count, Freed, Ids, JavaByteArray, JavaByteArrays, QueueName, Sequences};
+use crate::args::{self, Count, Freed, Ids, JavaByteArray, JavaByteArrays, QueueName, Sequences, Text};
 use crate::contract;
 use crate::error::{BridgeError, BridgeResult};
 use crate::handle::TxHandle;
@@ -30,7 +30,7 @@ native_class! {
         fn delete(tx: &TxHandle, msb: i64, lsb: i64) -> bool = delete;
         fn commitWaiting(tx: &TxHandle, wait_millis: Duration) -> () = commit_waiting;
         fn rollback(tx: &TxHandle) -> () = rollback;
-        fn rollbackBecause(tx: &TxHandle, reason: String, retry_after_millis: Duration) -> () = rollback_because;
+        fn rollbackBecause(tx: &TxHandle, reason: Text, retry_after_millis: Duration) -> () = rollback_because;
         fn requeueDeadLetters(tx: &TxHandle, queue: QueueName, sequences: Sequences) -> i64 = requeue_dead_letters;
         fn dropDeadLetters(tx: &TxHandle, queue: QueueName, sequences: Sequences) -> i64 = drop_dead_letters;
         fn dropQueue(tx: &TxHandle, queue: QueueName) -> i64 = drop_queue;
@@ -185,10 +185,10 @@ fn rollback(_env: &mut Env<'_>, tx: &TxHandle) -> BridgeResult<()> {
 }
 
 /// A retry delay of 0 means none.
-fn rollback_because(_env: &mut Env<'_>, tx: &TxHandle, reason: String, retry_after: Duration) -> BridgeResult<()> {
+fn rollback_because(_env: &mut Env<'_>, tx: &TxHandle, reason: Text, retry_after: Duration) -> BridgeResult<()> {
     Ok(tx
         .lock()?
-        .rollback_because(&reason, (!retry_after.is_zero()).then_some(retry_after))?)
+        .rollback_because(&reason.0, (!retry_after.is_zero()).then_some(retry_after))?)
 }
 
 /// `None` (a null array) selects every dead letter of the queue.

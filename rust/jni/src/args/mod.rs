@@ -19,7 +19,7 @@ use crate::wire;
 
 mod names;
 
-pub use names::{MapName, QueueName};
+pub use names::{MapName, QueueName, Text};
 
 /// A parameter type of a native method.
 pub trait Arg {
@@ -266,10 +266,9 @@ impl Arg for Sequences {
 }
 
 /// A path (a store's, a casket's, a snapshot file's), passed as the UTF-8 bytes of its Java
-/// string, encoded by Java, which refuses a string that has none (an unpaired surrogate).
-/// Not as a JNI `String`: that crosses in modified UTF-8, which spells U+0000 and characters
-/// above U+FFFF otherwise and which jni-rs decodes lossily when malformed, silently naming
-/// another file. These bytes are exactly what the file system gets.
+/// string, encoded by Java as every name is (`org.rockcask.internal.Utf8.name`, which refuses
+/// a string that has none: an unpaired surrogate; see `names` for why no string crosses as a
+/// JNI `String`). These bytes are exactly what the file system gets.
 impl Arg for PathBuf {
     type Raw<'local> = JByteArray<'local>;
     type Value<'local> = PathBuf;
@@ -279,19 +278,6 @@ impl Arg for PathBuf {
         String::from_utf8(bytes)
             .map(PathBuf::from)
             .map_err(|_| BridgeError::InvalidArgument(format!("{name} is not valid UTF-8")))
-    }
-}
-
-/// A Java `String` that must not be null.
-impl Arg for String {
-    type Raw<'local> = JString<'local>;
-    type Value<'local> = String;
-    const DESCRIPTOR: &'static str = "Ljava/lang/String;";
-    fn from_java<'local>(env: &mut Env<'local>, raw: JString<'local>, name: &'static str) -> BridgeResult<String> {
-        if raw.is_null() {
-            return Err(BridgeError::Null(name));
-        }
-        Ok(raw.try_to_string(env)?)
     }
 }
 
@@ -417,7 +403,7 @@ macro_rules! nullable {
         }
     )*};
 }
-nullable!(Vec<u8> => JByteArray, String => JString);
+nullable!(Vec<u8> => JByteArray, Text => JByteArray);
 
 /// Declares the `Arg` impls of enums that cross JNI as an `int` code, each decoded by a
 /// `fn(code: i64, name: &str) -> BridgeResult<T>` (`contract` defines the codes):

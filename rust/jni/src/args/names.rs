@@ -1,6 +1,13 @@
-//! Queue and map names: `byte[]`s of UTF-8 that Java encoded (`String.getBytes(UTF_8)`, so no
-//! modified UTF-8 is involved) and checked for length (`Wire.checkedQueueName`,
-//! `Wire.checkedMapName`); here they are checked to be UTF-8, and the core checks them again.
+//! The strings Java hands over: queue and map names, and texts (a rollback's reason, a
+//! comparator's class name). Every one crosses as a `byte[]` of UTF-8 that Java made in one
+//! place, `org.rockcask.internal.Utf8`: a name that is not valid UTF-16 (an unpaired surrogate)
+//! is refused there, naming the argument and the index, and a text is encoded as Java encodes
+//! it (an unpaired surrogate as `'?'`). No string crosses as a JNI `String`: that is modified
+//! UTF-8, which spells U+0000 and characters above U+FFFF otherwise and which jni-rs decodes
+//! with replacement when malformed (three U+FFFD for a lone surrogate, where Java's encoder
+//! writes `'?'`), so one Java string would name two things. Java checks names for length
+//! (`Wire.checkedQueueName`, `Wire.checkedMapName`); here every string is checked to be UTF-8,
+//! and the core checks names again.
 
 use std::marker::PhantomData;
 
@@ -77,6 +84,36 @@ impl<K: Named> Arg for Name<K> {
     const DESCRIPTOR: &'static str = "[B";
     fn from_java<'local>(env: &mut Env<'local>, raw: JByteArray<'local>, _name: &'static str) -> BridgeResult<Name<K>> {
         Name::read(env, &raw)
+    }
+}
+
+/// A name that may be absent (`null`), such as a queue's dead-letter queue.
+impl<K: Named> Arg for Option<Name<K>> {
+    type Raw<'local> = JByteArray<'local>;
+    type Value<'local> = Option<Name<K>>;
+    const DESCRIPTOR: &'static str = "[B";
+    fn from_java<'local>(
+        env: &mut Env<'local>,
+        raw: JByteArray<'local>,
+        _name: &'static str,
+    ) -> BridgeResult<Option<Name<K>>> {
+        if raw.is_null() {
+            return Ok(None);
+        }
+        Name::read(env, &raw).map(Some)
+    }
+}
+
+/// A text (not a name): UTF-8 bytes Java encoded with `Utf8.text`.
+pub struct Text(pub String);
+
+impl Arg for Text {
+    type Raw<'local> = JByteArray<'local>;
+    type Value<'local> = Text;
+    const DESCRIPTOR: &'static str = "[B";
+    fn from_java<'local>(env: &mut Env<'local>, raw: JByteArray<'local>, name: &'static str) -> BridgeResult<Text> {
+        let bytes = super::bytes(env, &raw, name)?;
+        String::from_utf8(bytes).map(Text).map_err(|_| not_utf8(name))
     }
 }
 

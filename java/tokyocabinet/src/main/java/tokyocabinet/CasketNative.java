@@ -12,7 +12,8 @@ import tokyocabinet.internal.PackedPutdups;
  * this class initializes, which also checks the constants below and the drop-in's public ones
  * it depends on). Every call checks its handle; every failure of the database is thrown as
  * {@link CasketException} (caught by the public classes). Lists come back packed in one byte[]
- * (see {@link #unpack}). Paths cross as {@link Database#path}'s bytes.
+ * (see {@link #unpack}). Paths and names cross as UTF-8 bytes, made as RockCask makes every
+ * name's ({@code org.rockcask.internal.Utf8}).
  *
  * <p>Package-private, beside its only callers: a handle is trusted to come from {@link Database}.
  */
@@ -51,8 +52,11 @@ final class CasketNative {
     static final int COMPRESSION_LZ4 = 1;
     static final int COMPRESSION_ZSTD = 2;
 
-    /** {@code options}: the {@code OPEN_} slots; {@code comparator}: null for a built-in order. */
-    static native long open(byte[] path, long[] options, CasketComparator comparator, String comparatorName);
+    /**
+     * {@code options}: the {@code OPEN_} slots; {@code comparator}: null for a built-in order;
+     * {@code path} and {@code comparatorName}: UTF-8, as {@code Utf8.name} makes them.
+     */
+    static native long open(byte[] path, long[] options, CasketComparator comparator, byte[] comparatorName);
 
     static native void close(long db);
 

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.rockcask.internal.NativeResource;
+import org.rockcask.internal.Utf8;
 import org.rockcask.RockCaskException;
 import tokyocabinet.internal.CasketComparator;
 import tokyocabinet.internal.PackedPutdups;
@@ -166,18 +167,18 @@ final class Database {
     }
 
     /**
-     * A path as the native side takes it: the UTF-8 bytes of the string, which are what the file
-     * system gets (a JNI string would cross in modified UTF-8, which spells characters above
-     * U+FFFF otherwise). Null for a string that has no UTF-8 form (an unpaired surrogate): its
-     * bytes would name another file.
+     * A name (a path, a comparator's class) as the native side takes it: the UTF-8 bytes of the
+     * string, made as RockCask makes every name's ({@link Utf8#name}), which for a path are what
+     * the file system gets. A string with no UTF-8 form (an unpaired surrogate; its bytes would
+     * name another file) fails with EINVALID saying where, as the drop-in reports every refusal:
+     * null then.
      */
-    static byte[] path(String path) {
-        byte[] utf8 = path.getBytes(StandardCharsets.UTF_8);
-        return new String(utf8, StandardCharsets.UTF_8).equals(path) ? utf8 : null;
-    }
-
-    private boolean failNoUtf8(String path) {
-        return fail(BDB.EINVALID, "path " + path + " has no UTF-8 form (it holds an unpaired surrogate)");
+    private byte[] name(String s, String what) {
+        byte[] utf8 = Utf8.nameOrNull(s);
+        if (utf8 == null) {
+            fail(BDB.EINVALID, Utf8.invalid(s, what));
+        }
+        return utf8;
     }
 
     /** Whether a value of this many bytes may be stored; if not, records why (EINVALID). */
@@ -334,9 +335,13 @@ final class Database {
         if (refusedInsideComparison()) {
             return false;
         }
-        byte[] file = path(path);
+        byte[] file = name(path, "path");
         if (file == null) {
-            return failNoUtf8(path);
+            return false;
+        }
+        byte[] cmpName = null;
+        if (comparator != null && (cmpName = name(comparator.getClass().getName(), "comparator class name")) == null) {
+            return false;
         }
         synchronized (openLock) {
             if (handle != null) {
@@ -344,7 +349,6 @@ final class Database {
             }
             try {
                 Comparison cmp = comparator == null ? null : new Comparison(comparator);
-                String cmpName = comparator == null ? null : comparator.getClass().getName();
                 long[] options = new long[CasketNative.OPEN_SLOTS];
                 options[CasketNative.OPEN_OMODE] = omode;
                 options[CasketNative.OPEN_HASH] = hash ? 1 : 0;
@@ -577,9 +581,9 @@ final class Database {
         if (path.startsWith("@")) {
             return fail(BDB.EINVALID);
         }
-        byte[] target = path(path);
+        byte[] target = name(path, "path");
         if (target == null) {
-            return failNoUtf8(path);
+            return false;
         }
         return run(db -> CasketNative.copy(db, target));
     }

@@ -40,6 +40,19 @@ public class CasketPathsTest extends CasketTestBase {
         assertFalse(db.open(path("lone-\ud800.tcb"), BDB.OWRITER | BDB.OCREAT));
         assertEquals(BDB.EINVALID, db.ecode());
         assertTrue(db.errmsg(), db.errmsg().contains("has no UTF-8 form"));
+        // Converted as every RockCask name is: the message names the argument and the index.
+        String[] lone = {"\ud800", "\udc00", "a\ud800b"};
+        int[] at = {0, 0, 1};
+        for (int i = 0; i < lone.length; i++) {
+            String p = path(lone[i] + ".tcb");
+            int index = p.length() - ".tcb".length() - lone[i].length() + at[i];
+            for (AbstractDB d : new AbstractDB[] {bdb(), hdb()}) {
+                assertFalse(d.open(p, BDB.OWRITER | BDB.OCREAT));
+                assertEquals(BDB.EINVALID, d.ecode());
+                assertTrue(d.errmsg(), d.errmsg().startsWith("invalid operation: path \""));
+                assertTrue(d.errmsg(), d.errmsg().contains("at index " + index + " of its " + p.length() + " chars"));
+            }
+        }
         BDB open = writer(path("ok.tcb"));
         assertFalse(open.copy(path("lone-\udc00.tcb")));
         assertEquals(BDB.EINVALID, open.ecode());

@@ -1,6 +1,5 @@
 package org.rockcask;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -99,11 +98,7 @@ public final class Store implements AutoCloseable {
      * the names do not fit one Java array.
      */
     public List<String> queues(String prefix) {
-        Objects.requireNonNull(prefix, "prefix");
-        byte[] utf8 = prefix.getBytes(StandardCharsets.UTF_8);
-        if (utf8.length > Wire.MAX_QUEUE_NAME_BYTES) {
-            throw new IllegalArgumentException("queue name prefix is " + utf8.length + " bytes long; at most " + Wire.MAX_QUEUE_NAME_BYTES + " are allowed");
-        }
+        byte[] utf8 = Wire.checkedPrefix(prefix);
         return handle.call(h -> Wire.strings(StoreNative.queueNames(h, utf8)));
     }
 
@@ -130,8 +125,9 @@ public final class Store implements AutoCloseable {
     public void configureQueue(String queue, QueueOptions options) {
         byte[] name = Wire.checkedQueueName(queue);
         Objects.requireNonNull(options, "options");
-        handle.run(h -> StoreNative.configureQueue(h, name, options.maxDeliveries(), options.deadLetterQueue(), options.capacity(),
-                options.capacityBytes()));
+        String dead = options.deadLetterQueue();
+        byte[] deadName = dead == null ? null : Wire.checkedQueueName(dead);
+        handle.run(h -> StoreNative.configureQueue(h, name, options.maxDeliveries(), deadName, options.capacity(), options.capacityBytes()));
     }
 
     /**

@@ -38,7 +38,7 @@ final class StoreNative {
     static native void compact(long store);
 
     /** {@code maxDeliveries} -1: the store's default; {@code deadLetterQueue} null: {@code <queue>.dead}; capacities 0: none. */
-    static native void configureQueue(long store, byte[] queue, long maxDeliveries, String deadLetterQueue, long capacity, long capacityBytes);
+    static native void configureQueue(long store, byte[] queue, long maxDeliveries, byte[] deadLetterQueue, long capacity, long capacityBytes);
 
     /** The queue's settings, packed as {@link Wire#queueOptions} reads them. */
     static native byte[] queueOptions(long store, byte[] queue);

@@ -251,11 +251,17 @@ public final class StoreOptions {
         return queueCompression;
     }
 
-    /** Compresses payloads enqueued as new objects on {@code queue} with {@code codec}. */
+    /**
+     * Compresses payloads enqueued as new objects on {@code queue} with {@code codec}.
+     *
+     * @throws IllegalArgumentException when {@code queue} is not valid UTF-16 (see
+     *     {@link Transaction})
+     */
     public StoreOptions queueCompression(String queue, Compression codec) {
         if (queue == null || codec == null) {
             throw new NullPointerException("queue and codec must not be null");
         }
+        Wire.queueName(queue);
         StoreOptions o = copy();
         Map<String, Compression> m = new TreeMap<>(queueCompression);
         m.put(queue, codec);

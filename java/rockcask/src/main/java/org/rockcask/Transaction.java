@@ -1,6 +1,5 @@
 package org.rockcask;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -37,6 +36,14 @@ import org.rockcask.internal.NativeResource;
  *       id that was not queue-owned, needs no such check.)</li>
  *   <li>Durability: when {@code commit} returns, the work is on disk (synced when
  *       {@link StoreOptions#syncOnCommit()} is on, the default).</li>
+ *   <li>Names (of queues, dead-letter queues and maps, and name prefixes, everywhere in the API)
+ *       are their UTF-8 bytes, 1 to {@link Store#MAX_QUEUE_NAME_BYTES} of them, and must be
+ *       valid UTF-16: a string holding an unpaired surrogate has no UTF-8 form (Java's encoder
+ *       would write {@code '?'} for it, making a lone U+D800, a lone U+DC00 and {@code "?"} one
+ *       name) and is refused with {@link IllegalArgumentException} naming the argument and the
+ *       surrogate's index. Characters above U+FFFF (surrogate pairs) are names like any other.
+ *       A rollback's reason is text, not a name: an unpaired surrogate in it becomes
+ *       {@code '?'}, as Java encodes it, so a rollback never fails on its reason.</li>
  * </ul>
  *
  * <p>Enqueues and puts are buffered on the Java side and handed to the native store in chunks
@@ -355,7 +362,8 @@ public final class Transaction implements AutoCloseable {
      * failed delivery ({@link Message#deliveries()}), and those that reach their queue's delivery
      * limit ({@link QueueOptions#maxDeliveries()}, {@link StoreOptions#maxDeliveries()}) are moved,
      * with their objects and in one commit, to the queue's dead-letter queue, which records
-     * {@code reason} (cut to 4096 UTF-8 bytes), the count and the time ({@link Store#deadLetters}).
+     * {@code reason} (cut to 4096 UTF-8 bytes; an unpaired surrogate becomes {@code '?'}, see
+     * the class description), the count and the time ({@link Store#deadLetters}).
      * Without a reason, a dead letter records "rolled back".
      *
      * <p>The transaction is over even if moving dead letters fails (the exception says why):
@@ -380,12 +388,12 @@ public final class Transaction implements AutoCloseable {
      *     stays open and usable
      */
     public synchronized void rollback(String reason, Duration retryAfter) {
-        Objects.requireNonNull(reason, "reason");
+        byte[] utf8 = Wire.reason(reason);
         long millis = retryDelayMillis(retryAfter);
         handle.run(h -> {
             pending.clear();
             lastPendingPut = null;
-            TransactionNative.rollbackBecause(h, reason, millis);
+            TransactionNative.rollbackBecause(h, utf8, millis);
             if (finished == null) {
                 finished = "rolled back";
             }

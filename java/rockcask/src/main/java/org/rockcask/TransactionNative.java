@@ -51,7 +51,7 @@ final class TransactionNative {
     static native void rollback(long tx);
 
     /** {@code retryAfterMillis} 0: no delay. */
-    static native void rollbackBecause(long tx, String reason, long retryAfterMillis);
+    static native void rollbackBecause(long tx, byte[] reason, long retryAfterMillis);
 
     /** {@code sequences} null: every dead letter of the queue. How many it requeues. */
     static native long requeueDeadLetters(long tx, byte[] queue, long[] sequences);

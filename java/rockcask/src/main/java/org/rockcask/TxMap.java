@@ -1,14 +1,16 @@
 package org.rockcask;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.rockcask.internal.Utf8;
 
 /**
  * A named map as one transaction sees it ({@link Transaction#map(String)}): keys and values are
- * bytes (with {@code String}-key conveniences, UTF-8), keys ordered by unsigned bytes. Every call
+ * bytes (with {@code String}-key conveniences: the key's UTF-8 bytes; a key string that is not
+ * valid UTF-16, an unpaired surrogate, is refused with {@link IllegalArgumentException}, as map
+ * and queue names are), keys ordered by unsigned bytes. Every call
  * takes part in the transaction: its writes are committed atomically with its queue and object
  * work, or not at all, and its reads see its own writes.
  *
@@ -220,7 +222,8 @@ public final class TxMap {
         }
     }
 
+    /** A key given as a string names its value, so it is converted as every name is ({@link Utf8#name}). */
     private static byte[] utf8(String key) {
-        return Objects.requireNonNull(key, "key").getBytes(StandardCharsets.UTF_8);
+        return Utf8.name(key, "map key");
     }
 }

@@ -8,14 +8,14 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.UUID;
+import org.rockcask.internal.Utf8;
 
 /**
  * The Java side of the packed layouts native calls take and return (defined in
  * rust/jni/src/wire/; each one's reader or writer here is checked against the golden vectors of
- * tests/golden/packed-layouts.tsv by {@code PackedLayoutsGoldenTest}), how names and paths
- * cross, and the numbers defined on the native side that Java repeats (limits, compression
+ * tests/golden/packed-layouts.tsv by {@code PackedLayoutsGoldenTest}), how names, paths and
+ * reasons cross (through {@link Utf8}, as every string does), and the numbers defined on the native side that Java repeats (limits, compression
  * codes, record slots; each group says where it is defined and when the library checks it).
  */
 final class Wire {
@@ -194,10 +194,12 @@ final class Wire {
         }
     }
 
-    /** A queue name as it crosses: its UTF-8 bytes. */
+    /**
+     * A queue name as it crosses: its UTF-8 bytes ({@link Utf8#name}: a string that is not valid
+     * UTF-16 is refused, as every name is).
+     */
     static byte[] queueName(String queue) {
-        Objects.requireNonNull(queue, "queue");
-        return queue.getBytes(StandardCharsets.UTF_8);
+        return Utf8.name(queue, "queue name");
     }
 
     /** {@link #queueName}, checked with {@link #checkQueueName}. */
@@ -209,27 +211,34 @@ final class Wire {
 
     /** A map name as it crosses, its UTF-8 bytes, checked: 1 to {@link #MAX_MAP_NAME_BYTES}. */
     static byte[] checkedMapName(String map) {
-        Objects.requireNonNull(map, "map");
-        byte[] utf8 = map.getBytes(StandardCharsets.UTF_8);
+        byte[] utf8 = Utf8.name(map, "map name");
         checkName(utf8, "map name", MAX_MAP_NAME_BYTES);
         return utf8;
     }
 
     /**
-     * A path as it crosses: the UTF-8 bytes of its string, which are what the file system gets
-     * (a JNI string would cross in modified UTF-8, which spells characters above U+FFFF
-     * otherwise). A string without a UTF-8 form (an unpaired surrogate) is refused, as its bytes
-     * would name another file.
+     * A path as it crosses: the UTF-8 bytes of its string, which are what the file system gets.
+     * A string without a UTF-8 form (an unpaired surrogate) is refused ({@link Utf8#name}), as
+     * its bytes would name another file.
      *
      * @throws IllegalArgumentException for such a path
      */
     static byte[] path(Path path) {
-        String s = path.toString();
-        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-        if (!new String(utf8, StandardCharsets.UTF_8).equals(s)) {
-            throw new IllegalArgumentException("path " + s + " has no UTF-8 form (it holds an unpaired surrogate)");
+        return Utf8.name(path.toString(), "path");
+    }
+
+    /** A name prefix as it crosses ({@link Utf8#name}), checked: at most a queue name long. */
+    static byte[] checkedPrefix(String prefix) {
+        byte[] utf8 = Utf8.name(prefix, "queue name prefix");
+        if (utf8.length > MAX_QUEUE_NAME_BYTES) {
+            throw new IllegalArgumentException("queue name prefix is " + utf8.length + " bytes long; at most " + MAX_QUEUE_NAME_BYTES + " are allowed");
         }
         return utf8;
+    }
+
+    /** A rollback's reason as it crosses: text ({@link Utf8#text}: an unpaired surrogate becomes '?'). */
+    static byte[] reason(String reason) {
+        return Utf8.text(reason, "reason");
     }
 
     /** The per-queue codecs: i32 count, then per queue i32 length, UTF-8 name, i32 code. */
@@ -237,7 +246,7 @@ final class Wire {
         List<byte[]> names = new ArrayList<>(codecs.size());
         int size = 4;
         for (String queue : codecs.keySet()) {
-            byte[] name = queue.getBytes(StandardCharsets.UTF_8);
+            byte[] name = queueName(queue);
             names.add(name);
             size += 8 + name.length;
         }

@@ -342,4 +342,82 @@ public class CodecGoldenTest {
         assertEquals("a\0b", back[0]);
         assertEquals("\uD83D\uDE00", back[1]);
     }
+
+    /**
+     * protobuf-java reads a length prefix as the low 32 bits of its varint (as a signed int), so
+     * a DenseLongDataFrame whose column data's prefix became the 10-byte varint of 2^63 is a
+     * frame with one empty column there; the codec decodes exactly what protobuf-java decodes,
+     * and refuses what it refuses. One documented exception: a varint whose tenth byte is above
+     * 1 (longer than 64 bits), which protobuf-java truncates and the codec refuses.
+     */
+    @Test
+    public void lengthPrefixesAreReadAsProtobufJavaReadsThem() throws Exception {
+        int[][] prefixes = {
+            {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, // 2^63: 0
+            {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, // 2^56: 0
+            {0x82, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, // 2^63 + 2: 2
+            {0x82, 0x80, 0x80, 0x80, 0x10}, // 2^32 + 2: 2
+            {0x82, 0x80, 0x80, 0x80, 0x80, 0x20}, // 2^40 + 2: 2
+            {0x83, 0x80, 0x80, 0x80, 0x10}, // 2^32 + 3: more than is left
+            {0x80, 0x80, 0x80, 0x80, 0x08}, // 2^31: negative as an int
+            {0xff, 0xff, 0xff, 0xff, 0x0f}, // 2^32 - 1: negative as an int
+            {0x80, 0x80, 0x80, 0x80, 0x88, 0x80, 0x80, 0x80, 0x80, 0x01}, // 2^63 + 2^31: negative
+            {0x02}, // 2: the ordinary case
+        };
+        for (int[] prefix : prefixes) {
+            for (byte[] rest : new byte[][] {{}, {0x08, 0x05}}) {
+                byte[] message = frameWithDataPrefix(prefix, rest);
+                Message theirs;
+                try {
+                    theirs = BasicDataTypes.DenseLongDataFrame.parseFrom(message);
+                } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                    theirs = null;
+                }
+                DataFrame<long[]> ours;
+                try {
+                    ours = Codec.decodeLongsFrame(message);
+                } catch (CodecException e) {
+                    ours = null;
+                }
+                String what = Arrays.toString(message);
+                assertEquals(what + ": both accept or both refuse", theirs != null, ours != null);
+                if (ours != null) {
+                    BasicDataTypes.DenseLongDataFrame frame = (BasicDataTypes.DenseLongDataFrame) theirs;
+                    assertEquals(what, frame.getColumnCount(), ours.size());
+                    assertEquals(what, frame.getColumn(0).getName(), ours.names().get(0));
+                    assertArrayEquals(what, frame.getColumn(0).getData().getValueList().stream().mapToLong(x -> x).toArray(), ours.columns().get(0));
+                }
+            }
+        }
+        // The case found: accepted by both, one column named "" with no values.
+        DataFrame<long[]> found = Codec.decodeLongsFrame(frameWithDataPrefix(prefixes[0], new byte[0]));
+        assertEquals(1, found.size());
+        assertArrayEquals(new long[0], found.columns().get(0));
+        // The documented exception: protobuf-java drops the bits beyond 64, the codec refuses.
+        byte[] tooLong = frameWithDataPrefix(new int[] {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02}, new byte[0]);
+        assertEquals(1, BasicDataTypes.DenseLongDataFrame.parseFrom(tooLong).getColumnCount());
+        try {
+            Codec.decodeLongsFrame(tooLong);
+            throw new AssertionError("a varint longer than 64 bits was accepted");
+        } catch (CodecException e) {
+            assertEquals(e.getMessage(), true, e.getMessage().contains("longer than 64 bits"));
+        }
+    }
+
+    /** DenseLongDataFrame { column { name: "", data: (this length prefix) rest } }. */
+    private static byte[] frameWithDataPrefix(int[] prefix, byte[] rest) {
+        java.io.ByteArrayOutputStream labeled = new java.io.ByteArrayOutputStream();
+        labeled.write(0x0a);
+        labeled.write(0x00);
+        labeled.write(0x12);
+        for (int b : prefix) {
+            labeled.write(b);
+        }
+        labeled.write(rest, 0, rest.length);
+        java.io.ByteArrayOutputStream message = new java.io.ByteArrayOutputStream();
+        message.write(0x0a);
+        message.write(labeled.size());
+        message.write(labeled.toByteArray(), 0, labeled.size());
+        return message.toByteArray();
+    }
 }
