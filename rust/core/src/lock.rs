@@ -12,16 +12,28 @@
 //! Only opens for writing take it (exclusively), and a writer writes who it is into the file, so
 //! a refused open can name the holder. Read-only opens do not take it: RocksDB's read-only mode
 //! writes nothing to the store, so any number of them may open beside a writer and each other.
+//!
+//! Who it is includes the process id and a token drawn once per loaded copy of this library
+//! (statics are not shared between copies), so a refusal inside one process tells a second
+//! handle of the same copy from a copy loaded by another Java class loader: the usual cause of
+//! the latter is a job jar that bundles RockCask (docs/FLINK.md, "Setup").
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
 use std::path::Path;
+use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, Result};
 
 /// The lock file's name inside a store directory (beside RocksDB's own files).
 pub const LOCK_FILE: &str = "rockcask.lock";
+
+/// This copy of the library's token, as written into the lock file: `library copy <32 hex digits>`.
+fn library_copy() -> &'static str {
+    static COPY: OnceLock<String> = OnceLock::new();
+    COPY.get_or_init(|| format!("library copy {}", uuid::Uuid::new_v4().simple()))
+}
 
 /// A held lock; released (and its holder text cleared) when dropped.
 #[derive(Debug)]
@@ -62,9 +74,10 @@ impl StoreLock {
         let since = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
         let program = std::env::current_exe().map_or_else(|_| "?".to_string(), |p| p.display().to_string());
         let text = format!(
-            "pid {} ({program}) has it open for writing as {} since unix time {since}\n",
+            "pid {} ({program}) has it open for writing as {} since unix time {since}, {}\n",
             std::process::id(),
-            shown.display()
+            shown.display(),
+            library_copy()
         );
         self.file.set_len(0)?;
         self.file.rewind()?;
@@ -91,15 +104,87 @@ fn locked(dir: &Path, shown: &Path, file: &File) -> Error {
     let this_process = format!("pid {} ", std::process::id());
     let holder = match text {
         "" => "another open holds it for writing".to_string(),
-        t if t.starts_with(&this_process) => {
-            format!(
-                "{t} — this very process: another Store handle, another class loader, or another spelling of the path"
-            )
+        t if t.starts_with(&this_process) && t.ends_with(library_copy()) => {
+            format!("{t} — this very process, through this copy of the RockCask library: another Store handle, or another spelling of the path")
         }
+        t if t.starts_with(&this_process) => format!(
+            "{t} — this very process, through another copy of the RockCask native library (another class loader: \
+             a job jar that bundles RockCask, or RockCask not loaded parent-first?) — see docs/FLINK.md, \"Setup\""
+        ),
         t => t.to_string(),
     };
     Error::Locked {
         path: shown.to_path_buf(),
         detail: format!("{holder} (lock file {})", canonical.join(LOCK_FILE).display()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Holds `dir`'s lock through a file description of its own, as another copy of the library
+    /// in this process would, with `holder` as the text it wrote.
+    fn held_as(dir: &Path, holder: &str) -> File {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(dir.join(LOCK_FILE))
+            .unwrap();
+        file.try_lock().unwrap();
+        (&file).write_all(holder.as_bytes()).unwrap();
+        file
+    }
+
+    fn refusal(dir: &Path) -> String {
+        match StoreLock::acquire(dir, dir) {
+            Err(e @ Error::Locked { .. }) => e.to_string(),
+            Err(e) => panic!("expected Locked, got {e}"),
+            Ok(_) => panic!("the lock was taken twice"),
+        }
+    }
+
+    #[test]
+    fn a_holder_in_this_process_through_another_library_copy_is_named_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let other = "library copy 0123456789abcdef0123456789abcdef";
+        assert_ne!(other, library_copy());
+        let _held = held_as(
+            dir.path(),
+            &format!(
+                "pid {} (java) has it open for writing as /s since unix time 1, {other}\n",
+                std::process::id()
+            ),
+        );
+        let message = refusal(dir.path());
+        assert!(
+            message.contains("another copy of the RockCask native library (another class loader"),
+            "{message}"
+        );
+        assert!(message.contains("docs/FLINK.md"), "{message}");
+    }
+
+    #[test]
+    fn a_holder_through_this_library_copy_is_another_handle_and_another_process_is_just_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = StoreLock::acquire(dir.path(), dir.path()).unwrap();
+        let message = refusal(dir.path());
+        assert!(
+            message.contains("through this copy of the RockCask library"),
+            "{message}"
+        );
+        assert!(!message.contains("another copy"), "{message}");
+        drop(held);
+
+        let pid = std::process::id() + 1;
+        let _held = held_as(
+            dir.path(),
+            &format!("pid {pid} (java) has it open for writing as /s since unix time 1, library copy 00\n"),
+        );
+        let message = refusal(dir.path());
+        assert!(message.contains(&format!("pid {pid} (java)")), "{message}");
+        assert!(!message.contains("this very process"), "{message}");
     }
 }

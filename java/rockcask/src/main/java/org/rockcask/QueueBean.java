@@ -2,7 +2,7 @@ package org.rockcask;
 
 import org.rockcask.management.QueueMXBean;
 
-/** A queue's {@link QueueMXBean}: each read brings the store's queue beans up to date, then reads the queue. */
+/** A queue's {@link QueueMXBean}: each read of any attribute brings the store's queue beans up to date, then reads the queue. */
 final class QueueBean implements QueueMXBean {
     private final MetricsBeans owner;
     private final String name;
@@ -20,11 +20,13 @@ final class QueueBean implements QueueMXBean {
 
     @Override
     public String getName() {
+        owner.refresh();
         return name;
     }
 
     @Override
     public String getStorePath() {
+        owner.refresh();
         return owner.source().storePath();
     }
 

@@ -2,7 +2,7 @@ package org.rockcask;
 
 import org.rockcask.management.StoreMXBean;
 
-/** A store's {@link StoreMXBean}: each read brings the store's queue beans up to date, then reads the store. */
+/** A store's {@link StoreMXBean}: each read of any attribute brings the store's queue beans up to date, then reads the store. */
 final class StoreBean implements StoreMXBean {
     private final MetricsBeans owner;
 
@@ -17,11 +17,13 @@ final class StoreBean implements StoreMXBean {
 
     @Override
     public String getPath() {
+        owner.refresh();
         return owner.source().storePath();
     }
 
     @Override
     public boolean isReadOnly() {
+        owner.refresh();
         return owner.source().readOnly();
     }
 

@@ -162,6 +162,20 @@ public class MetricsTest {
     }
 
     @Test
+    public void everyAttributeOfEveryBeanBringsTheQueueBeansUpToDate() throws Exception {
+        enqueue("seen", 1);
+        server.getAttribute(storeBean(store), "Commits");
+        // Each read right after a new queue's commit, before the daemon's next pass (a second away).
+        String[][] reads = {{"Path", "a"}, {"ReadOnly", "b"}, {"Name", "c"}, {"StorePath", "d"}};
+        for (String[] read : reads) {
+            enqueue(read[1], 1);
+            ObjectName bean = read[0].equals("Name") || read[0].equals("StorePath") ? queueBean(store, "seen") : storeBean(store);
+            server.getAttribute(bean, read[0]);
+            assertEquals("reading " + read[0] + " registers queue " + read[1], 1, beans(queueBean(store, read[1])).size());
+        }
+    }
+
+    @Test
     public void theDaemonRegistersANewQueueWithoutAnyBeanBeingRead() throws Exception {
         enqueue("unread", 1);
         ObjectName bean = queueBean(store, "unread");

@@ -148,7 +148,7 @@ public class StoreExclusivityTest {
         try (URLClassLoader loader = secondLoader(); Store store = Store.open(dir, StoreOptions.defaults())) {
             InvocationTargetException e = assertThrows(InvocationTargetException.class, () -> openThrough(loader, dir));
             assertEquals(e.getCause().toString(), "Locked", statusOf(e.getCause()));
-            assertTrue(e.getCause().getMessage(), e.getCause().getMessage().contains("this very process"));
+            assertTrue(e.getCause().getMessage(), e.getCause().getMessage().contains("this very process, through another copy of the RockCask native library (another class loader"));
             commitOne(store, "q");
         }
         try (Store again = Store.open(dir, StoreOptions.defaults())) {

@@ -57,7 +57,7 @@ public class JobClassLoadersTest {
             try {
                 InvocationTargetException e = assertThrows(InvocationTargetException.class, () -> acquireThrough(second, dir));
                 assertEquals(e.getCause().toString(), "Locked", statusOf(e.getCause()));
-                assertTrue(e.getCause().getMessage(), e.getCause().getMessage().contains("this very process"));
+                assertTrue(e.getCause().getMessage(), e.getCause().getMessage().contains("this very process, through another copy of the RockCask native library (another class loader"));
                 // Nor can this loader's registry, the one parent-first loading would give every job.
                 RuntimeException here = assertThrows(RuntimeException.class, () -> RockCaskStores.acquire(RockCaskStoreSpec.at(dir.toString())));
                 assertEquals(here.toString(), "Locked", statusOf(here));

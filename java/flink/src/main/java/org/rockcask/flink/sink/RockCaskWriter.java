@@ -4,7 +4,10 @@ import java.io.IOException;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.StringJoiner;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.serialization.SerializationSchema;
@@ -81,11 +84,16 @@ final class RockCaskWriter<T> implements CommittingSinkWriter<T, RockCaskCommitt
         }
         this.lease = RockCaskStores.acquire(spec);
         this.store = lease.store();
+        Map<String, Long> dropped = new TreeMap<>();
+        Map<String, Long> kept = new TreeMap<>();
         try {
-            drainAfter(restored, parallelism);
+            drainAfter(restored, parallelism, dropped, kept);
         } catch (RuntimeException e) {
             lease.close();
             throw e;
+        }
+        if (context.getRestoredCheckpointId().isPresent()) {
+            LOG.info("RockCask sink writer {} of {} for queue {} in {}: {}", subtask, parallelism, target, storePath, restoreReport(restored, dropped, kept));
         }
         // What `rockcask staging list` shows, should this job never come back.
         LOG.info("RockCask sink writer {} of {} for queue {} in {}: lineage {}, staging from epoch {}", subtask, parallelism, target, storePath,
@@ -133,23 +141,46 @@ final class RockCaskWriter<T> implements CommittingSinkWriter<T, RockCaskCommitt
      * and, on subtask 0, those of subtasks that no longer exist. Epochs up to {@code restored}
      * are the committables of the restored checkpoint: the committer commits them.
      */
-    private void drainAfter(long restored, int parallelism) {
+    private void drainAfter(long restored, int parallelism, Map<String, Long> dropped, Map<String, Long> kept) {
         String prefix = StagingQueues.lineagePrefix(target, lineage);
         // Only subtask 0 looks beyond its own queues.
         String listed = subtask == 0 ? prefix : StagingQueues.subtaskPrefix(target, lineage, subtask);
         for (String queue : store.queues(listed)) {
             Optional<StagingQueues.Slot> slot = StagingQueues.parse(queue);
-            if (!slot.isPresent() || !slot.get().target.equals(target) || !slot.get().lineage.equals(lineage) || slot.get().epoch <= restored) {
+            if (!slot.isPresent() || !slot.get().target.equals(target) || !slot.get().lineage.equals(lineage)) {
                 continue;
             }
             int owner = slot.get().subtask;
-            if (owner == subtask || (subtask == 0 && owner >= parallelism)) {
-                try (Transaction tx = store.begin()) {
-                    tx.dropQueue(queue);
-                    tx.commit();
-                }
+            if (owner != subtask && !(subtask == 0 && owner >= parallelism)) {
+                continue;
+            }
+            if (slot.get().epoch <= restored) {
+                kept.put(queue, store.queueSize(queue));
+                continue;
+            }
+            try (Transaction tx = store.begin()) {
+                dropped.put(queue, tx.dropQueue(queue));
+                tx.commit();
             }
         }
+    }
+
+    /**
+     * What a restore did to this writer's staging queues, for the log: those dropped (staged after
+     * the restored checkpoint; their records come again from the source) and those of the
+     * restored checkpoint left for the committer to move into the target, each with its records.
+     */
+    static String restoreReport(long restored, Map<String, Long> dropped, Map<String, Long> kept) {
+        return "restored checkpoint " + restored + "; dropped " + listing(dropped) + "; left to the committer to commit " + listing(kept);
+    }
+
+    private static String listing(Map<String, Long> queues) {
+        if (queues.isEmpty()) {
+            return "no staging queue";
+        }
+        StringJoiner out = new StringJoiner(", ", queues.size() + " staging queue" + (queues.size() == 1 ? "" : "s") + " (", ")");
+        queues.forEach((queue, records) -> out.add(queue + ": " + records + (records == 1 ? " record" : " records")));
+        return out.toString();
     }
 
     @Override
