@@ -1,5 +1,9 @@
 //! The `rockcask` binary end to end, on real stores made with rockcask-core: each subcommand's
 //! output, its help, and the exit code of each kind of failure scripts branch on.
+//!
+//! The CLI under test is the binary cargo built, or, if `ROCKCASK_CLI` is set, the command it
+//! names (words separated by spaces), such as `java -jar .../rockcask-<version>.jar`: the same
+//! CLI run from the jar (tools/run-tests.sh runs these tests both ways).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -7,13 +11,26 @@ use std::process::{Command, Output};
 
 use rockcask_core::{Store, StoreOptions, Uuid};
 
-/// Runs the binary with `args`; stdin is closed and stderr is a pipe (not a terminal).
+/// The command that starts the CLI under test, without arguments.
+fn cli() -> Command {
+    match std::env::var("ROCKCASK_CLI") {
+        Ok(command) if !command.trim().is_empty() => {
+            let mut words = command.split_whitespace();
+            let mut cli = Command::new(words.next().unwrap());
+            cli.args(words);
+            cli
+        }
+        _ => Command::new(env!("CARGO_BIN_EXE_rockcask")),
+    }
+}
+
+/// Runs the CLI with `args`; stdin is closed and stderr is a pipe (not a terminal).
 fn rockcask<S: AsRef<OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rockcask"))
+    cli()
         .args(args)
         .stdin(std::process::Stdio::null())
         .output()
-        .expect("the rockcask binary runs")
+        .expect("the rockcask CLI runs")
 }
 
 fn stdout(out: &Output) -> String {
@@ -1213,4 +1230,94 @@ fn a_name_argument_that_is_not_utf8_is_refused_naming_the_argument_and_the_byte(
     assert!(stdout(&out).ends_with("\tsmile\n"), "{}", stdout(&out));
     let out = rockcask(&["queues".into(), s]);
     assert!(stdout(&out).contains(&format!("{emoji}\t1")), "{}", stdout(&out));
+}
+
+/// A store of `entries` incompressible 1 KiB entries in one queue: big enough that exporting or
+/// importing it takes a good part of a second, so that a signal arrives while it runs.
+fn big_store(dir: &Path, entries: usize) {
+    let store = open(dir);
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut payload = vec![0u8; 1024];
+    for _ in 0..entries / 1000 {
+        let mut tx = store.begin().unwrap();
+        for _ in 0..1000 {
+            for chunk in payload.chunks_mut(8) {
+                // xorshift64: bytes no codec can shrink, made quickly.
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                chunk.copy_from_slice(&state.to_le_bytes());
+            }
+            tx.enqueue("big", &payload).unwrap();
+        }
+        tx.commit().unwrap();
+    }
+    store.close().unwrap();
+}
+
+/// Starts the CLI with `args` and `--progress`, waits for its first progress line (the command
+/// is then under way), sends SIGINT as Ctrl-C does, and returns how it ended with what it wrote
+/// to stderr.
+#[cfg(unix)]
+fn interrupted(args: &[&OsStr]) -> (std::process::ExitStatus, String) {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+
+    let mut child = cli()
+        .args(args)
+        .arg("--progress")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the rockcask CLI runs");
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(
+        !first.contains("100%"),
+        "the command was to be under way, not done: {first}"
+    );
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: kill(2) on the child just started, which has not been waited for.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    (child.wait().unwrap(), first + &rest)
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_an_export_and_an_import_with_130_leaving_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    big_store(&store, 200_000);
+
+    let file = dir.path().join("snap.rcs");
+    let (status, err) = interrupted(&[OsStr::new("export"), store.as_os_str(), file.as_os_str()]);
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(
+        err.lines().last().unwrap_or_default().starts_with("rockcask: error: ") && err.contains("interrupted"),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|name| name != "store")
+        .collect();
+    assert!(left.is_empty(), "the export left {left:?}");
+
+    let out = rockcask(&[
+        OsStr::new("export"),
+        store.as_os_str(),
+        file.as_os_str(),
+        OsStr::new("-q"),
+    ]);
+    assert_exit(&out, 0);
+    let target = dir.path().join("imported");
+    let (status, err) = interrupted(&[OsStr::new("import"), file.as_os_str(), target.as_os_str()]);
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(!target.exists(), "the import left {}", target.display());
+>>>>>>> jdk
 }

@@ -6,13 +6,14 @@
 //!
 //! One file per Java class with native methods holds its table (`NATIVES`) and a plain function
 //! per call: `store.rs`, `transaction.rs`, `maps.rs`, `metrics.rs`, `snapshot.rs`, `codec.rs`,
-//! `casket.rs`. Beneath them: `native_table` (the tables' machinery and registration),
+//! `casket.rs`, and `cli.rs` (the `rockcask` CLI, run from the jar). Beneath them: `native_table` (the tables' machinery and registration),
 //! `options` (the core's options from Java's records), `args` (how each type crosses JNI),
 //! `contract` (the numbers both languages hold), `wire` (the packed layouts), `handle` (native
 //! objects as handles) and `error` (failures as Java exceptions).
 
 // Entry points, one file per Java class.
 mod casket;
+mod cli;
 mod codec;
 mod maps;
 mod metrics;
@@ -39,4 +40,5 @@ const TABLES: &[&native_table::NativeClass] = &[
     &snapshot::NATIVES,
     &codec::NATIVES,
     &casket::NATIVES,
+    &cli::NATIVES,
 ];

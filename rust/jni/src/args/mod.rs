@@ -281,6 +281,40 @@ impl Arg for PathBuf {
     }
 }
 
+/// A command line: a `byte[][]` (none of it null) of the arguments as the platform encodes
+/// them (Java's `sun.jnu.encoding`, the charset it decoded them from), for the CLI. On Unix the
+/// bytes are the arguments as they are; elsewhere they must be UTF-8.
+pub struct CommandLine(pub Vec<std::ffi::OsString>);
+
+impl Arg for CommandLine {
+    type Raw<'local> = JObjectArray<'local, JByteArray<'local>>;
+    type Value<'local> = CommandLine;
+    const DESCRIPTOR: &'static str = "[[B";
+    fn from_java<'local>(
+        env: &mut Env<'local>,
+        raw: JObjectArray<'local, JByteArray<'local>>,
+        name: &'static str,
+    ) -> BridgeResult<CommandLine> {
+        if raw.is_null() {
+            return Err(BridgeError::Null(name));
+        }
+        let len = raw.len(env)?;
+        let mut args = Vec::with_capacity(len);
+        for i in 0..len {
+            let element = raw.get_element(env, i)?;
+            let bytes = bytes(env, &element, name)?;
+            env.delete_local_ref(element);
+            #[cfg(unix)]
+            args.push(std::os::unix::ffi::OsStringExt::from_vec(bytes));
+            #[cfg(not(unix))]
+            args.push(std::ffi::OsString::from(String::from_utf8(bytes).map_err(|_| {
+                BridgeError::InvalidArgument(format!("{name}: argument {i} is not valid UTF-8"))
+            })?));
+        }
+        Ok(CommandLine(args))
+    }
+}
+
 impl Ret for String {
     type Value<'local> = String;
     type Raw<'local> = JString<'local>;

@@ -17,6 +17,9 @@ public final class ChildJvm {
         List<String> cmd = new ArrayList<>();
         cmd.add(java);
         cmd.add("-Xmx256m");
+        // The library is loaded from the class path: granted native access, as README says, so
+        // that JDK 24+ prints no warning into the output the tests read.
+        cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.addAll(jvmArgs);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));

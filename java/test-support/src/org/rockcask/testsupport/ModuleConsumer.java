@@ -76,7 +76,9 @@ public final class ModuleConsumer {
      */
     public Run run(String module, String mainClass, String... args) throws Exception {
         String java = System.getProperty("rockcask.test.java", System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        List<String> cmd = new ArrayList<>(Arrays.asList(java, "-Xmx256m", "-Xcheck:jni", "--module-path", jars + File.pathSeparator + classes,
+        // On the module path the library is loaded by org.rockcask: the module README names.
+        List<String> cmd = new ArrayList<>(Arrays.asList(java, "-Xmx256m", "-Xcheck:jni", "--enable-native-access=org.rockcask",
+                "--module-path", jars + File.pathSeparator + classes,
                 "-m", module + "/" + mainClass));
         cmd.addAll(Arrays.asList(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).directory(workDir.toFile());

@@ -146,7 +146,7 @@ public class OriginalBindingTest {
 
     private static List<String> run(String classpath, File dir) throws IOException, InterruptedException {
         String java = System.getProperty("rockcask.test.java", System.getProperty("java.home") + "/bin/java");
-        Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", classpath, "CompatTour", dir.getPath()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(java, "-Xmx256m", "--enable-native-access=ALL-UNNAMED", "-cp", classpath, "CompatTour", dir.getPath()).redirectErrorStream(true).start();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (InputStream in = p.getInputStream()) {
             in.transferTo(out);
