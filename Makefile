@@ -30,8 +30,8 @@ test: setup
 	@tools/run-tests.sh
 
 # The platforms `make dist` builds a native library for and packs into one jar (README,
-# "Platforms": macos-x86_64 is not checked yet, windows-x86_64 does not build yet).
-PLATFORMS := linux-x86_64,linux-aarch64,macos-aarch64
+# "Platforms": windows-x86_64 does not build yet).
+PLATFORMS := linux-x86_64,linux-aarch64,macos-aarch64,macos-x86_64
 
 # Every platform's native library (cross-compiled; tools/setup-platforms.sh installs the cross
 # compilers, Zig for macOS), packed into one jar: java/rockcask/build/libs/rockcask-<version>.jar.

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Builds RockCask's native library (rockcask-jni, release) for each platform named, or for every
-# platform `make dist` packs: linux-x86_64 (this machine's), linux-aarch64 and macos-aarch64
-# (cross-compiled).
-# macos-x86_64 and windows-x86_64 are tried with Zig when named (README, "Platforms", says how
-# far each gets).
+# platform `make dist` packs: linux-x86_64 (this machine's), linux-aarch64, macos-aarch64 and
+# macos-x86_64 (cross-compiled). windows-x86_64 is tried with Zig when named (README,
+# "Platforms", says how far it gets).
 # Prints nothing but cargo's output; the libraries land in $CARGO_TARGET_DIR/release (this machine's)
 # and $CARGO_TARGET_DIR/<rust target>/release (the others').
 set -euo pipefail
@@ -13,7 +12,7 @@ export CARGO_TARGET_DIR
 export PATH="$HOME/.cargo/bin:$PATH"
 
 platforms=("$@")
-[ ${#platforms[@]} -gt 0 ] || platforms=(linux-x86_64 linux-aarch64 macos-aarch64)
+[ ${#platforms[@]} -gt 0 ] || platforms=(linux-x86_64 linux-aarch64 macos-aarch64 macos-x86_64)
 for platform in "${platforms[@]}"; do
     case "$platform" in
         linux-x86_64)
