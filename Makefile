@@ -34,13 +34,14 @@ test: setup
 soak: setup
 	$(GRADLE) :rockcask:soakTest
 
-# The platforms `make dist` builds a native library for and packs into one jar.
-PLATFORMS := linux-x86_64,linux-aarch64
+# The platforms `make dist` builds a native library for and packs into one jar (README,
+# "Platforms": windows-x86_64 does not build yet).
+PLATFORMS := linux-x86_64,linux-aarch64,macos-aarch64,macos-x86_64
 
 # Every platform's native library (cross-compiled; tools/setup-platforms.sh installs the cross
-# compilers), packed into one jar: java/rockcask/build/libs/rockcask-<version>.jar.
+# compilers, Zig for macOS), packed into one jar: java/rockcask/build/libs/rockcask-<version>.jar.
 dist: setup
-	@tools/setup-platforms.sh >/dev/null
+	@tools/setup-platforms.sh zig >/dev/null
 	tools/build-natives.sh $(subst $(comma), ,$(PLATFORMS))
 	$(GRADLE) :rockcask:jar -PnativePlatforms=$(PLATFORMS)
 	@jar=$$(ls java/rockcask/build/libs/rockcask-*.jar | grep -v -e sources -e javadoc); ls -l $$jar; unzip -l $$jar 'org/rockcask/native/*'

@@ -30,7 +30,7 @@ SUITES=(
 # for native access to be granted (see README); C1 only, since C2's compiles cost most under
 # emulation. Processes are started by fork and exec: the default, through the JDK's aarch64
 # jspawnhelper, cannot exec without qemu registered with the kernel (binfmt_misc), while fork
-# and exec run the host's tools (readelf, this launcher) directly.
+# and exec run this launcher directly.
 launcher=$(mktemp)
 trap 'rm -f "$launcher"' EXIT
 cat > "$launcher" <<LAUNCHER

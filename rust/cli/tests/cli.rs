@@ -1319,5 +1319,4 @@ fn ctrl_c_stops_an_export_and_an_import_with_130_leaving_nothing_behind() {
     assert_eq!(status.code(), Some(130), "{err}");
     assert!(err.contains("interrupted"), "{err}");
     assert!(!target.exists(), "the import left {}", target.display());
->>>>>>> jdk
 }

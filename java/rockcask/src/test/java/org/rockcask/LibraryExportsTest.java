@@ -5,17 +5,15 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -23,7 +21,8 @@ import org.junit.rules.TemporaryFolder;
 /**
  * The library the jar ships can sit in one JVM beside another RocksDB JNI library (RocksJava,
  * Flink's frocksdbjni): it exports nothing but its JNI entry points, so no RocksDB or Rust symbol
- * can bind to the other library's, and it takes the C++ runtime from the system, as they do.
+ * can bind to the other library's, and needs nothing but the system's libraries. Read from the
+ * libraries' own headers ({@link NativeLibraryHeaders}: ELF and Mach-O), on every platform's JVM.
  */
 public class LibraryExportsTest {
     @Rule
@@ -40,47 +39,43 @@ public class LibraryExportsTest {
         return copy;
     }
 
-    private static List<String> run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        List<String> lines = new ArrayList<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line; (line = r.readLine()) != null; ) {
-                lines.add(line);
-            }
-        }
-        assertEquals(String.join(" ", command) + ": " + lines, 0, p.waitFor());
-        return lines;
+    /**
+     * Whether another image could bind to {@code symbol} without harm: the JNI entry points, and on
+     * Mach-O the two symbols Zig's linker synthesizes for the image itself and exports (ld64 keeps
+     * them to the image): its own Mach-O header, which no code of another library refers to.
+     */
+    private static boolean jniEntryPoint(String format, String symbol) {
+        return symbol.startsWith("Java_") || symbol.equals("JNI_OnLoad")
+                || (format.startsWith("Mach-O") && (symbol.equals("_mh_dylib_header") || symbol.equals("__dso_handle")));
     }
 
     @Test
     public void theShippedLibraryExportsOnlyJavaEntryPoints() throws Exception {
-        List<String> defined = run("nm", "-D", "--defined-only", shippedLibrary().toString());
-        List<String> symbols = new ArrayList<>();
-        for (String line : defined) {
-            String[] fields = line.trim().split("\\s+");
-            symbols.add(fields[fields.length - 1]);
-        }
-        assertFalse("nm listed the library's symbols", symbols.isEmpty());
-        for (String symbol : symbols) {
-            assertTrue("exported symbol " + symbol + " is not a JNI entry point; all: " + symbols, symbol.startsWith("Java_"));
+        NativeLibraryHeaders headers = NativeLibraryHeaders.read(shippedLibrary());
+        assertFalse("the library exports its JNI entry points", headers.exported.isEmpty());
+        for (String symbol : headers.exported) {
+            assertTrue("exported symbol " + symbol + " is not a JNI entry point; all: " + headers.exported, jniEntryPoint(headers.format, symbol));
         }
     }
 
     @Test
     public void theShippedLibraryLinksTheCppRuntimeDynamically() throws Exception {
-        List<String> dynamic = run("readelf", "-d", shippedLibrary().toString());
-        boolean needsLibstdcxx = false;
-        for (String line : dynamic) {
-            needsLibstdcxx |= line.contains("(NEEDED)") && line.contains("libstdc++.so");
-        }
-        assertTrue("libstdc++ is a NEEDED library, not linked in: " + Arrays.toString(dynamic.toArray()), needsLibstdcxx);
+        List<String> needed = NativeLibraryHeaders.read(shippedLibrary()).needed;
+        assertTrue("libstdc++ is a NEEDED library, not linked in: " + needed, needed.contains("libstdc++.so.6"));
     }
 
-    /** The ELF machine (readelf -h) each Linux platform's library must be built for. */
-    private static final java.util.Map<String, String> ELF_MACHINE = new java.util.HashMap<>();
+    /** The format and machine each platform's library must be built for. */
+    private static final Map<String, String> FORMAT = new HashMap<>();
+    private static final Map<String, String> MACHINE = new HashMap<>();
     static {
-        ELF_MACHINE.put("linux-x86_64", "Advanced Micro Devices X86-64");
-        ELF_MACHINE.put("linux-aarch64", "AArch64");
+        FORMAT.put("linux-x86_64", "ELF shared object");
+        MACHINE.put("linux-x86_64", "x86_64");
+        FORMAT.put("linux-aarch64", "ELF shared object");
+        MACHINE.put("linux-aarch64", "aarch64");
+        FORMAT.put("macos-aarch64", "Mach-O dylib");
+        MACHINE.put("macos-aarch64", "aarch64");
+        FORMAT.put("macos-x86_64", "Mach-O dylib");
+        MACHINE.put("macos-x86_64", "x86_64");
     }
 
     /**
@@ -89,6 +84,17 @@ public class LibraryExportsTest {
      */
     private static final List<String> LINUX_NEEDED = Arrays.asList("libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1",
             "libgcc_s.so.1", "libstdc++.so.6", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1");
+
+    /**
+     * The libraries a macOS library may need: the ones every Mac has in /usr/lib (libSystem, the
+     * system's libc++, and libiconv with libcharset, which Rust's standard library links). The
+     * C++ runtime is linked in from Zig's libc++, so libc++.1.dylib is allowed but not needed.
+     */
+    private static final List<String> MACOS_NEEDED = Arrays.asList("/usr/lib/libSystem.B.dylib", "/usr/lib/libc++.1.dylib",
+            "/usr/lib/libiconv.2.dylib", "/usr/lib/libcharset.1.dylib");
+
+    /** The oldest macOS the macOS libraries load on, as README's platform table states. */
+    private static final String MACOS_MINIMUM = "11.0.0";
 
     private Path packedLibrary(String platform) throws IOException {
         String resource = org.rockcask.internal.NativeLibrary.packedResource(platform);
@@ -106,44 +112,24 @@ public class LibraryExportsTest {
         List<String> platforms = org.rockcask.internal.NativeLibrary.packedPlatforms();
         assertEquals(Arrays.asList(System.getProperty("rockcask.test.packedPlatforms").split(",")), platforms);
         for (String platform : platforms) {
-            assertTrue("a header check for " + platform, ELF_MACHINE.containsKey(platform));
-            Path library = packedLibrary(platform);
-            String machine = null;
-            String type = null;
-            for (String line : run("readelf", "-h", library.toString())) {
-                String[] field = line.trim().split(":\\s*", 2);
-                if (field.length == 2 && field[0].equals("Machine")) {
-                    machine = field[1].trim();
-                } else if (field.length == 2 && field[0].equals("Type")) {
-                    type = field[1].trim();
-                }
+            assertTrue("a header check for " + platform, FORMAT.containsKey(platform));
+            NativeLibraryHeaders headers = NativeLibraryHeaders.read(packedLibrary(platform));
+            assertEquals(platform + " format", FORMAT.get(platform), headers.format);
+            assertEquals(platform + " machine", MACHINE.get(platform), headers.machine);
+            assertTrue(platform + " exports the JNI entry points: " + headers.exported,
+                    headers.exported.stream().anyMatch(s -> s.startsWith("Java_")));
+            for (String symbol : headers.exported) {
+                assertTrue(platform + ": exported symbol " + symbol + " is not a JNI entry point; " + headers.exported.size() + " exported",
+                        jniEntryPoint(headers.format, symbol));
             }
-            assertEquals(platform + " machine", ELF_MACHINE.get(platform), machine);
-            assertTrue(platform + " type " + type, type != null && type.startsWith("DYN"));
-            // The dynamic symbol table's defined, global symbols: what another library could bind to.
-            List<String> exported = new ArrayList<>();
-            for (String line : run("readelf", "--dyn-syms", "-W", library.toString())) {
-                String[] f = line.trim().split("\\s+");
-                // Num: Value Size Type Bind Vis Ndx Name
-                if (f.length >= 8 && f[0].endsWith(":") && !f[6].equals("UND") && (f[4].equals("GLOBAL") || f[4].equals("WEAK"))) {
-                    exported.add(f[7]);
-                }
+            boolean macos = platform.startsWith("macos-");
+            assertTrue(platform + " needs the C library: " + headers.needed,
+                    headers.needed.contains(macos ? "/usr/lib/libSystem.B.dylib" : "libc.so.6"));
+            for (String lib : headers.needed) {
+                assertTrue(platform + " needs " + lib + ", not a system library; all: " + headers.needed,
+                        (macos ? MACOS_NEEDED : LINUX_NEEDED).contains(lib));
             }
-            assertFalse(platform + ": readelf listed the exported symbols", exported.isEmpty());
-            for (String symbol : exported) {
-                assertTrue(platform + ": exported symbol " + symbol + " is not a JNI entry point; all: " + exported,
-                        symbol.startsWith("Java_") || symbol.equals("JNI_OnLoad"));
-            }
-            List<String> needed = new ArrayList<>();
-            for (String line : run("readelf", "-d", library.toString())) {
-                if (line.contains("(NEEDED)")) {
-                    needed.add(line.substring(line.indexOf('[') + 1, line.indexOf(']')));
-                }
-            }
-            assertTrue(platform + " needs libc: " + needed, needed.contains("libc.so.6"));
-            for (String lib : needed) {
-                assertTrue(platform + " needs " + lib + ", not a system library; all: " + needed, LINUX_NEEDED.contains(lib));
-            }
+            assertEquals(platform + " minimum macOS", macos ? MACOS_MINIMUM : null, headers.minimumOs);
         }
     }
 }
