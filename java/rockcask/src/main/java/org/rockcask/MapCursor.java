@@ -10,8 +10,8 @@ import java.util.NoSuchElementException;
 /**
  * The pairs of a key range of one map, in key order or reversed, as one transaction sees them
  * ({@link TxMap#cursor}): read a page at a time with {@link TxMap#scan}, so a range of any size
- * is walked in bounded memory. Each page is read when the previous one is used up and sees the
- * transaction's own writes as they are then: a key written or deleted by the transaction
+ * is walked in bounded memory. Each page is read when the previous one is used up, from the
+ * transaction's snapshot, and sees the transaction's own writes as they are then: a key written or deleted by the transaction
  * beyond the pages already read is seen as written. Like scans, pages are not checked at
  * commit.
  *
