@@ -371,7 +371,7 @@ mod tests {
         // write or refuse.
         let mut reader = store.begin().unwrap();
         assert!(reader.poll("q", 1).is_err());
-        assert_eq!(numbers(&reader.peek("q", 1).unwrap()), vec![2]);
+        assert_eq!(numbers(&reader.peek("q", 1).unwrap()), vec![0]);
         reader.commit().unwrap();
         assert!(!reader.is_open());
 
