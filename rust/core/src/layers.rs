@@ -28,7 +28,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("layouts and limits", &["deliveries", "keys", "lock", "maps", "options"]),
     (
         "batches, settings, tuning and the commit lock",
-        &["batch", "commit::lock", "entry_cache", "queue_config", "store::tuning"],
+        &[
+            "batch",
+            "commit::key_writes",
+            "commit::lock",
+            "entry_cache",
+            "queue_config",
+            "store::tuning",
+        ],
     ),
     (
         "registries, the group commit and the drop-in",

@@ -1,10 +1,61 @@
 //! Reading committed map values: through the map cache (`read_cache.rs`) when it holds them,
-//! else from RocksDB, keeping what may be kept. Transactions (`transaction/maps.rs`), the commit
-//! resolving an `add` (`commit/maps.rs`) and `Store::map_get` read through here.
+//! else from RocksDB, keeping what may be kept; either as they are now, or as a transaction's
+//! snapshot has them (`ReadView`). Transactions (`transaction/maps.rs`), the commit resolving an
+//! `add` (`commit/maps.rs`) and `Store::map_get` read through here.
+
+use std::sync::Arc;
 
 use crate::error::{Result, RocksContext};
 use crate::maps::{self, MapId};
-use crate::shared::{DbRef, Shared};
+use crate::shared::{DbRef, Shared, SnapshotId};
+
+/// One consistent view of the maps: a RocksDB snapshot taken when every commit below `W` was
+/// written (W is read first, so each of those is in it), registered with the conflict table
+/// (`commit/key_writes.rs`) until dropped. A commit from W on is not in it, except one written
+/// in the instant between reading W and taking the snapshot, which then counts as after it.
+pub(crate) struct ReadView {
+    store: Arc<Shared>,
+    snapshot: SnapshotId,
+    written_below: u64,
+}
+
+impl ReadView {
+    pub fn take(store: &Arc<Shared>, db: &DbRef<'_>) -> ReadView {
+        let written_below = store.key_writes().register(|| store.group_commit().written_below());
+        let snapshot = store.hold_snapshot(db);
+        ReadView {
+            store: store.clone(),
+            snapshot,
+            written_below,
+        }
+    }
+
+    /// W: every commit below this ticket is in the view.
+    pub fn written_below(&self) -> u64 {
+        self.written_below
+    }
+
+    /// Read options reading the view, for reads made while `db` is held.
+    pub fn read_options(&self, db: &DbRef<'_>) -> Result<rocksdb::ReadOptions> {
+        let mut ro = rocksdb::ReadOptions::default();
+        self.store.read_at(db, self.snapshot, &mut ro)?;
+        Ok(ro)
+    }
+
+    /// Whether the latest value of `full` (a key of the maps family) is the view's: no commit
+    /// from W on writes it. The map cache holds latest values, so a hit may be used, and a
+    /// value read may be kept, only when this holds, asked after the cache was looked up.
+    fn sees_latest(&self, full: &[u8]) -> bool {
+        !self.store.key_writes().written_since(full, self.written_below)
+    }
+}
+
+impl Drop for ReadView {
+    fn drop(&mut self) {
+        self.store.release_snapshot(self.snapshot);
+        self.store.key_writes().unregister(self.written_below);
+    }
+}
 
 /// `key`'s value in the store (map `id`; `None` when the map does not exist).
 pub(crate) fn stored_value(
@@ -14,14 +65,28 @@ pub(crate) fn stored_value(
     map: &str,
     key: &[u8],
 ) -> Result<Option<Vec<u8>>> {
-    with_stored_value(store, db, id, map, key, |v| v.map(<[u8]>::to_vec))
+    with_stored_value(store, db, None, id, map, key, |v| v.map(<[u8]>::to_vec))
+}
+
+/// `stored_value` as `view` has it.
+pub(crate) fn viewed_value(
+    store: &Shared,
+    db: &DbRef<'_>,
+    view: &ReadView,
+    id: Option<MapId>,
+    map: &str,
+    key: &[u8],
+) -> Result<Option<Vec<u8>>> {
+    with_stored_value(store, db, Some(view), id, map, key, |v| v.map(<[u8]>::to_vec))
 }
 
 /// `read` of `key`'s value in the store (map `id`; `None` when the map does not exist or has no
-/// such key): from the map cache when it holds it, else from RocksDB (then kept when it may be).
+/// such key), now or in `view`: from the map cache when it holds it (and it is the view's),
+/// else from RocksDB (then kept when it may be).
 pub(crate) fn with_stored_value<R>(
     store: &Shared,
     db: &DbRef<'_>,
+    view: Option<&ReadView>,
     id: Option<MapId>,
     map: &str,
     key: &[u8],
@@ -32,22 +97,30 @@ pub(crate) fn with_stored_value<R>(
     };
     let full = maps::map_key(id, key);
     let cache = store.map_cache();
+    let latest = |full: &[u8]| view.is_none_or(|v| v.sees_latest(full));
     let fill = match cache.lookup(&full) {
-        Ok(hit) => return Ok(read(Some(hit.value()))),
-        Err(fill) => fill,
+        Ok(hit) if latest(&full) => return Ok(read(Some(hit.value()))),
+        Ok(_) => None,
+        Err(fill) => fill.filter(|_| latest(&full)),
     };
-    let value = db.db().get_pinned_cf(cf, &full).context(reading_map(map))?;
+    let value = match view {
+        None => db.db().get_pinned_cf(cf, &full),
+        Some(v) => db.db().get_pinned_cf_opt(cf, &full, &v.read_options(db)?),
+    }
+    .context(reading_map(map))?;
     if let Some(fill) = fill {
         cache.fill(fill, &full, value.as_deref());
     }
     Ok(read(value.as_deref()))
 }
 
-/// The stored values of `keys` in map `id`: those in the map cache from it, the others read in
-/// one batched lookup (and kept when they may be).
+/// The stored values of `keys` in map `id` as `view` has them: those in the map cache from it
+/// (when it is the view's value), the others read in one batched lookup (and kept when they
+/// may be).
 pub(crate) fn stored_values(
     store: &Shared,
-    db: &rocksdb::DB,
+    db: &DbRef<'_>,
+    view: &ReadView,
     cf: &rocksdb::ColumnFamily,
     id: MapId,
     keys: &[Vec<u8>],
@@ -59,11 +132,15 @@ pub(crate) fn stored_values(
     let mut missed: Vec<(usize, Option<crate::read_cache::Fill>)> = Vec::new();
     for (i, k) in full.iter().enumerate() {
         match cache.lookup(k) {
-            Ok(hit) => out[i] = Some(hit.value().to_vec()),
-            Err(fill) => missed.push((i, fill)),
+            Ok(hit) if view.sees_latest(k) => out[i] = Some(hit.value().to_vec()),
+            Ok(_) => missed.push((i, None)),
+            Err(fill) => missed.push((i, fill.filter(|_| view.sees_latest(k)))),
         }
     }
-    let read = db.batched_multi_get_cf(cf, missed.iter().map(|(i, _)| &full[*i]), false);
+    let ro = view.read_options(db)?;
+    let read = db
+        .db()
+        .batched_multi_get_cf_opt(cf, missed.iter().map(|(i, _)| &full[*i]), false, &ro);
     for ((i, fill), value) in missed.into_iter().zip(read) {
         let value = value.context(reading_map(map))?;
         if let Some(fill) = fill {
@@ -76,4 +153,40 @@ pub(crate) fn stored_values(
 
 pub(crate) fn reading_map(map: &str) -> impl Fn() -> String + '_ {
     move || format!("reading map '{map}'")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Store, StoreOptions};
+
+    /// A transaction holds one snapshot from its first map read until it ends, and a store
+    /// closed under an open transaction releases it first (the transaction's end then has
+    /// nothing left to release).
+    #[test]
+    fn a_transactions_snapshot_lives_from_its_first_map_read_to_its_end_or_the_close() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
+        let held = || store.shared.snapshots_held();
+        let mut tx = store.begin().unwrap();
+        tx.map_put("m", b"k", b"v").unwrap();
+        assert_eq!(held(), 0, "a write takes none");
+        tx.map_get("m", b"k").unwrap();
+        tx.map_get("m", b"other").unwrap();
+        assert_eq!(held(), 1, "one per transaction");
+        tx.commit().unwrap();
+        assert_eq!(held(), 0);
+        let mut reader = store.begin().unwrap();
+        reader.map_get("m", b"k").unwrap();
+        let mut dropped = store.begin().unwrap();
+        dropped.map_get("m", b"k").unwrap();
+        assert_eq!(held(), 2);
+        drop(dropped);
+        assert_eq!(held(), 1);
+        assert_eq!(store.shared.key_writes().oldest_live(), Some(1), "the reader's W");
+        store.close().unwrap();
+        assert_eq!(held(), 0, "released by the close");
+        assert!(reader.map_get("m", b"k").is_err());
+        drop(reader);
+        assert_eq!(store.shared.key_writes().oldest_live(), None);
+    }
 }

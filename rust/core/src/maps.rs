@@ -1,12 +1,13 @@
 //! Named maps: ordered byte keys to byte values, written by transactions atomically with their
 //! queue and object operations.
 //!
-//! Isolation: reads see the latest committed data; a commit is refused with `Error::Conflict`
-//! when a key it read with `get`/`contains` was written by a commit ordered after that read
-//! (first committer wins), so a read-modify-write never loses an update. `add` to a counter is
-//! applied at commit to the value as it is then, so it never conflicts. Scans read the latest
-//! committed data and are not validated (a key that appears or goes meanwhile is not a conflict).
-//! How a conflict is found: `commit/lock.rs`.
+//! Isolation: a transaction reads one snapshot, taken at its first map read, plus its own
+//! writes; a commit is refused with `Error::Conflict` when a key it read with
+//! `get`/`contains`/`getAll` was written by a commit not in that snapshot (first committer
+//! wins), so a read-modify-write never loses an update. `add` to a counter is applied at commit
+//! to the value as it is then, so it never conflicts. Scans read the snapshot and are not
+//! validated (a key that appears or goes meanwhile is not a conflict). A transaction that wrote
+//! nothing commits at once. How a conflict is found: `commit/key_writes.rs`.
 //!
 //! This module holds what maps are on disk and at the API's edge: their keys in the maps
 //! column family and their names' records in `meta`, the limits on names, keys and counters,

@@ -12,6 +12,7 @@ use rocksdb::{Cache, ColumnFamily, DB};
 
 use crate::batch::CfIds;
 use crate::commit::group::GroupCommit;
+use crate::commit::key_writes::KeyWrites;
 use crate::commit::lock::{CommitLock, Serial};
 use crate::error::{Error, Result, RocksContext};
 use crate::lock::StoreLock;
@@ -23,12 +24,18 @@ use crate::registry::Registry;
 pub(crate) struct Shared {
     path: PathBuf,
     options: StoreOptions,
+    /// RocksDB snapshots held across calls (`hold_snapshot`), by id. Declared before `db`: they
+    /// must be released while the database is open and in place, also when a store never closed
+    /// is dropped.
+    snapshots: Mutex<Snapshots>,
     /// `None` once closed. Every operation holds the read side while it touches RocksDB, so
     /// `close` (the write side) waits for calls in flight and no call can see a freed database.
     db: RwLock<Option<DB>>,
     queues: Mutex<Queues>,
     /// Map names and ids (`registry.rs`); new maps are registered by the commit creating them.
     map_names: Mutex<Registry>,
+    /// The map conflict table (`commit/key_writes.rs`): noted by commits, read by snapshot reads.
+    key_writes: KeyWrites,
     /// Signalled whenever entries become claimable (commit, rollback) and on close.
     arrivals: Condvar,
     /// Commits are prepared one at a time under it (sequence numbers, reference counts), which
@@ -53,6 +60,21 @@ pub(crate) struct Shared {
     /// that order too.
     lock: Mutex<Option<StoreLock>>,
 }
+
+/// Snapshots held across calls: each a `Snapshot` whose borrow of the database is widened to
+/// `'static`. That is sound because every one is released while the database is still open
+/// and in place: by its holder with the database read-locked (`release_snapshot`), or by
+/// `close` with it write-locked, before the database is taken out; and, for a store dropped
+/// without `close`, by the field order of `Shared`.
+#[derive(Default)]
+struct Snapshots {
+    next: u64,
+    held: std::collections::HashMap<u64, rocksdb::SnapshotWithThreadMode<'static, DB>>,
+}
+
+/// A snapshot held by `Shared::hold_snapshot`, named by its id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SnapshotId(u64);
 
 /// A read-locked view of the open database.
 pub(crate) struct DbRef<'a>(RwLockReadGuard<'a, Option<DB>>);
@@ -101,7 +123,9 @@ impl Shared {
             object_cache: std::sync::Arc::new(crate::read_cache::ReadCache::new(options.object_cache_bytes)),
             path,
             options,
+            snapshots: Mutex::new(Snapshots::default()),
             db: RwLock::new(Some(db)),
+            key_writes: KeyWrites::default(),
             queues: Mutex::new(queues),
             map_names: Mutex::new(map_names),
             arrivals: Condvar::new(),
@@ -137,6 +161,50 @@ impl Shared {
     }
 
     /// The lock commits are prepared under, one at a time (only the commit takes it).
+    pub fn key_writes(&self) -> &KeyWrites {
+        &self.key_writes
+    }
+
+    /// A RocksDB snapshot of the database as of now, held until `release_snapshot` (or
+    /// `close`) releases it.
+    pub fn hold_snapshot(&self, db: &DbRef<'_>) -> SnapshotId {
+        let snapshot = db.db().snapshot();
+        // SAFETY: `Snapshots` says why the widened borrow never outlives the database: `db`
+        // holds the read lock, so `close` cannot take the database before this is recorded,
+        // and it releases every recorded snapshot before it does.
+        let snapshot: rocksdb::SnapshotWithThreadMode<'static, DB> = unsafe { std::mem::transmute(snapshot) };
+        let mut s = self.snapshots.lock();
+        let id = s.next;
+        s.next += 1;
+        s.held.insert(id, snapshot);
+        SnapshotId(id)
+    }
+
+    /// Sets `ro` to read at snapshot `id`, for reads made while `_db` is held (which keeps it
+    /// from being released by `close`). An error if its holder released it already.
+    pub fn read_at(&self, _db: &DbRef<'_>, id: SnapshotId, ro: &mut rocksdb::ReadOptions) -> Result<()> {
+        let s = self.snapshots.lock();
+        let snapshot = s
+            .held
+            .get(&id.0)
+            .ok_or_else(|| Error::Internal(format!("snapshot {} of {} is released", id.0, self.path.display())))?;
+        ro.set_snapshot(snapshot);
+        Ok(())
+    }
+
+    /// Releases snapshot `id` (nothing once the store has closed: `close` released it).
+    pub fn release_snapshot(&self, id: SnapshotId) {
+        let Ok(_db) = self.db() else { return };
+        let released = self.snapshots.lock().held.remove(&id.0);
+        drop(released);
+    }
+
+    /// Snapshots held now (for tests).
+    #[cfg(test)]
+    pub fn snapshots_held(&self) -> usize {
+        self.snapshots.lock().held.len()
+    }
+
     pub fn commit_lock(&self) -> &CommitLock {
         &self.commit_lock
     }
@@ -253,7 +321,12 @@ impl Shared {
             let _q = self.queues.lock();
             self.arrivals.notify_all();
         }
-        let db = self.db.write().take();
+        let db = {
+            let mut open = self.db.write();
+            // Released with the database open and in place (`Snapshots`).
+            self.snapshots.lock().held.clear();
+            open.take()
+        };
         // After a failed write RocksDB refuses writes anyway and the failure was reported; a
         // closing sync would only fail again, and closing is what the user is told to do next.
         let synced = match &db {

@@ -35,7 +35,13 @@ fn writes_are_seen_by_their_own_transaction_and_by_others_once_committed_with_th
     let mut other = store.begin().unwrap();
     assert_eq!(other.map_get("users", b"ann").unwrap(), None, "not before commit");
     tx.commit().unwrap();
-    assert_eq!(other.map_get("users", b"ann").unwrap().as_deref(), Some(&b"1"[..]));
+    assert_eq!(
+        other.map_get("users", b"ann").unwrap(),
+        None,
+        "its snapshot, taken before"
+    );
+    let mut later = store.begin().unwrap();
+    assert_eq!(later.map_get("users", b"ann").unwrap().as_deref(), Some(&b"1"[..]));
     assert_eq!(store.map_names().unwrap(), vec!["users"]);
     assert_eq!(store.stats().unwrap().maps, 1);
 

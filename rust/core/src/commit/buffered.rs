@@ -162,6 +162,23 @@ impl Default for Buffered {
 }
 
 impl Buffered {
+    /// Whether a commit would write nothing: no claim (a poll, a take, a drop or move of a
+    /// queue), no enqueue, no object or map write, no dead letter. Reads and peeks leave
+    /// nothing here, so such a commit has nothing to check, order or make durable.
+    pub fn writes_nothing(&self) -> bool {
+        self.claims.is_empty()
+            && self.enqueued.queues.is_empty()
+            && self.objects.is_empty()
+            && self.ref_delta.is_empty()
+            && self.unread_owners.is_empty()
+            && self.deleted.is_empty()
+            && self.enqueued_by_id.is_empty()
+            && self.owned_puts.is_empty()
+            && self.dropped_queues.is_empty()
+            && self.dead_letter_records.is_empty()
+            && self.map_writes.is_empty()
+    }
+
     /// Objects as this transaction sees them: its own writes first, then the store.
     pub fn object_reads(&self) -> ObjectReads<'_> {
         ObjectReads::with_own(&self.objects, &self.batch)

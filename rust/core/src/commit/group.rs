@@ -118,6 +118,11 @@ impl GroupCommit {
         self.pipeline.lock().done_below
     }
 
+    /// The ticket the next `submit` gives. Call under the commit lock (only it submits).
+    pub(super) fn next_ticket(&self) -> u64 {
+        self.pipeline.lock().next_ticket
+    }
+
     /// Queue a prepared commit. Call under the commit lock, so tickets follow preparation order.
     pub(super) fn submit(&self, prepared: Prepared) -> u64 {
         let mut p = self.pipeline.lock();

@@ -3,15 +3,8 @@
 //! prepared before it are written, which is the disk plus what those commits marked here (the
 //! objects they delete or put, the map keys they write). Only the commit (`commit/mod.rs`) takes
 //! it; a queue's settings change between two commits (`CommitLock::between_commits`).
-//!
-//! Map conflicts are found with a table of stripes (a key's stripe is a hash of its map and
-//! key): each stripe holds the ticket of the last commit prepared that writes a key in it; a
-//! key read when every ticket below R was written conflicts if its stripe is at R or above. Two
-//! keys sharing a stripe can make a conflict that is not one (the commit is refused, and
-//! retrying it succeeds); a conflict is never missed.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
 
 use parking_lot::{Mutex, MutexGuard};
 use uuid::Uuid;
@@ -99,55 +92,13 @@ impl CommitState {
     }
 }
 
-/// Stripes of the conflict table.
-const STRIPES: usize = 1 << 16;
-
-/// What the commit lock guards for maps: the conflict table and the values commits prepared but
-/// not yet written give keys (so `add` resolves against them).
+/// What the commit lock guards for maps: the values commits prepared but not yet written give
+/// keys (so `add` resolves against them). Conflicts are found in `key_writes.rs`.
 #[derive(Default)]
 pub(super) struct MapCommitState {
-    stripes: Vec<u64>,
-    hasher: std::collections::hash_map::RandomState,
     /// (map, key) -> (value once written, or `None` for deleted; ticket of the commit).
     pub(super) pending: HashMap<MapKey, (Option<Vec<u8>>, u64)>,
 }
 
 /// A key of a map: the map's id and the key.
 pub(super) type MapKey = (MapId, Vec<u8>);
-
-impl MapCommitState {
-    pub(super) fn stripe_of(&self, map: MapId, key: &[u8]) -> usize {
-        let mut h = self.hasher.build_hasher();
-        h.write_u32(map);
-        h.write(key);
-        (h.finish() as usize) % STRIPES
-    }
-
-    /// Ticket of the last commit prepared that writes a key in `stripe` (0: none).
-    pub(super) fn last_write(&self, stripe: usize) -> u64 {
-        self.stripes.get(stripe).copied().unwrap_or(0)
-    }
-
-    pub(super) fn note_write(&mut self, stripe: usize, ticket: u64) {
-        if self.stripes.is_empty() {
-            self.stripes = vec![0; STRIPES];
-        }
-        self.stripes[stripe] = self.stripes[stripe].max(ticket);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stripes_keep_the_latest_ticket_of_each() {
-        let mut s = MapCommitState::default();
-        let a = s.stripe_of(1, b"a");
-        assert_eq!(s.last_write(a), 0);
-        s.note_write(a, 7);
-        s.note_write(a, 5);
-        assert_eq!(s.last_write(a), 7);
-        assert_eq!(s.stripe_of(1, b"a"), a, "a key's stripe is stable");
-    }
-}

@@ -1,5 +1,5 @@
 //! What a commit does for maps, under the commit lock (`commit/mod.rs` calls it): refuses it when
-//! a key it read was written since (`lock.rs` explains the stripes), works out each write's final
+//! a key it read was written after its snapshot (`key_writes.rs`), works out each write's final
 //! value (an `add` against the value the key will have once the commits prepared before are
 //! written), registers the maps it creates, and marks what it writes for the commits after it.
 
@@ -18,8 +18,8 @@ pub(super) struct MapOutcome {
     value: Option<Vec<u8>>,
 }
 
-/// The conflict, if a key `buf`'s transaction read from the store was written by a commit
-/// prepared since (written after the read, or not written yet).
+/// The conflict, if a key `buf`'s transaction read from the store was written by a commit not
+/// in the snapshot it read (`key_writes.rs`).
 pub(super) fn check_reads(buf: &Buffered, store: &Shared, serial: &Serial<'_>) -> Option<Conflict> {
     if buf.map_reads.is_empty() {
         return None;
@@ -27,8 +27,10 @@ pub(super) fn check_reads(buf: &Buffered, store: &Shared, serial: &Serial<'_>) -
     let names = store.map_registry(serial);
     for (map, key, written_below) in &buf.map_reads {
         let Some(id) = names.id(map) else { continue };
-        // Stripes hold ticket + 1, so 0 means no write since the store opened.
-        if serial.maps.last_write(serial.maps.stripe_of(id, key)) > *written_below {
+        if store
+            .key_writes()
+            .written_since(&maps::map_key(id, key), *written_below)
+        {
             return Some(Conflict::MapKey {
                 map: map.clone(),
                 key: maps::show_key(key),
@@ -100,19 +102,23 @@ pub(super) fn write(
     Ok(out)
 }
 
+/// The keys of the maps family `outcomes` write.
+pub(super) fn keys_written(outcomes: &[MapOutcome]) -> impl Iterator<Item = Vec<u8>> + '_ {
+    outcomes.iter().map(|o| maps::map_key(o.map, &o.key))
+}
+
 /// The keys of the maps family `outcomes` write, for the map cache (none when it is off).
 pub(super) fn cached_keys_written(store: &Shared, outcomes: &[MapOutcome]) -> Vec<Vec<u8>> {
     if !store.map_cache().enabled() {
         return Vec::new();
     }
-    outcomes.iter().map(|o| maps::map_key(o.map, &o.key)).collect()
+    keys_written(outcomes).collect()
 }
 
-/// Tells the commits prepared after this one (ticket `ticket`) what it writes to maps.
+/// Tells the commits prepared after this one (ticket `ticket`) the values it writes to maps,
+/// for their `add`s.
 pub(super) fn mark_writes(serial: &mut CommitState, outcomes: Vec<MapOutcome>, ticket: u64) {
     for o in outcomes {
-        let stripe = serial.maps.stripe_of(o.map, &o.key);
-        serial.maps.note_write(stripe, ticket + 1);
         serial.maps.pending.insert((o.map, o.key), (o.value, ticket));
     }
 }

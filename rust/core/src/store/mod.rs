@@ -183,7 +183,7 @@ impl Store {
         crate::maps::validate_map_key(key)?;
         let db = self.shared.db()?;
         let id = self.shared.map_id(map);
-        crate::map_reads::with_stored_value(&self.shared, &db, id, map, key, read)
+        crate::map_reads::with_stored_value(&self.shared, &db, None, id, map, key, read)
     }
 
     /// The names of the maps, sorted.

@@ -1,11 +1,12 @@
-//! A transaction's operations on named maps (`maps.rs` says what they promise). Writes are
-//! buffered in key order and read back by the transaction's own reads and scans; the commit
+//! A transaction's operations on named maps (`maps.rs` says what they promise). Reads and
+//! scans see one snapshot (`map_reads::ReadView`, taken at the transaction's first map read)
+//! with the transaction's own writes, buffered in key order, merged in; the commit
 //! (`commit/maps.rs`) checks the keys read and writes everything with the rest of the
 //! transaction.
 
 use crate::commit::buffered::MapWrite;
 use crate::error::{Error, Result, RocksContext};
-use crate::map_reads::{stored_value, stored_values};
+use crate::map_reads::{stored_values, viewed_value, ReadView};
 use crate::maps::{self, Direction, KeyRange, MapId, ScanPage};
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
 use crate::shared::DbRef;
@@ -83,10 +84,11 @@ impl Transaction {
         }
         let store = self.store.clone();
         let db = store.db()?;
-        let written_below = store.group_commit().written_below();
+        let view = self.view.get_or_insert_with(|| ReadView::take(&store, &db));
+        let written_below = view.written_below();
         let id = store.map_id(map);
         let stored: Vec<Option<Vec<u8>>> = match (id, db.maps_cf()) {
-            (Some(id), Some(cf)) => stored_values(&store, db.db(), cf, id, keys_wanted, map)?,
+            (Some(id), Some(cf)) => stored_values(&store, &db, view, cf, id, keys_wanted, map)?,
             _ => vec![None; keys_wanted.len()],
         };
         let mut out = Vec::with_capacity(keys_wanted.len());
@@ -145,8 +147,9 @@ impl Transaction {
         }
         let store = self.store.clone();
         let db = store.db()?;
+        let view = self.view.get_or_insert_with(|| ReadView::take(&store, &db));
         let id = store.map_id(map);
-        let stored = StoredScan::new(&db, id, range, direction)?;
+        let stored = StoredScan::new(&db, view, id, range, direction)?;
         let own_range = self
             .buf
             .map_writes_from(map, range.from.clone().unwrap_or_default())
@@ -178,11 +181,11 @@ impl Transaction {
         }
         let store = self.store.clone();
         let db = store.db()?;
-        let written_below = store.group_commit().written_below();
+        let view = self.view.get_or_insert_with(|| ReadView::take(&store, &db));
         let id = store.map_id(map);
-        let stored = stored_value(&store, &db, id, map, key)?;
+        let stored = viewed_value(&store, &db, view, id, map, key)?;
         if record {
-            self.buf.note_map_read(map, key, written_below);
+            self.buf.note_map_read(map, key, view.written_below());
         }
         apply_own(own, stored, map, key)
     }
@@ -212,14 +215,20 @@ struct StoredScan<'a> {
 }
 
 impl<'a> StoredScan<'a> {
-    fn new(db: &'a DbRef<'_>, id: Option<MapId>, range: &KeyRange, direction: Direction) -> Result<StoredScan<'a>> {
+    fn new(
+        db: &'a DbRef<'_>,
+        view: &ReadView,
+        id: Option<MapId>,
+        range: &KeyRange,
+        direction: Direction,
+    ) -> Result<StoredScan<'a>> {
         let (Some(id), Some(cf)) = (id, db.maps_cf()) else {
             return Ok(StoredScan { it: None, direction });
         };
         let (map_start, map_end) = maps::map_range(id);
         let lower = range.from.as_deref().map_or(map_start, |f| maps::map_key(id, f));
         let upper = range.to.as_deref().map(|t| maps::map_key(id, t)).or(map_end);
-        let mut ro = rocksdb::ReadOptions::default();
+        let mut ro = view.read_options(db)?;
         ro.set_iterate_lower_bound(lower.clone());
         if let Some(upper) = upper {
             ro.set_iterate_upper_bound(upper);

@@ -34,6 +34,7 @@ use crate::commit::buffered::Buffered;
 use crate::commit::{self, CommitOutcome};
 use crate::error::{Error, Result};
 use crate::keys::{self, Entry, Ownership};
+use crate::map_reads::ReadView;
 use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES, MAX_RETRY_DELAY_MILLIS};
 use crate::shared::{DbRef, Shared};
 
@@ -65,6 +66,8 @@ pub struct Transaction {
     store: Arc<Shared>,
     finished: Option<&'static str>,
     buf: Buffered,
+    /// The snapshot its map reads see, from its first one until it ends (`transaction/maps.rs`).
+    view: Option<ReadView>,
     /// Payload bytes written, before and after compression (added to the store's figures on
     /// commit).
     payload_bytes: u64,
@@ -77,6 +80,7 @@ impl Transaction {
             store,
             finished: None,
             buf: Buffered::default(),
+            view: None,
             payload_bytes: 0,
             stored_bytes: 0,
         }
@@ -312,6 +316,13 @@ impl Transaction {
         let deadline = Instant::now()
             .checked_add(wait)
             .ok_or_else(|| Error::InvalidArgument("wait is too long".into()))?;
+        if self.buf.writes_nothing() {
+            // Nothing to check, order or make durable: what it read was one snapshot
+            // (`maps.rs`), so it cannot conflict, and a sync would protect nothing.
+            self.finish_reads();
+            self.finished = Some("committed");
+            return Ok(());
+        }
         let store = self.store.clone();
         let started = store.metrics().start();
         let (db, ticket) = loop {
@@ -340,6 +351,7 @@ impl Transaction {
         match written {
             Ok(()) => {
                 self.buf.forget_claims();
+                self.finish_reads();
                 self.finished = Some("committed");
                 store.count_payload(self.payload_bytes, self.stored_bytes);
                 store.metrics().count_commit(started);
@@ -347,6 +359,7 @@ impl Transaction {
             }
             Err(e) => {
                 self.restore_claims();
+                self.finish_reads();
                 self.finished = Some(FAILED_COMMIT);
                 Err(e)
             }
@@ -397,8 +410,14 @@ impl Transaction {
         };
         let doomed = self.hand_back_delivered(not_before);
         self.buf = Buffered::default();
+        self.finish_reads();
         self.finished = Some("rolled back");
         dead_letters::move_to_dead_letter_queues(&self.store, doomed, reason)
+    }
+
+    /// Releases the snapshot its reads saw: it will read no more.
+    fn finish_reads(&mut self) {
+        self.view = None;
     }
 
     pub fn is_open(&self) -> bool {

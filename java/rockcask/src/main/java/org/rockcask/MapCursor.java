@@ -12,8 +12,8 @@ import java.util.NoSuchElementException;
  * ({@link TxMap#cursor}): read a page at a time with {@link TxMap#scan}, each page at most its
  * page size in pairs and {@link Store#MAX_RESULT_BYTES} in keys and values (a page cut at that
  * bound is followed by the next, not taken for the end), so a range of any size is walked in
- * bounded memory. Each page is read when the previous one is used up and sees the
- * transaction's own writes as they are then: a key written or deleted by the transaction
+ * bounded memory. Each page is read when the previous one is used up, from the transaction's
+ * snapshot, and sees the transaction's own writes as they are then: a key written or deleted by the transaction
  * beyond the pages already read is seen as written. Like scans, pages are not checked at
  * commit.
  *

@@ -14,11 +14,14 @@ import org.rockcask.internal.Utf8;
  * takes part in the transaction: its writes are committed atomically with its queue and object
  * work, or not at all, and its reads see its own writes.
  *
- * <p>Isolation: reads see the latest committed data. A commit fails with status
- * {@code Conflict} (and writes nothing) when a key this transaction read with {@link #get} or
- * {@link #contains} was written by another commit since that read: first committer wins, so a
- * read-modify-write loses no update; run the transaction again. {@link #add} to a counter is
- * applied at commit to the value then and never conflicts. Scans are not checked.
+ * <p>Isolation: reads, {@code getAll}, scans and cursors see one snapshot, taken at the
+ * transaction's first map read, plus its own writes. A commit fails with status
+ * {@code Conflict} (and writes nothing) when a key this transaction read with {@link #get},
+ * {@link #contains} or {@code getAll} was written by a commit not in that snapshot: first
+ * committer wins, so a read-modify-write loses no update; run the transaction again.
+ * {@link #add} to a counter is applied at commit to the value then and never conflicts. Scans
+ * are not checked (a key appearing in a scanned range is not a conflict). A transaction that
+ * wrote nothing commits at once and never conflicts (docs/MAPS.md, "Isolation").
  *
  * <p>Limits: keys 1 to 65,536 bytes, values up to 1 GiB, map names 1 to 1,024 bytes of UTF-8
  * (as queue names).
