@@ -83,6 +83,35 @@ public final class Store implements AutoCloseable {
     }
 
     /**
+     * Runs {@code fn} in a new transaction and commits it, again in a new transaction each time
+     * the attempt fails with status {@code Conflict}, as {@link RetryPolicy#defaults()} says: the
+     * way to write a read-modify-write. Returns {@code fn}'s result once its commit succeeded.
+     * See {@link #inTransaction(RetryPolicy, TransactionFunction)}.
+     */
+    public <T> T inTransaction(TransactionFunction<T> fn) {
+        return Retries.run(this, RetryPolicy.defaults(), fn);
+    }
+
+    /**
+     * {@link #inTransaction(TransactionFunction)} with {@code policy}'s bounds and backoff.
+     * <ul>
+     *   <li>A {@code Conflict} (from the commit, or from anywhere in the attempt) ends that
+     *       attempt's transaction as a rollback does; after a random backoff {@code fn} runs again
+     *       in a new one.</li>
+     *   <li>When the policy allows no further attempt, the last {@code Conflict} is thrown again
+     *       as a {@link RockCaskException} of that status (the last one its cause) whose message
+     *       gives the attempts made and their time.</li>
+     *   <li>Any other exception, from {@code fn} or the commit, rolls the transaction back and
+     *       propagates at once, never retried.</li>
+     *   <li>A thread interrupted while it waits to retry stops: the last {@code Conflict} is
+     *       thrown (its message says so) and the thread's interrupt flag stays set.</li>
+     * </ul>
+     */
+    public <T> T inTransaction(RetryPolicy policy, TransactionFunction<T> fn) {
+        return Retries.run(this, policy, fn);
+    }
+
+    /**
      * Names of every queue committed to and not dropped since, sorted. Names take at most
      * {@value #MAX_QUEUE_NAME_BYTES} bytes each; should they total more than one Java array holds
      * (two million queues with the longest names), this throws {@link IllegalArgumentException}

@@ -516,6 +516,11 @@ public final class Transaction implements AutoCloseable {
         });
     }
 
+    /** Whether this transaction has ended (committed, rolled back, or ended by a failed commit or call). */
+    synchronized boolean isFinished() {
+        return finished != null;
+    }
+
     /** Throws {@link IllegalStateException} unless this transaction is open (not finished, not closed) on an open store. */
     synchronized void ensureOpen() {
         handle.run(h -> checkOpen());

@@ -36,6 +36,13 @@ import org.h2.mvstore.type.ByteArrayDataType;
  * a poll removes the head key ({@code remove} returns the payload consumed). Reads take a
  * read-only view of the last version per read transaction ({@code MVMap.openVersion}), the
  * MVStore's snapshot.
+ *
+ * <p>Concurrent components: an MVStore commit stores every map's changes since the last one,
+ * whoever made them, so the store's own commit cannot keep two threads' transactions apart
+ * (the MVStore documentation leaves concurrent transactions to the TransactionStore, whose
+ * commits still end in this one commit). Each component's whole transaction (its changes, the
+ * commit and the sync) therefore holds one fair lock: one transaction at a time, each synced on
+ * its own.
  */
 public final class H2MvStorePeer implements Peer {
     private static final byte QUEUE_ID = 'q';
@@ -103,6 +110,64 @@ public final class H2MvStorePeer implements Peer {
         head += polls;
         tail += payloads.length;
         return consumed;
+    }
+
+    @Override
+    public java.util.List<Component> components(int first, int count) {
+        java.util.List<Component> out = new java.util.ArrayList<>();
+        for (int i = first; i < first + count; i++) {
+            out.add(new QueueComponent(i));
+        }
+        return out;
+    }
+
+    /** One transaction at a time across the components: the store's commit is global. */
+    private final java.util.concurrent.locks.ReentrantLock oneTransaction = new java.util.concurrent.locks.ReentrantLock(true);
+
+    /** One component's queue, keyed 'c' + its number + the sequence. */
+    private final class QueueComponent implements Component {
+        private final int queue;
+        private long head;
+        private long tail;
+
+        QueueComponent(int queue) {
+            this.queue = queue;
+        }
+
+        private byte[] key(long sequence) {
+            return ByteBuffer.allocate(13).put((byte) 'c').putInt(queue).putLong(sequence).array();
+        }
+
+        @Override
+        public void fill(int depth, byte[] payload) {
+            byte[][] all = new byte[depth][];
+            java.util.Arrays.fill(all, payload);
+            cycle(0, all);
+        }
+
+        @Override
+        public long cycle(int polls, byte[][] payloads) {
+            long[] consumed = {0};
+            oneTransaction.lock();
+            try {
+                for (int i = 0; i < polls; i++) {
+                    byte[] payload = entries.remove(key(head + i));
+                    if (payload == null) {
+                        throw new IllegalStateException("queue " + queue + " entry " + (head + i) + " is missing");
+                    }
+                    consumed[0] += payload.length;
+                }
+                for (int i = 0; i < payloads.length; i++) {
+                    entries.put(key(tail + i), payloads[i]);
+                }
+                commitSynced();
+            } finally {
+                oneTransaction.unlock();
+            }
+            head += polls;
+            tail += payloads.length;
+            return consumed[0];
+        }
     }
 
     @Override

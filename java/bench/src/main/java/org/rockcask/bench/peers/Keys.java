@@ -11,7 +11,12 @@ final class Keys {
     private Keys() {}
 
     static byte[] entry(long seq) {
-        return ByteBuffer.allocate(12).putInt(QUEUE_ID).putLong(seq).array();
+        return entry(QUEUE_ID, seq);
+    }
+
+    /** An entry of queue {@code queue} (the concurrent components' queues are numbered). */
+    static byte[] entry(int queue, long seq) {
+        return ByteBuffer.allocate(12).putInt(queue).putLong(seq).array();
     }
 
     static byte[] object(UUID id) {

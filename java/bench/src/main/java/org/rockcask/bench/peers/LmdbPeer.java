@@ -23,6 +23,13 @@ import org.lmdbjava.Txn;
  *
  * <p>The queue's head and tail sequence numbers are kept in memory after {@link #fillQueue}, so a
  * poll gets and deletes the head keys directly.
+ *
+ * <p>Concurrent components: LMDB has a single writer ("one active write transaction at a time",
+ * the documentation of {@code mdb_txn_begin}, serialized by the environment's writer mutex), so
+ * each thread opens its own write transaction with {@code Env.txnWrite()}, which waits for the
+ * one before it; each transaction syncs on its own commit (LMDB has no group commit). Each
+ * component has its own key and value buffers. Its entries are put without {@code MDB_APPEND}:
+ * several queues' keys interleave, so a queue's new key is not the largest in the database.
  */
 final class LmdbPeer implements Peer {
     private static final long MAP_BYTES = 4L << 30;
@@ -71,6 +78,64 @@ final class LmdbPeer implements Peer {
     @Override
     public void enqueueAll(byte[][] payloads) {
         cycle(0, payloads);
+    }
+
+    @Override
+    public java.util.List<Component> components(int first, int count) {
+        java.util.List<Component> out = new java.util.ArrayList<>();
+        for (int i = first; i < first + count; i++) {
+            // Queue 0 is the single-queue workloads' (Keys.QUEUE_ID): components start at 1.
+            out.add(new QueueComponent(i + 1));
+        }
+        return out;
+    }
+
+    /** One component's queue: its head, tail and buffers; the environment is shared. */
+    private final class QueueComponent implements Component {
+        private final int queue;
+        private final ByteBuffer entryKey = ByteBuffer.allocateDirect(12);
+        private final ByteBuffer entryValue = ByteBuffer.allocateDirect(1024);
+        private long head;
+        private long tail;
+
+        QueueComponent(int queue) {
+            this.queue = queue;
+        }
+
+        @Override
+        public void fill(int depth, byte[] payload) {
+            byte[][] all = new byte[depth][];
+            java.util.Arrays.fill(all, payload);
+            cycle(0, all);
+        }
+
+        @Override
+        public long cycle(int polls, byte[][] payloads) {
+            long bytes = 0;
+            try (Txn<ByteBuffer> txn = env.txnWrite()) {
+                int got = 0;
+                for (; got < polls && head + got < tail; got++) {
+                    key(head + got);
+                    bytes += copy(entries.get(txn, entryKey)).length;
+                    entries.delete(txn, entryKey);
+                }
+                for (byte[] p : payloads) {
+                    key(tail);
+                    entryValue.clear();
+                    entryValue.put(p).flip();
+                    entries.put(txn, entryKey, entryValue);
+                    tail++;
+                }
+                txn.commit();
+                head += got;
+            }
+            return bytes;
+        }
+
+        private void key(long seq) {
+            entryKey.clear();
+            entryKey.put(Keys.entry(queue, seq)).flip();
+        }
     }
 
     @Override

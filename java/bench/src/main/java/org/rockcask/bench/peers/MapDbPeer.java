@@ -28,6 +28,11 @@ import org.mapdb.Serializer;
  *
  * <p>The head and tail sequence numbers of queue "q" live in memory after {@link #fillQueue}:
  * a poll removes the head key ({@code remove} returns the payload consumed).
+ *
+ * <p>Concurrent components: MapDB 3 has one global transaction per {@code DB} ({@code commit}
+ * and {@code rollback} apply to every change made since, from any thread), so each component's
+ * whole transaction (its changes and the commit) holds one fair lock: one transaction at a time,
+ * each synced on its own.
  */
 public final class MapDbPeer implements Peer {
     private static final byte QUEUE_ID = 'q';
@@ -103,6 +108,65 @@ public final class MapDbPeer implements Peer {
         head += polls;
         tail += payloads.length;
         return consumed[0];
+    }
+
+    @Override
+    public java.util.List<Component> components(int first, int count) {
+        java.util.List<Component> out = new java.util.ArrayList<>();
+        for (int i = first; i < first + count; i++) {
+            out.add(new QueueComponent(i));
+        }
+        return out;
+    }
+
+    /** One transaction at a time across the components: the store's commit is global. */
+    private final java.util.concurrent.locks.ReentrantLock oneTransaction = new java.util.concurrent.locks.ReentrantLock(true);
+
+    /** One component's queue, keyed 'c' + its number + the sequence. */
+    private final class QueueComponent implements Component {
+        private final int queue;
+        private long head;
+        private long tail;
+
+        QueueComponent(int queue) {
+            this.queue = queue;
+        }
+
+        private byte[] key(long sequence) {
+            return ByteBuffer.allocate(13).put((byte) 'c').putInt(queue).putLong(sequence).array();
+        }
+
+        @Override
+        public void fill(int depth, byte[] payload) {
+            byte[][] all = new byte[depth][];
+            java.util.Arrays.fill(all, payload);
+            cycle(0, all);
+        }
+
+        @Override
+        public long cycle(int polls, byte[][] payloads) {
+            long[] consumed = {0};
+            oneTransaction.lock();
+            try {
+                commitOrRollback(() -> {
+                    for (int i = 0; i < polls; i++) {
+                        byte[] payload = entries.remove(key(head + i));
+                        if (payload == null) {
+                            throw new IllegalStateException("queue " + queue + " entry " + (head + i) + " is missing");
+                        }
+                        consumed[0] += payload.length;
+                    }
+                    for (int i = 0; i < payloads.length; i++) {
+                        entries.put(key(tail + i), payloads[i]);
+                    }
+                });
+            } finally {
+                oneTransaction.unlock();
+            }
+            head += polls;
+            tail += payloads.length;
+            return consumed[0];
+        }
     }
 
     @Override

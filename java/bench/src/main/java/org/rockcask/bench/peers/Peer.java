@@ -27,6 +27,26 @@ public interface Peer extends AutoCloseable {
      */
     long cycle(int polls, byte[][] payloads) throws Exception;
 
+    /**
+     * Concurrent components: one queue of this store, numbered, to be cycled by one thread while
+     * other threads cycle the others. The peer's class comment says how its commits from several
+     * threads are made, as the store's documentation recommends.
+     */
+    interface Component {
+        /** Makes this queue hold {@code depth} entries of {@code payload}, committed. */
+        void fill(int depth, byte[] payload) throws Exception;
+
+        /** {@link Peer#cycle} on this queue: one synced transaction. */
+        long cycle(int polls, byte[][] payloads) throws Exception;
+    }
+
+    /**
+     * The components of queues {@code first} to {@code first + count - 1}, empty queues that no
+     * other component of this store uses; each is used by one thread at a time. Called from one
+     * thread, before the components are handed to theirs.
+     */
+    java.util.List<Component> components(int first, int count) throws Exception;
+
     /** Seed experiment 1: one synced transaction appending every payload to queue "q" as a new item. */
     void enqueueAll(byte[][] payloads) throws Exception;
 

@@ -20,7 +20,7 @@ import org.rockcask.bench.Dirs;
  * before and after the run.
  *
  * <p>Arguments, all optional: {@code quick} (1/100 of the items and transactions: a smoke run),
- * {@code scale=X} (default 1: the full sizes), {@code workloads=queue,seed1,reads} and
+ * {@code scale=X} (default 1: the full sizes), {@code workloads=queue,components,seed1,reads} and
  * {@code peers=NAME,...} (names as the tables print them, case, spaces and punctuation ignored:
  * {@code peers=rockcask,rockcaskputid,lmdb}) and {@code rounds=N} (default 1: each pair runs N
  * times, the peers' order reversed every other round, and each cell is the median of its rounds,
@@ -56,7 +56,7 @@ public final class PeerBenchmark {
             } else if (arg.startsWith("peers=")) {
                 peers = choosePeers(arg.substring("peers=".length()).split(","));
             } else {
-                throw new IllegalArgumentException("unknown argument " + arg + " (quick, scale=X, workloads=queue,seed1,reads, peers=NAME,..., rounds=N)");
+                throw new IllegalArgumentException("unknown argument " + arg + " (quick, scale=X, workloads=queue,components,seed1,reads, peers=NAME,..., rounds=N)");
             }
         }
 

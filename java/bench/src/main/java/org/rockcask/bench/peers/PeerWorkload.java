@@ -1,13 +1,19 @@
 package org.rockcask.bench.peers;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
- * The three flow workloads of the peer benchmark, at a scale (1 = the full sizes, 0.01 = a smoke
+ * The flow workloads of the peer benchmark, at a scale (1 = the full sizes, 0.01 = a smoke
  * run with 1/100 of the items and transactions). Each returns its rows (label -> rate) and
  * checks what it read back, throwing if a peer lost or changed anything.
  */
@@ -71,6 +77,66 @@ enum PeerWorkload {
             double seconds = (System.nanoTime() - t0) / 1e9;
             check("drained bytes", peer.cycle(n, new byte[0][]), 36L * n);
             return seconds;
+        }
+    },
+
+    COMPONENTS("components", "Concurrent components: T threads, each cycling its own queue of one store (depth 1,000; each synced"
+            + " transaction polls 100 and enqueues 100 payloads of 64 bytes), committing at once as the store's documentation recommends",
+            "items moved/s", "2g") {
+        @Override
+        Map<String, Double> run(Peer peer, double scale) throws Exception {
+            int depth = 1_000;
+            int perTransaction = 100;
+            byte[][] payloads = new byte[perTransaction][64];
+            Random random = new Random(1);
+            for (byte[] p : payloads) {
+                random.nextBytes(p);
+            }
+            Map<String, Double> rows = new LinkedHashMap<>();
+            int firstQueue = 0;
+            for (int threads : THREADS) {
+                // The same transactions in all at every T, shared among the threads.
+                int perThread = Math.max(1, scaled(10_000, scale) / threads);
+                List<Peer.Component> components = peer.components(firstQueue, threads);
+                firstQueue += threads;
+                for (Peer.Component c : components) {
+                    c.fill(depth, payloads[0]);
+                }
+                // Warm-up (JIT, the store's first flushes), not timed.
+                concurrently(components, Math.max(10, perThread / 10), payloads);
+                long t0 = System.nanoTime();
+                concurrently(components, perThread, payloads);
+                double seconds = (System.nanoTime() - t0) / 1e9;
+                for (Peer.Component c : components) {
+                    check("drained bytes", c.cycle(depth, new byte[0][]), (long) depth * 64);
+                }
+                rows.put(String.format("T = %d, %,d transactions of %d+%d each", threads, perThread, perTransaction, perTransaction),
+                        (double) threads * perThread * perTransaction / seconds);
+            }
+            return rows;
+        }
+
+        /** Each component cycles {@code transactions} times on a thread of its own, all started together; returns when all are done. */
+        private void concurrently(List<Peer.Component> components, int transactions, byte[][] payloads) throws Exception {
+            ExecutorService pool = Executors.newFixedThreadPool(components.size());
+            CyclicBarrier start = new CyclicBarrier(components.size());
+            try {
+                List<Future<?>> runs = new ArrayList<>();
+                for (Peer.Component c : components) {
+                    runs.add(pool.submit(() -> {
+                        start.await();
+                        for (int t = 0; t < transactions; t++) {
+                            check("polled bytes", c.cycle(payloads.length, payloads), (long) payloads.length * 64);
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : runs) {
+                    f.get();
+                }
+            } finally {
+                pool.shutdownNow();
+            }
         }
     },
 
@@ -143,6 +209,8 @@ enum PeerWorkload {
     };
 
     static final int OBJECT_BYTES = 256;
+    /** The concurrent components' thread counts. */
+    static final int[] THREADS = {1, 2, 4, 8, 16};
     /**
      * The cache of values in front of RocksDB that both RocksDB-based peers get, sized to hold
      * the random reads' 10^6 objects (about 350 MB charged): RockCask's object cache
@@ -231,7 +299,7 @@ enum PeerWorkload {
                 return w;
             }
         }
-        throw new IllegalArgumentException("no workload " + key + " (queue, seed1, reads)");
+        throw new IllegalArgumentException("no workload " + key + " (queue, components, seed1, reads)");
     }
 
     static int scaled(int full, double scale) {

@@ -25,6 +25,10 @@ import org.rockcask.Transaction;
  * The queue's head is found by RockCask itself (it keeps it per queue), not by this class.
  * "RockCask inline" is the enqueue form with {@link StoreOptions#inlinePayloadBytes} at
  * {@link #INLINE_PAYLOAD_BYTES}: each payload kept in its queue entry, one record per item.
+ *
+ * <p>Concurrent components: each thread begins and commits its own transactions on the one
+ * {@link Store} (thread-safe); commits from several threads share one synced write of RocksDB's
+ * log (RockCask's group commit, {@link Transaction#commit()}), with nothing to configure.
  */
 final class RockCaskPeer implements Peer {
     private static final String QUEUE = "q";
@@ -57,7 +61,7 @@ final class RockCaskPeer implements Peer {
     public void fillQueue(int depth, byte[] payload) {
         try (Transaction tx = store.begin()) {
             for (int i = 0; i < depth; i++) {
-                append(tx, payload);
+                append(tx, QUEUE, payload);
             }
             tx.commit();
         }
@@ -65,9 +69,38 @@ final class RockCaskPeer implements Peer {
 
     @Override
     public long cycle(int polls, byte[][] payloads) {
+        return cycle(QUEUE, polls, payloads);
+    }
+
+    @Override
+    public List<Component> components(int first, int count) {
+        List<Component> out = new java.util.ArrayList<>();
+        for (int i = first; i < first + count; i++) {
+            String queue = "c" + i;
+            out.add(new Component() {
+                @Override
+                public void fill(int depth, byte[] payload) {
+                    try (Transaction tx = store.begin()) {
+                        for (int n = 0; n < depth; n++) {
+                            append(tx, queue, payload);
+                        }
+                        tx.commit();
+                    }
+                }
+
+                @Override
+                public long cycle(int polls, byte[][] payloads) {
+                    return RockCaskPeer.this.cycle(queue, polls, payloads);
+                }
+            });
+        }
+        return out;
+    }
+
+    private long cycle(String queue, int polls, byte[][] payloads) {
         long bytes = 0;
         try (Transaction tx = store.begin()) {
-            List<Message> got = tx.poll(QUEUE, polls);
+            List<Message> got = tx.poll(queue, polls);
             for (Message m : got) {
                 bytes += m.payload().length;
                 if (putById) {
@@ -75,7 +108,7 @@ final class RockCaskPeer implements Peer {
                 }
             }
             for (byte[] p : payloads) {
-                append(tx, p);
+                append(tx, queue, p);
             }
             tx.commit();
         }
@@ -86,20 +119,20 @@ final class RockCaskPeer implements Peer {
     public void enqueueAll(byte[][] payloads) {
         try (Transaction tx = store.begin()) {
             for (byte[] p : payloads) {
-                append(tx, p);
+                append(tx, QUEUE, p);
             }
             tx.commit();
         }
     }
 
-    private void append(Transaction tx, byte[] payload) {
+    private void append(Transaction tx, String queue, byte[] payload) {
         if (putById) {
             ThreadLocalRandom r = ThreadLocalRandom.current();
             UUID id = new UUID(r.nextLong(), r.nextLong());
             tx.put(id, payload);
-            tx.enqueue(QUEUE, id);
+            tx.enqueue(queue, id);
         } else {
-            tx.enqueue(QUEUE, payload);
+            tx.enqueue(queue, payload);
         }
     }
 

@@ -32,6 +32,11 @@ import org.rocksdb.WriteOptions;
  * poll seeks to the head key (so it never scans the tombstones of consumed entries) and reads
  * forward. Reads: a snapshot per read transaction, one get per id, or (batched) one
  * {@code multiGetAsList} of the transaction's ids.
+ *
+ * <p>Concurrent components: each thread writes its own {@link WriteBatch} with the same synced
+ * {@link WriteOptions} to the one {@link RocksDB} (thread-safe). RocksDB's write path groups
+ * concurrent writers: one leader writes and syncs the log for the whole group (the wiki's "Write
+ * Batch" / group commit, on by default).
  */
 final class RocksJavaStorePeer implements Peer {
     private final RocksJavaPeer rocks;
@@ -86,6 +91,57 @@ final class RocksJavaStorePeer implements Peer {
     @Override
     public void enqueueAll(byte[][] payloads) throws Exception {
         cycle(0, payloads);
+    }
+
+    @Override
+    public List<Component> components(int first, int count) {
+        List<Component> out = new ArrayList<>();
+        for (int i = first; i < first + count; i++) {
+            // Queue 0 is the single-queue workloads' (Keys.QUEUE_ID): components start at 1.
+            out.add(new QueueComponent(i + 1));
+        }
+        return out;
+    }
+
+    /** One component's queue: its own head and tail, its own batches; the database is shared. */
+    private final class QueueComponent implements Component {
+        private final int queue;
+        private long head;
+        private long tail;
+
+        QueueComponent(int queue) {
+            this.queue = queue;
+        }
+
+        @Override
+        public void fill(int depth, byte[] payload) throws Exception {
+            byte[][] all = new byte[depth][];
+            java.util.Arrays.fill(all, payload);
+            cycle(0, all);
+        }
+
+        @Override
+        public long cycle(int polls, byte[][] payloads) throws Exception {
+            long bytes = 0;
+            try (WriteBatch batch = new WriteBatch()) {
+                int got = 0;
+                if (polls > 0) {
+                    try (RocksIterator it = db.newIterator(entries)) {
+                        for (it.seek(Keys.entry(queue, head)); it.isValid() && got < polls && head + got < tail; it.next(), got++) {
+                            bytes += it.value().length;
+                            batch.delete(entries, it.key());
+                        }
+                        it.status();
+                    }
+                }
+                for (byte[] p : payloads) {
+                    batch.put(entries, Keys.entry(queue, tail++), p);
+                }
+                db.write(sync, batch);
+                head += got;
+            }
+            return bytes;
+        }
     }
 
     @Override

@@ -26,6 +26,15 @@ import jetbrains.exodus.env.StoreConfig;
  *
  * <p>The head and tail sequence numbers of queue "q" live in memory after {@link #fillQueue}:
  * a poll reads and deletes the head key. Reads run in {@code computeInReadonlyTransaction}.
+ *
+ * <p>Concurrent components: Xodus transactions are optimistic, and a flush fails when another
+ * transaction changed the same store since this one began ({@code computeInTransaction} then
+ * runs it again); all queues share the "entries" store, so concurrent cycles would keep failing.
+ * Each thread therefore commits with {@code Environment.computeInExclusiveTransaction}, which
+ * Xodus documents for such writers: an exclusive transaction holds the environment's writer lock
+ * from its start and cannot fail to flush. Each commit syncs on its own (Xodus has no group
+ * commit). A queue's new key is not the largest in the store, so entries are put with
+ * {@code Store.put}, not {@code putRight}.
  */
 public final class XodusPeer implements Peer {
     private static final byte QUEUE_ID = 'q';
@@ -86,6 +95,59 @@ public final class XodusPeer implements Peer {
         head += polls;
         tail += payloads.length;
         return consumed;
+    }
+
+    @Override
+    public java.util.List<Component> components(int first, int count) {
+        java.util.List<Component> out = new java.util.ArrayList<>();
+        for (int i = first; i < first + count; i++) {
+            out.add(new QueueComponent(i));
+        }
+        return out;
+    }
+
+    /** One component's queue, keyed 'c' + its number + the sequence; the environment is shared. */
+    private final class QueueComponent implements Component {
+        private final int queue;
+        private long head;
+        private long tail;
+
+        QueueComponent(int queue) {
+            this.queue = queue;
+        }
+
+        private ByteIterable key(long sequence) {
+            return new ArrayByteIterable(ByteBuffer.allocate(13).put((byte) 'c').putInt(queue).putLong(sequence).array());
+        }
+
+        @Override
+        public void fill(int depth, byte[] payload) {
+            byte[][] all = new byte[depth][];
+            java.util.Arrays.fill(all, payload);
+            cycle(0, all);
+        }
+
+        @Override
+        public long cycle(int polls, byte[][] payloads) {
+            long consumed = env.computeInExclusiveTransaction(txn -> {
+                long bytes = 0;
+                for (int i = 0; i < polls; i++) {
+                    ByteIterable k = key(head + i);
+                    ByteIterable payload = entries.get(txn, k);
+                    if (payload == null || !entries.delete(txn, k)) {
+                        throw new IllegalStateException("queue " + queue + " entry " + (head + i) + " is missing");
+                    }
+                    bytes += payload.getLength();
+                }
+                for (int i = 0; i < payloads.length; i++) {
+                    entries.put(txn, key(tail + i), new ArrayByteIterable(payloads[i]));
+                }
+                return bytes;
+            });
+            head += polls;
+            tail += payloads.length;
+            return consumed;
+        }
     }
 
     @Override
