@@ -1,7 +1,14 @@
 package org.rockcask.internal.cli;
 
+import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -56,8 +63,13 @@ public final class Main {
     }
 
     /**
-     * The program's name, then the arguments in the encoding the JVM decoded them from, so that
-     * the CLI sees the bytes the native binary would (a path is bytes on Unix).
+     * The program's name, then the arguments as the bytes the process was given, so that the CLI
+     * sees what the native binary would (a path or a name is bytes on Unix, and bytes that are
+     * not in the platform's encoding must reach the CLI to be refused, not arrive replaced).
+     * The JVM decoded them into {@code args} already, replacing what its encoding cannot read;
+     * where the process's own command line is readable (Linux: {@code /proc/self/cmdline}, whose
+     * last entries are the program's arguments) each argument is taken from there, when it decodes
+     * to the same string, and otherwise encoded again.
      */
     private static byte[][] commandLine(String[] args) {
         Charset charset = Charset.defaultCharset();
@@ -65,12 +77,34 @@ public final class Main {
         if (jnu != null && Charset.isSupported(jnu)) {
             charset = Charset.forName(jnu);
         }
+        List<byte[]> raw = processArguments();
+        int offset = raw.size() - args.length;
         byte[][] commandLine = new byte[args.length + 1][];
         commandLine[0] = "rockcask".getBytes(StandardCharsets.US_ASCII);
         for (int i = 0; i < args.length; i++) {
-            commandLine[i + 1] = args[i].getBytes(charset);
+            byte[] given = offset > 0 ? raw.get(offset + i) : null;
+            commandLine[i + 1] = given != null && new String(given, charset).equals(args[i]) ? given : args[i].getBytes(charset);
         }
         return commandLine;
+    }
+
+    /** This process's command line as bytes, one entry per argument; empty where unreadable. */
+    private static List<byte[]> processArguments() {
+        byte[] all;
+        try {
+            all = Files.readAllBytes(Paths.get("/proc/self/cmdline"));
+        } catch (IOException | RuntimeException e) {
+            return Collections.emptyList();
+        }
+        List<byte[]> entries = new ArrayList<>();
+        int start = 0;
+        for (int i = 0; i < all.length; i++) {
+            if (all[i] == 0) {
+                entries.add(Arrays.copyOfRange(all, start, i));
+                start = i + 1;
+            }
+        }
+        return entries;
     }
 
     private static void awaitUninterruptibly(CountDownLatch latch) {
