@@ -10,11 +10,11 @@ import org.rockcask.TxMap;
 /**
  * RockCask at its defaults (64 MiB block cache, 32 MiB map cache), synced or not
  * ({@link StoreOptions#syncOnCommit}): one map, "usertable". Each operation is
- * {@code store.begin()}, {@link TxMap} calls, {@code commit()}. Reads, scans and the
- * read-modify-write run in {@link Store#inTransaction}, which does exactly that and runs the
- * transaction again on {@code Conflict}: the commit of a transaction that only read can fail
- * with {@code Conflict} when a key it read was written meanwhile, so a service must retry
- * reads too. Blind writes never conflict and commit directly.
+ * {@code store.begin()}, {@link TxMap} calls, {@code commit()}. The read-modify-write runs in
+ * {@link Store#inTransaction}, which does exactly that and runs the transaction again on
+ * {@code Conflict}, as docs/MAPS.md says to write one. Reads and scans read the transaction's
+ * snapshot and their commit, writing nothing, returns at once and never conflicts; blind writes
+ * never conflict either: both commit directly.
  */
 final class RockCaskKv implements KvStore {
     private static final String MAP = "usertable";
@@ -38,10 +38,11 @@ final class RockCaskKv implements KvStore {
 
     @Override
     public int read(byte[] key) {
-        return store.inTransaction(tx -> {
+        try (Transaction tx = store.begin()) {
             byte[] v = tx.map(MAP).get(key);
+            tx.commit();
             return v == null ? -1 : v.length;
-        });
+        }
     }
 
     @Override
@@ -54,13 +55,14 @@ final class RockCaskKv implements KvStore {
 
     @Override
     public long scan(byte[] key, int count) {
-        return store.inTransaction(tx -> {
+        try (Transaction tx = store.begin()) {
             long bytes = 0;
             for (Map.Entry<byte[], byte[]> e : tx.map(MAP).scan(key, null, false, count)) {
                 bytes += e.getValue().length;
             }
+            tx.commit();
             return bytes;
-        });
+        }
     }
 
     @Override
