@@ -160,7 +160,7 @@ impl Shared {
         &self.group_commit
     }
 
-    /// The lock commits are prepared under, one at a time (only the commit takes it).
+    /// The map conflict table (`commit/key_writes.rs`).
     pub fn key_writes(&self) -> &KeyWrites {
         &self.key_writes
     }
@@ -205,6 +205,7 @@ impl Shared {
         self.snapshots.lock().held.len()
     }
 
+    /// The lock commits are prepared under, one at a time (only the commit takes it).
     pub fn commit_lock(&self) -> &CommitLock {
         &self.commit_lock
     }
