@@ -451,15 +451,12 @@ public final class Transaction implements AutoCloseable {
 
     /** A retry delay in milliseconds, refused when negative or over the native limit. */
     private static long retryDelayMillis(Duration d) {
-        Objects.requireNonNull(d, "retryAfter");
-        if (d.isNegative()) {
-            throw new IllegalArgumentException("retryAfter must not be negative: " + d);
-        }
+        long millis = millis(d, "retryAfter");
         if (d.compareTo(Duration.ofMillis(Wire.MAX_RETRY_DELAY_MILLIS)) > 0) {
             throw new IllegalArgumentException("retryAfter of " + d + " exceeds the limit of "
                     + Wire.MAX_RETRY_DELAY_MILLIS + " ms (365 days)");
         }
-        return d.toMillis();
+        return millis;
     }
 
     /** A non-negative duration in milliseconds for the native side, capped where no wait ends. */
