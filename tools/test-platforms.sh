@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# Runs a subset of java/rockcask's JUnit suites on an aarch64 JVM under qemu-user, against the
-# linux-aarch64 library packed in the jar (cross-compiled by tools/build-natives.sh), and ends
-# with the runner's line `linux-aarch64: N passed, N failed, N skipped`.
+# Runs a subset of java/rockcask's JUnit suites on the other platforms this machine can emulate,
+# against the libraries packed in the jar (cross-compiled by tools/build-natives.sh): on an
+# aarch64 JVM under qemu-user (linux-aarch64), and on a Windows JVM under Wine (windows-x86_64).
+# Each ends with the runner's line `<platform>: N passed, N failed, N skipped`; the script fails
+# if any platform's run failed. Names the platforms to run as arguments (default: both).
 # The subset (SUITES below): the loader (platform choice, CPU features, the packed libraries'
-# headers), opening stores and their errors, queues, transactions, maps,
+# headers), opening stores and their errors, queues, transactions, maps, hot keys,
 # snapshots, the packed layouts and the codec, and crash recovery in a child JVM. Left out: the
 # tests of the build itself (module path, Maven example, README example, package layout), the
 # long concurrency and capacity runs, and the child-JVM-heavy locking tests, which only take
 # long under emulation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-platforms=linux-x86_64,linux-aarch64
-java_aarch64=$(tools/setup-platforms.sh | tail -1)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(linux-aarch64 windows-x86_64)
+platforms=linux-x86_64
+for t in "${targets[@]}"; do
+    case "$t" in
+        linux-aarch64 | windows-x86_64) platforms="$platforms,$t" ;;
+        *) echo "test-platforms: no run for platform $t (known: linux-aarch64, windows-x86_64)" >&2; exit 2 ;;
+    esac
+done
+runtimes=$(tools/setup-platforms.sh "${targets[@]}")
 tools/build-natives.sh ${platforms//,/ }
 gradle --no-daemon --console=plain -q :rockcask:platformTestArgs -PnativePlatforms=$platforms
 
@@ -20,23 +30,61 @@ SUITES=(
     org.rockcask.StoreTest org.rockcask.StorePathsTest org.rockcask.ErrorHandlingTest
     org.rockcask.BufferedOperationsTest org.rockcask.QueueAdminTest org.rockcask.BatchedGetTest org.rockcask.InlinePayloadsTest
     org.rockcask.CompressionTest org.rockcask.QueueCacheTest org.rockcask.FailedCommitTest
-    org.rockcask.MapsTest org.rockcask.MapCursorTest org.rockcask.MapReaderTest
+    org.rockcask.MapsTest org.rockcask.MapCursorTest org.rockcask.MapReaderTest org.rockcask.HotKeysTest
     org.rockcask.SnapshotTest
     org.rockcask.PackedLayoutsGoldenTest org.rockcask.codec.CodecTest
     org.rockcask.CrashRecoveryTest
 )
-# The aarch64 java, run by qemu with Debian's aarch64 glibc and libstdc++ (from the cross
-# compiler's packages) as its root; the tests start their child JVMs the same way. JDK 24+ asks
-# for native access to be granted (see README); C1 only, since C2's compiles cost most under
-# emulation. Processes are started by fork and exec: the default, through the JDK's aarch64
-# jspawnhelper, cannot exec without qemu registered with the kernel (binfmt_misc), while fork
-# and exec run this launcher directly.
 launcher=$(mktemp)
-trap 'rm -f "$launcher"' EXIT
-cat > "$launcher" <<LAUNCHER
+args=$(mktemp)
+trap 'rm -f "$launcher" "$args"' EXIT
+failed=0
+for target in "${targets[@]}"; do
+    java=$(grep "^$target " <<<"$runtimes" | cut -d' ' -f2-)
+    case "$target" in
+        linux-aarch64)
+            # The aarch64 java, run by qemu with Debian's aarch64 glibc (from the cross
+            # compiler's packages) as its root; the tests start their child JVMs the same way.
+            # JDK 24+ asks for native access to be granted (see README); C1 only, since C2's
+            # compiles cost most under emulation. Processes are started by fork and exec: the
+            # default, through the JDK's aarch64 jspawnhelper, cannot exec without qemu
+            # registered with the kernel (binfmt_misc), while fork and exec run this launcher
+            # directly.
+            cat > "$launcher" <<LAUNCHER
 #!/bin/sh
-exec qemu-aarch64-static -L /usr/aarch64-linux-gnu "$java_aarch64" --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 -Djdk.lang.Process.launchMechanism=FORK "\$@"
+exec qemu-aarch64-static -L /usr/aarch64-linux-gnu "$java" --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 -Djdk.lang.Process.launchMechanism=FORK "\$@"
 LAUNCHER
-chmod +x "$launcher"
-"$launcher" -Xcheck:jni -Xmx1g @java/rockcask/build/platform-test.args -Drockcask.test.java="$launcher" \
-    org.rockcask.testsupport.SuiteRunner linux-aarch64 "${SUITES[@]}"
+            cp java/rockcask/build/platform-test.args "$args"
+            ;;
+        windows-x86_64)
+            # The Windows java.exe under Wine, in a Wine prefix of its own in the cache. Paths
+            # stay Unix paths: Wine's drive Z: is /, and a path starting with / is on the
+            # current drive, so only the class path's separator changes (; on Windows). Child
+            # JVMs are started as Windows processes by the Windows JVM itself, so the launcher
+            # is java.exe's path, seen as Z:.
+            export WINEPREFIX=${ROCKCASK_PLATFORMS_CACHE:-$HOME/.cache/rockcask/platforms}/wine-prefix
+            export WINEDEBUG=-all
+            cat > "$launcher" <<LAUNCHER
+#!/bin/sh
+exec /usr/lib/wine/wine64 "$java" --enable-native-access=ALL-UNNAMED "\$@"
+LAUNCHER
+            python3 - java/rockcask/build/platform-test.args "$args" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+out = []
+for i, line in enumerate(lines):
+    if i > 0 and lines[i - 1] == "-cp":
+        line = ";".join("Z:" + p for p in line.split(":"))
+    out.append(line)
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+PY
+            ;;
+    esac
+    chmod +x "$launcher"
+    child_java=$java
+    [ "$target" = linux-aarch64 ] && child_java=$launcher
+    [ "$target" = windows-x86_64 ] && child_java="Z:$java"
+    "$launcher" -Xcheck:jni -Xmx1g @"$args" -Drockcask.test.java="$child_java" \
+        org.rockcask.testsupport.SuiteRunner "$target" "${SUITES[@]}" || failed=1
+done
+exit $failed

@@ -64,6 +64,12 @@ pub enum Error {
     #[error("map '{map}' key {key} was written by another commit after this transaction read it; nothing was written: retry the transaction")]
     Conflict { map: String, key: String },
 
+    /// A key asked for with `Transaction::map_get_for_update` is held by another transaction,
+    /// and waiting for it would deadlock or waited too long: the transaction ended as a
+    /// rollback does, releasing what it held. Retry it.
+    #[error("map '{map}' key {key} is held for update by another transaction and {why}; nothing was written: retry the transaction")]
+    KeyHeld { map: String, key: String, why: String },
+
     /// A failure after a poll had claimed entries: the transaction was rolled back so that no
     /// entry can be consumed without having been delivered.
     #[error("transaction rolled back: {0}")]

@@ -30,6 +30,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "batches, settings, tuning and the commit lock",
         &[
             "batch",
+            "commit::key_locks",
             "commit::key_writes",
             "commit::lock",
             "entry_cache",

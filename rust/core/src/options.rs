@@ -100,6 +100,13 @@ pub const MAX_BATCH_ITEMS: usize = 1 << 20;
 /// so a longer one cannot be what a caller means, and refusing it keeps every not-before time a
 /// point in time on every platform.
 pub const MAX_RETRY_DELAY_MILLIS: u64 = 365 * 24 * 60 * 60 * 1000;
+
+/// How long `Transaction::map_get_for_update` waits for a map key another transaction holds
+/// for update before it gives up (`Error::KeyHeld`): 10 s, the time `RetryPolicy.defaults()`
+/// (Java) retries a transaction for. A holder commits or rolls back within milliseconds in a
+/// read-modify-write; a wait this long means it stalled (a deadlock is refused at once).
+pub const KEY_HOLD_WAIT_MILLIS: u64 = 10_000;
+
 /// Most bytes of keys, values, payloads and dead letters' names and reasons that one read of
 /// many items returns (a poll, peek, map scan or `getAll`, a list of dead letters): each such
 /// result crosses to Java as one array, and a Java array holds less than 2 GiB. This bound

@@ -12,6 +12,7 @@ use rocksdb::{Cache, ColumnFamily, DB};
 
 use crate::batch::CfIds;
 use crate::commit::group::GroupCommit;
+use crate::commit::key_locks::KeyLocks;
 use crate::commit::key_writes::KeyWrites;
 use crate::commit::lock::{CommitLock, Serial};
 use crate::error::{Error, Result, RocksContext};
@@ -36,6 +37,8 @@ pub(crate) struct Shared {
     map_names: Mutex<Registry>,
     /// The map conflict table (`commit/key_writes.rs`): noted by commits, read by snapshot reads.
     key_writes: KeyWrites,
+    /// Map keys held for update until their transactions end (`commit/key_locks.rs`).
+    key_locks: KeyLocks,
     /// Signalled whenever entries become claimable (commit, rollback) and on close.
     arrivals: Condvar,
     /// Commits are prepared one at a time under it (sequence numbers, reference counts), which
@@ -126,6 +129,7 @@ impl Shared {
             snapshots: Mutex::new(Snapshots::default()),
             db: RwLock::new(Some(db)),
             key_writes: KeyWrites::default(),
+            key_locks: KeyLocks::default(),
             queues: Mutex::new(queues),
             map_names: Mutex::new(map_names),
             arrivals: Condvar::new(),
@@ -163,6 +167,11 @@ impl Shared {
     /// The map conflict table (`commit/key_writes.rs`).
     pub fn key_writes(&self) -> &KeyWrites {
         &self.key_writes
+    }
+
+    /// Map keys held for update (`commit/key_locks.rs`).
+    pub fn key_locks(&self) -> &KeyLocks {
+        &self.key_locks
     }
 
     /// A RocksDB snapshot of the database as of now, held until `release_snapshot` (or

@@ -189,7 +189,7 @@ fn core_exception(e: &CoreError) -> JavaException {
         },
         CoreError::NoSuchObject(_) => JavaException::store(JavaStatus::NoSuchObject, e),
         CoreError::QueueFull { .. } => JavaException::store(JavaStatus::QueueFull, e),
-        CoreError::Conflict { .. } => JavaException::store(JavaStatus::Conflict, e),
+        CoreError::Conflict { .. } | CoreError::KeyHeld { .. } => JavaException::store(JavaStatus::Conflict, e),
         CoreError::ReadOnly(_) => JavaException::store(JavaStatus::ReadOnly, e),
         CoreError::Locked { .. } => JavaException::store(JavaStatus::Locked, e),
         CoreError::NotAStore { .. } => JavaException::store(JavaStatus::NotAStore, e),

@@ -21,6 +21,7 @@ native_class! {
     pub const NATIVES = "org/rockcask/MapNative", constants [contract::MAP_LIMITS, contract::STORE_LIMITS] {
         fn put(tx: &TxHandle, map: MapName, key: Vec<u8>, value: Vec<u8>) -> () = put;
         fn get(tx: &TxHandle, map: MapName, key: Vec<u8>) -> Option<Vec<u8>> = get;
+        fn getForUpdate(tx: &TxHandle, map: MapName, key: Vec<u8>) -> Option<Vec<u8>> = get_for_update;
         fn getAll(tx: &TxHandle, map: MapName, keys: Vec<u8>) -> Vec<u8> = get_all;
         fn delete(tx: &TxHandle, map: MapName, key: Vec<u8>) -> bool = delete;
         fn add(tx: &TxHandle, map: MapName, key: Vec<u8>, delta: i64) -> () = add;
@@ -37,6 +38,10 @@ fn put(_env: &mut Env<'_>, tx: &TxHandle, map: MapName, key: Vec<u8>, value: Vec
 
 fn get(_env: &mut Env<'_>, tx: &TxHandle, map: MapName, key: Vec<u8>) -> BridgeResult<Option<Vec<u8>>> {
     Ok(tx.lock()?.map_get(map.as_str(), &key)?)
+}
+
+fn get_for_update(_env: &mut Env<'_>, tx: &TxHandle, map: MapName, key: Vec<u8>) -> BridgeResult<Option<Vec<u8>>> {
+    Ok(tx.lock()?.map_get_for_update(map.as_str(), &key)?)
 }
 
 fn get_all(_env: &mut Env<'_>, tx: &TxHandle, map: MapName, keys: Vec<u8>) -> BridgeResult<Vec<u8>> {

@@ -233,8 +233,9 @@ impl MarkerFile {
 /// counted per open file of the process from `/proc/self/fdinfo`, which the kernel prints under
 /// the file's own lock. (`/proc/locks` would not do: it is printed a page at a time, so a lock
 /// taken or dropped anywhere on the machine between two pages shows another lock twice or not at
-/// all.) 0 where that cannot be read (other systems): the registry of this copy of the library
-/// is then the only check.
+/// all.) 0 where that cannot be read: the registry of this copy of the library is then the only
+/// check.
+#[cfg(target_os = "linux")]
 fn flocks_in_this_process(file: &File) -> usize {
     use std::os::unix::fs::MetadataExt;
     let (Ok(meta), Ok(fds)) = (file.metadata(), fs::read_dir("/proc/self/fd")) else {
@@ -250,9 +251,17 @@ fn flocks_in_this_process(file: &File) -> usize {
         .count()
 }
 
+/// Other systems list no process's locks: the registry of this copy of the library is the only
+/// check there (a second copy's lock is then refused as another process's would be).
+#[cfg(not(target_os = "linux"))]
+fn flocks_in_this_process(_file: &File) -> usize {
+    0
+}
+
 /// Whether the `/proc/<pid>/fdinfo/<fd>` text of an open file shows a `flock` held through it
 /// ("lock:\t1: FLOCK ADVISORY WRITE pid maj:min:inode start end"; requests still waiting are
 /// not listed there).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn holds_flock(fdinfo: &str) -> bool {
     fdinfo.lines().any(|line| {
         matches!(
@@ -271,6 +280,7 @@ pub fn write_marker(path: &Path, marker: &Marker) -> CasketResult<()> {
 /// Whether a RocksDB database in `dir` is open, in any process: RocksDB holds a POSIX record
 /// lock on `dir/LOCK` while open. Probed with an open-file-description lock, which conflicts
 /// with it (also when this process holds it) and whose release touches no other lock.
+#[cfg(unix)]
 pub fn dir_in_use(dir: &Path) -> CasketResult<bool> {
     use std::os::unix::io::AsRawFd;
     let lock = dir.join("LOCK");
@@ -291,6 +301,21 @@ pub fn dir_in_use(dir: &Path) -> CasketResult<bool> {
     match e.raw_os_error() {
         Some(libc::EAGAIN) | Some(libc::EACCES) => Ok(true),
         _ => Err(CasketError::io(Ecode::Lock, format!("probing {}", lock.display()), e)),
+    }
+}
+
+/// Whether a RocksDB database in `dir` is open, in any process: on Windows RocksDB holds
+/// `dir/LOCK` open with no sharing while open, so opening it fails with a sharing violation.
+#[cfg(windows)]
+pub fn dir_in_use(dir: &Path) -> CasketResult<bool> {
+    /// ERROR_SHARING_VIOLATION: another handle has the file open and shares nothing.
+    const SHARING_VIOLATION: i32 = 32;
+    let lock = dir.join("LOCK");
+    match OpenOptions::new().read(true).write(true).open(&lock) {
+        Ok(_) => Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) if e.raw_os_error() == Some(SHARING_VIOLATION) => Ok(true),
+        Err(e) => Err(CasketError::io(Ecode::Lock, format!("opening {}", lock.display()), e)),
     }
 }
 

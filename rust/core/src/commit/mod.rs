@@ -13,6 +13,7 @@
 pub(crate) mod buffered;
 mod capacity;
 pub(crate) mod group;
+pub(crate) mod key_locks;
 pub(crate) mod key_writes;
 pub(crate) mod lock;
 mod maps;

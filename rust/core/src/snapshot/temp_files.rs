@@ -40,10 +40,18 @@ fn temporary_beside(target: &Path, what: &str) -> Result<PathBuf> {
     )))
 }
 
+#[cfg(unix)]
 fn sync_dir(dir: &Path) -> Result<()> {
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(Error::io(format!("syncing directory {}", dir.display())))
+}
+
+/// Windows has no directory sync (a directory cannot be opened as a file, and NTFS journals its
+/// names itself): a rename is made durable by the file system.
+#[cfg(windows)]
+fn sync_dir(_dir: &Path) -> Result<()> {
+    Ok(())
 }
 
 fn exists_error(target: &Path, why: &str) -> Error {
@@ -185,10 +193,7 @@ impl TempDir {
             Ok(()) => {}
             // Someone put something there meanwhile: leave it alone.
             Err(e)
-                if matches!(
-                    e.raw_os_error(),
-                    Some(libc::ENOTEMPTY) | Some(libc::EEXIST) | Some(libc::ENOTDIR)
-                ) =>
+                if target_taken(&e) =>
             {
                 return Err(exists_error(
                     target,
@@ -246,10 +251,7 @@ impl TempCasket {
         match std::fs::rename(data_dir(&self.path), data_dir(target)) {
             Ok(()) => {}
             Err(e)
-                if matches!(
-                    e.raw_os_error(),
-                    Some(libc::ENOTEMPTY) | Some(libc::EEXIST) | Some(libc::ENOTDIR)
-                ) =>
+                if target_taken(&e) =>
             {
                 return Err(appeared())
             }
@@ -284,4 +286,15 @@ impl Drop for TempCasket {
             let _ = std::fs::remove_dir_all(data_dir(&self.path));
         }
     }
+}
+
+/// Whether a rename failed because something is already at the target (a directory that is not
+/// empty, a file, or a non-directory in the way), by kind rather than by number: the numbers
+/// differ between systems (ENOTEMPTY on Linux, ERROR_DIR_NOT_EMPTY on Windows).
+fn target_taken(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        e.kind(),
+        ErrorKind::DirectoryNotEmpty | ErrorKind::AlreadyExists | ErrorKind::NotADirectory
+    )
 }

@@ -6,11 +6,27 @@
 
 use crate::commit::buffered::MapWrite;
 use crate::error::{Error, Result, RocksContext};
-use crate::map_reads::{stored_values, viewed_value, ReadView};
+use crate::commit::key_locks::Refusal;
+use crate::map_reads::{stored_value, stored_values, viewed_value, ReadView};
 use crate::maps::{self, Direction, KeyRange, MapId, ScanPage};
-use crate::options::{MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
+use std::time::Duration;
+
+use crate::options::{KEY_HOLD_WAIT_MILLIS, MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
 use crate::shared::DbRef;
 use crate::transaction::Transaction;
+
+/// How a transaction that could not take a key for update reports itself finished.
+const KEY_NOT_TAKEN: &str = "ended when a key it asked for update could not be taken";
+
+/// A key's name in the table of keys held for update: the map's name (length first, so no two
+/// maps' keys meet) and the key.
+fn hold_key(map: &str, key: &[u8]) -> Vec<u8> {
+    let mut held = Vec::with_capacity(4 + map.len() + key.len());
+    held.extend_from_slice(&(map.len() as u32).to_be_bytes());
+    held.extend_from_slice(map.as_bytes());
+    held.extend_from_slice(key);
+    held
+}
 
 impl Transaction {
     /// Stores `value` under `key` in map `map` (created at commit if it does not exist).
@@ -50,6 +66,61 @@ impl Transaction {
         maps::validate_map_name(map)?;
         maps::validate_map_key(key)?;
         self.map_value(map, key, true)
+    }
+
+    /// `map_get` that first takes `key` for update: this transaction holds it until it ends
+    /// (commit, rollback or drop), and any other transaction asking for it the same way waits
+    /// its turn, first come first served, so a read-modify-write of a hot key makes progress
+    /// where optimistic retries can keep failing. The value read is the latest committed one
+    /// (every commit of an earlier holder is in it), whatever this transaction's snapshot;
+    /// later reads of other keys still see the snapshot. A commit that writes the key without
+    /// asking for it (a blind `map_put`, say) is not held back: if one writes it after this
+    /// read, this transaction's commit fails with `Error::Conflict` as for any read.
+    ///
+    /// When the key is held by a transaction that waits, directly or through others, for a key
+    /// this one holds (a deadlock), or is not released within `KEY_HOLD_WAIT_MILLIS`, the call fails
+    /// with `Error::KeyHeld` and the transaction ends as a rollback does, releasing its keys.
+    pub fn map_get_for_update(&mut self, map: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.check_map_write(map, key)?;
+        let held = hold_key(map, key);
+        if !self.held_keys.contains(&held) {
+            let locks = self.store.key_locks();
+            let holder = *self.key_holder.get_or_insert_with(|| locks.new_holder());
+            if let Err(refusal) = locks.acquire(holder, &held, Duration::from_millis(KEY_HOLD_WAIT_MILLIS)) {
+                let why = match refusal {
+                    Refusal::Deadlock => "waiting for it would deadlock (that transaction waits, directly or through \
+                                         others, for a key this one holds)"
+                        .to_string(),
+                    Refusal::TimedOut(wait) => format!("was not released within {} ms", wait.as_millis()),
+                };
+                let e = Error::KeyHeld {
+                    map: map.to_string(),
+                    key: maps::show_key(key),
+                    why,
+                };
+                self.rollback_because(&e.to_string(), None)?;
+                self.finished = Some(KEY_NOT_TAKEN);
+                return Err(e);
+            }
+            self.held_keys.push(held);
+        }
+        let own = self.buf.map_write(map, key).cloned();
+        if matches!(own, Some(MapWrite::Put(_) | MapWrite::Delete)) {
+            return apply_own(own, None, map, key);
+        }
+        if self.view.is_none() {
+            // Taken now, after the key was: it holds every commit of the key's earlier holders.
+            return self.map_value(map, key, true);
+        }
+        let store = self.store.clone();
+        let db = store.db()?;
+        // Read before the value: a commit from this ticket on that writes the key makes the
+        // commit fail (one written in the instant between counts as after the read).
+        let written_below = store.group_commit().written_below();
+        let id = store.map_id(map);
+        let stored = stored_value(&store, &db, id, map, key)?;
+        self.buf.note_map_read(map, key, written_below);
+        apply_own(own, stored, map, key)
     }
 
     pub fn map_contains(&mut self, map: &str, key: &[u8]) -> Result<bool> {

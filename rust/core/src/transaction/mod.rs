@@ -31,6 +31,7 @@ use uuid::Uuid;
 use rockcask_codec::compress::{Compression, Policy};
 
 use crate::commit::buffered::Buffered;
+use crate::commit::key_locks::Holder;
 use crate::commit::{self, CommitOutcome};
 use crate::error::{Error, Result};
 use crate::keys::{self, Entry, Ownership};
@@ -68,6 +69,10 @@ pub struct Transaction {
     buf: Buffered,
     /// The snapshot its map reads see, from its first one until it ends (`transaction/maps.rs`).
     view: Option<ReadView>,
+    /// Its id in the store's table of keys held for update, from its first
+    /// `map_get_for_update`, and the keys it holds there until it ends (`commit/key_locks.rs`).
+    key_holder: Option<Holder>,
+    held_keys: Vec<Vec<u8>>,
     /// Payload bytes written, before and after compression (added to the store's figures on
     /// commit).
     payload_bytes: u64,
@@ -81,6 +86,8 @@ impl Transaction {
             finished: None,
             buf: Buffered::default(),
             view: None,
+            key_holder: None,
+            held_keys: Vec::new(),
             payload_bytes: 0,
             stored_bytes: 0,
         }
@@ -415,9 +422,14 @@ impl Transaction {
         dead_letters::move_to_dead_letter_queues(&self.store, doomed, reason)
     }
 
-    /// Releases the snapshot its reads saw: it will read no more.
+    /// Releases the snapshot its reads saw and the keys it held for update: it will read no
+    /// more, and what it wrote (if anything) is written.
     fn finish_reads(&mut self) {
         self.view = None;
+        if let Some(holder) = self.key_holder {
+            self.store.key_locks().release(holder, &self.held_keys);
+            self.held_keys.clear();
+        }
     }
 
     pub fn is_open(&self) -> bool {

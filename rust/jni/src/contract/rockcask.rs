@@ -107,12 +107,18 @@ pub const STORE_LIMITS: JavaConstants = {
     }
 };
 
-/// The limits of maps that `org.rockcask.TxMap` checks before a call.
+/// The limits of maps that `org.rockcask.TxMap` checks before a call or states.
 pub const MAP_LIMITS: JavaConstants = {
     use rockcask_core::maps::MAX_MAP_KEY_BYTES;
+    use rockcask_core::options::{KEY_HOLD_WAIT_MILLIS, MAX_PAYLOAD_BYTES};
     JavaConstants {
         class: "org/rockcask/TxMap",
-        values: &[JavaConstant::int("MAX_KEY_BYTES", MAX_MAP_KEY_BYTES as i64)],
+        values: &[
+            JavaConstant::int("MAX_KEY_BYTES", MAX_MAP_KEY_BYTES as i64),
+            // A map value has a payload's limit: the core checks both alike.
+            JavaConstant::int("MAX_VALUE_BYTES", MAX_PAYLOAD_BYTES as i64),
+            JavaConstant::long("KEY_HOLD_WAIT_MILLIS", KEY_HOLD_WAIT_MILLIS as i64),
+        ],
     }
 };
 

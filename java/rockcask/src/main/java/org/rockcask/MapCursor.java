@@ -19,7 +19,9 @@ import java.util.NoSuchElementException;
  *
  * <p>A cursor belongs to its transaction: once the transaction is committed, rolled back or
  * closed, {@link #hasNext} and {@link #next} throw {@link IllegalStateException}. Closing the
- * cursor early drops the page it holds.
+ * cursor early drops the page it holds. A cursor from a {@link MapReader} has a read-only
+ * transaction of its own, which holds its snapshot until the cursor is read to the end or
+ * closed: close one you leave early (try-with-resources).
  */
 public final class MapCursor implements Iterator<Map.Entry<byte[], byte[]>>, AutoCloseable {
     /** Pairs read per native call by {@link TxMap#cursor(byte[], byte[], boolean)}. */
@@ -35,6 +37,9 @@ public final class MapCursor implements Iterator<Map.Entry<byte[], byte[]>>, Aut
     private int at;
     private boolean readAll;
     private boolean closed;
+    /** The read-only transaction this cursor owns ({@link MapReader#cursor}), ended with it; null when the caller's. */
+    private Transaction owned;
+    private boolean ownsTransaction;
 
     MapCursor(TxMap map, byte[] from, byte[] to, boolean reverse, int pageSize) {
         this.map = map;
@@ -44,12 +49,22 @@ public final class MapCursor implements Iterator<Map.Entry<byte[], byte[]>>, Aut
         this.pageSize = pageSize;
     }
 
+    /** This cursor, ending {@code tx} (its own read-only transaction) when it is read to the end or closed. */
+    MapCursor owning(Transaction tx) {
+        owned = tx;
+        ownsTransaction = true;
+        return this;
+    }
+
     @Override
     public boolean hasNext() {
         if (closed) {
             throw new IllegalStateException("cursor over map '" + map.name() + "' is closed");
         }
-        map.transaction().ensureOpen();
+        if (!ownsTransaction) {
+            // The caller's transaction: the cursor ends with it.
+            map.transaction().ensureOpen();
+        }
         if (at < page.size()) {
             return true;
         }
@@ -57,6 +72,9 @@ public final class MapCursor implements Iterator<Map.Entry<byte[], byte[]>>, Aut
             return false;
         }
         readPage();
+        if (readAll) {
+            endOwned();
+        }
         return at < page.size();
     }
 
@@ -88,5 +106,13 @@ public final class MapCursor implements Iterator<Map.Entry<byte[], byte[]>>, Aut
     public void close() {
         closed = true;
         page = Collections.emptyList();
+        endOwned();
+    }
+
+    private void endOwned() {
+        if (owned != null) {
+            owned.close();
+            owned = null;
+        }
     }
 }

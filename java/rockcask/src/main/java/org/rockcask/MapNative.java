@@ -23,6 +23,9 @@ final class MapNative {
     /** The value, or null when the key is not there. */
     static native byte[] get(long tx, byte[] map, byte[] key);
 
+    /** {@link #get} after taking the key for update until the transaction ends ({@link TxMap#getForUpdate}). */
+    static native byte[] getForUpdate(long tx, byte[] map, byte[] key);
+
     /** {@code keys} packed by {@link Wire#list}; the values packed, one (or none) per key. */
     static native byte[] getAll(long tx, byte[] map, byte[] keys);
 

@@ -22,6 +22,15 @@ public final class Store implements AutoCloseable {
     public static final int MAX_QUEUE_NAME_BYTES = Wire.MAX_QUEUE_NAME_BYTES;
 
     /**
+     * The most items one call takes or returns: ids or keys per {@code getAll}, entries per
+     * poll or peek, pairs per map scan or cursor page, dead letters per listing (1,048,576).
+     */
+    public static final int MAX_BATCH_ITEMS = Wire.MAX_BATCH_ITEMS;
+
+    /** The largest payload of one object or entry, in bytes (1 GiB); map values have the same limit ({@link TxMap#MAX_VALUE_BYTES}). */
+    public static final int MAX_PAYLOAD_BYTES = Wire.MAX_PAYLOAD_BYTES;
+
+    /**
      * The most bytes one read of many items returns: payloads ({@link Transaction#poll(String, int)},
      * {@link Transaction#peek}), keys and values ({@link TxMap#scan}, a {@link MapCursor}'s page,
      * {@link TxMap#getAll}), payloads, origin queue names and reasons ({@link #deadLetters}).

@@ -513,6 +513,21 @@ public final class Transaction implements AutoCloseable {
         });
     }
 
+    /**
+     * {@link #onMaps} for a call that takes keys for update ({@link TxMap#getForUpdate}): when
+     * it fails with {@code Conflict}, the native transaction has ended, releasing its keys.
+     */
+    synchronized <T> T onMapsHoldingKeys(java.util.function.LongFunction<T> call) {
+        try {
+            return onMaps(call, true);
+        } catch (RockCaskException e) {
+            if (e.status() == RockCaskException.Status.Conflict) {
+                finished = "ended when a key it asked for update could not be taken";
+            }
+            throw e;
+        }
+    }
+
     /** Whether this transaction has ended (committed, rolled back, or ended by a failed commit or call). */
     synchronized boolean isFinished() {
         return finished != null;

@@ -21,14 +21,26 @@ import org.rockcask.internal.Utf8;
  * committer wins, so a read-modify-write loses no update; run the transaction again.
  * {@link #add} to a counter is applied at commit to the value then and never conflicts. Scans
  * are not checked (a key appearing in a scanned range is not a conflict). A transaction that
- * wrote nothing commits at once and never conflicts (docs/MAPS.md, "Isolation").
+ * wrote nothing commits at once and never conflicts (docs/MAPS.md, "Isolation"). For a hot
+ * key, {@link #getForUpdate} takes the key so that other read-modify-writes of it wait their
+ * turn instead of conflicting.
  *
- * <p>Limits: keys 1 to 65,536 bytes, values up to 1 GiB, map names 1 to 1,024 bytes of UTF-8
- * (as queue names).
+ * <p>Limits: keys 1 to {@link #MAX_KEY_BYTES} (65,536) bytes, values up to
+ * {@link #MAX_VALUE_BYTES} (1 GiB), map names 1 to 1,024 bytes of UTF-8 (as queue names), at
+ * most {@link Store#MAX_BATCH_ITEMS} keys per {@code getAll} and pairs per scan or cursor page.
  */
 public final class TxMap {
     /** Longest key accepted, in bytes (rust/core/src/maps.rs; checked by the library as it registers MapNative). */
     public static final int MAX_KEY_BYTES = 64 << 10;
+
+    /** Largest value accepted, in bytes: 1 GiB, a payload's limit (checked as {@link #MAX_KEY_BYTES} is). */
+    public static final int MAX_VALUE_BYTES = 1 << 30;
+
+    /**
+     * How long {@link #getForUpdate} waits for a key another transaction holds before it gives
+     * up with {@code Conflict}: 10 s (checked as {@link #MAX_KEY_BYTES} is).
+     */
+    public static final long KEY_HOLD_WAIT_MILLIS = 10_000;
 
     private final Transaction tx;
     private final byte[] name;
@@ -47,6 +59,9 @@ public final class TxMap {
     public void put(byte[] key, byte[] value) {
         checkKey(key);
         Objects.requireNonNull(value, "value");
+        if (value.length > MAX_VALUE_BYTES) {
+            throw new IllegalArgumentException("map value of " + value.length + " bytes exceeds the limit of " + MAX_VALUE_BYTES + " bytes");
+        }
         tx.onMaps(h -> {
             MapNative.put(h, name, key, value);
             return null;
@@ -65,6 +80,35 @@ public final class TxMap {
 
     public byte[] get(String key) {
         return get(utf8(key));
+    }
+
+    /**
+     * {@link #get} that first takes {@code key} for update: this transaction holds it until it
+     * ends (commit, rollback or close), and another transaction calling {@code getForUpdate} on
+     * the same key waits until then, first come first served. So a read-modify-write of a hot
+     * key makes progress in bounded time, where {@link #get}'s optimistic check can fail again
+     * and again under contention (docs/MAPS.md, "Hot keys").
+     *
+     * <p>The value is the latest committed one, with every commit of an earlier holder in it,
+     * whatever this transaction's snapshot (later reads of other keys still see the snapshot).
+     * A commit that writes the key without asking for it (a plain {@link #put}) is not held back;
+     * if one writes it after this read, this transaction's commit fails with {@code Conflict},
+     * as after {@link #get}.
+     *
+     * @throws RockCaskException with status {@code Conflict} when the key is held by a
+     *     transaction that waits, directly or through others, for a key this one holds (a
+     *     deadlock, refused at once), or is not released within {@link #KEY_HOLD_WAIT_MILLIS}:
+     *     the transaction has then ended as a rollback does, releasing its keys; run it again
+     *     ({@link Store#inTransaction} does)
+     * @throws RockCaskException with status {@code ReadOnly} on a store open read-only
+     */
+    public byte[] getForUpdate(byte[] key) {
+        checkKey(key);
+        return tx.onMapsHoldingKeys(h -> MapNative.getForUpdate(h, name, key));
+    }
+
+    public byte[] getForUpdate(String key) {
+        return getForUpdate(utf8(key));
     }
 
     public boolean contains(byte[] key) {

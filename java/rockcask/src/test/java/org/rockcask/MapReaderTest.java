@@ -163,4 +163,90 @@ public class MapReaderTest extends WithOpenStore {
             assertEquals(0, uncached.metrics().mapCacheBytes());
         }
     }
+
+    private static String text(byte[] v) {
+        return new String(v, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static List<String> keysOf(List<java.util.Map.Entry<byte[], byte[]>> pairs) {
+        List<String> keys = new ArrayList<>();
+        for (java.util.Map.Entry<byte[], byte[]> p : pairs) {
+            keys.add(text(p.getKey()));
+        }
+        return keys;
+    }
+
+    @Test
+    public void scansAndScansByPrefixReadCommittedPairsInOrder() {
+        for (String k : new String[] {"a1", "a2", "b1", "b2", "c1"}) {
+            put("m", k, b("v" + k));
+        }
+        MapReader reader = store.mapReader("m");
+        assertEquals(java.util.Arrays.asList("a1", "a2", "b1", "b2", "c1"), keysOf(reader.scan(null, null, false, 10)));
+        assertEquals(java.util.Arrays.asList("b2", "b1"), keysOf(reader.scan(b("b"), b("c"), true, 10)));
+        assertEquals(java.util.Arrays.asList("a1"), keysOf(reader.scan(null, null, false, 1)));
+        List<java.util.Map.Entry<byte[], byte[]>> bs = reader.scanPrefix(b("b"), 10);
+        assertEquals(java.util.Arrays.asList("b1", "b2"), keysOf(bs));
+        assertArrayEquals(b("vb1"), bs.get(0).getValue());
+        assertEquals(0, store.mapReader("absent").scan(null, null, false, 10).size());
+        List<byte[]> values = reader.getAll(java.util.Arrays.asList(b("a1"), b("zz"), b("c1")));
+        assertArrayEquals(b("va1"), values.get(0));
+        assertNull(values.get(1));
+        assertArrayEquals(b("vc1"), values.get(2));
+        assertThrows(IllegalArgumentException.class, () -> reader.scan(null, null, false, -1));
+        assertThrows(IllegalArgumentException.class, () -> reader.scan(null, null, false, Store.MAX_BATCH_ITEMS + 1));
+        assertThrows(IllegalArgumentException.class, () -> reader.cursor(null, null, false, 0));
+        assertThrows(NullPointerException.class, () -> reader.scanPrefix(null, 1));
+    }
+
+    /** A cursor reads the store as it was when it was made, page after page, whatever commits come meanwhile. */
+    @Test
+    public void aCursorReadsEveryPageFromTheSnapshotTakenWhenItWasMade() {
+        for (int i = 0; i < 10; i++) {
+            put("m", "k" + i, b("old"));
+        }
+        List<String> seen = new ArrayList<>();
+        try (MapCursor cursor = store.mapReader("m").cursor(null, null, false, 3)) {
+            put("m", "k0", b("new"));
+            for (int i = 0; cursor.hasNext(); i++) {
+                java.util.Map.Entry<byte[], byte[]> pair = cursor.next();
+                seen.add(text(pair.getKey()) + "=" + text(pair.getValue()));
+                if (i == 4) {
+                    try (Transaction tx = store.begin()) {
+                        tx.map("m").delete("k9");
+                        tx.map("m").put("k5", b("new"));
+                        tx.map("m").put("k55", b("new"));
+                        tx.commit();
+                    }
+                }
+            }
+        }
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            expected.add("k" + i + "=old");
+        }
+        assertEquals(expected, seen);
+        assertEquals(java.util.Arrays.asList("k0", "k1", "k2", "k3", "k4", "k5", "k55", "k6", "k7", "k8"),
+                keysOf(store.mapReader("m").scan(null, null, false, 100)));
+    }
+
+    /** A cursor's own transaction ends when it is read to the end or closed: it then only serves what it read. */
+    @Test
+    public void aCursorLeftEarlyIsClosedAndAFinishedOneStillAnswersHasNext() {
+        put("m", "a", b("1"));
+        put("m", "b", b("2"));
+        MapCursor early = store.mapReader("m").cursorPrefix(b("a"));
+        early.close();
+        assertThrows(IllegalStateException.class, early::hasNext);
+        MapCursor all = store.mapReader("m").cursor(null, null, false, 1);
+        int n = 0;
+        while (all.hasNext()) {
+            all.next();
+            n++;
+        }
+        assertEquals(2, n);
+        assertFalse(all.hasNext());
+        assertThrows(java.util.NoSuchElementException.class, all::next);
+        all.close();
+    }
 }

@@ -13,8 +13,9 @@ import java.util.List;
  * What a shared library's headers say about it, read in Java so that the check runs on any JVM
  * without binutils: the format and machine it is built for, the symbols it exports (what another
  * library or dlsym can bind to; as C names, without Mach-O's leading underscore), the libraries it needs and, for Mach-O, the oldest macOS it
- * loads on. Reads 64-bit little-endian ELF (the dynamic symbol table and DT_NEEDED) and 64-bit
- * Mach-O (the export trie dyld binds from, LC_LOAD_DYLIB, LC_BUILD_VERSION).
+ * loads on. Reads 64-bit little-endian ELF (the dynamic symbol table and DT_NEEDED), 64-bit
+ * Mach-O (the export trie dyld binds from, LC_LOAD_DYLIB, LC_BUILD_VERSION) and PE32+ (the
+ * export directory's names and the import directory's DLLs).
  */
 final class NativeLibraryHeaders {
     final String format;
@@ -37,7 +38,59 @@ final class NativeLibraryHeaders {
         if (b.limit() >= 32 && b.getInt(0) == 0xFEEDFACF) {
             return machO(b, library);
         }
-        throw new IOException(library + ": neither 64-bit ELF nor 64-bit Mach-O");
+        if (b.limit() >= 64 && b.getShort(0) == 0x5A4D) { // "MZ"
+            return pe(b, library);
+        }
+        throw new IOException(library + ": neither 64-bit ELF, 64-bit Mach-O nor PE");
+    }
+
+    private static NativeLibraryHeaders pe(ByteBuffer b, Path library) throws IOException {
+        int coff = b.getInt(0x3C);
+        if (b.getInt(coff) != 0x00004550) { // "PE\0\0"
+            throw new IOException(library + ": no PE signature");
+        }
+        int machine = Short.toUnsignedInt(b.getShort(coff + 4));
+        int sections = Short.toUnsignedInt(b.getShort(coff + 6));
+        int optionalSize = Short.toUnsignedInt(b.getShort(coff + 20));
+        int characteristics = Short.toUnsignedInt(b.getShort(coff + 22));
+        int optional = coff + 24;
+        if (b.getShort(optional) != 0x20B) {
+            throw new IOException(library + ": not PE32+ (64-bit)");
+        }
+        NativeLibraryHeaders h = new NativeLibraryHeaders((characteristics & 0x2000) != 0 ? "PE DLL" : "PE image",
+                machine == 0x8664 ? "x86_64" : machine == 0xAA64 ? "aarch64" : "PE machine " + Integer.toHexString(machine));
+        int sectionTable = optional + optionalSize;
+        // Data directories of PE32+ begin 112 bytes into the optional header: export, then import.
+        int exportRva = b.getInt(optional + 112);
+        int importRva = b.getInt(optional + 120);
+        if (exportRva != 0) {
+            int dir = fileOffset(b, sectionTable, sections, exportRva, library);
+            int names = b.getInt(dir + 24);
+            int nameTable = fileOffset(b, sectionTable, sections, b.getInt(dir + 32), library);
+            for (int i = 0; i < names; i++) {
+                h.exported.add(cString(b, fileOffset(b, sectionTable, sections, b.getInt(nameTable + 4 * i), library)));
+            }
+        }
+        if (importRva != 0) {
+            // Import descriptors, 20 bytes each, up to an all-zero one; the DLL's name at +12.
+            for (int d = fileOffset(b, sectionTable, sections, importRva, library); b.getInt(d + 12) != 0; d += 20) {
+                h.needed.add(cString(b, fileOffset(b, sectionTable, sections, b.getInt(d + 12), library)));
+            }
+        }
+        return h;
+    }
+
+    /** Where the relative virtual address {@code rva} of a PE image lies in its file, by its section table. */
+    private static int fileOffset(ByteBuffer b, int sectionTable, int sections, int rva, Path library) throws IOException {
+        for (int s = 0; s < sections; s++) {
+            int header = sectionTable + 40 * s;
+            int size = Math.max(b.getInt(header + 8), b.getInt(header + 16));
+            int address = b.getInt(header + 12);
+            if (Integer.compareUnsigned(rva, address) >= 0 && Integer.compareUnsigned(rva - address, size) < 0) {
+                return b.getInt(header + 20) + (rva - address);
+            }
+        }
+        throw new IOException(library + ": address " + Integer.toHexString(rva) + " is in no section");
     }
 
     private static NativeLibraryHeaders elf(ByteBuffer b, Path library) throws IOException {
