@@ -52,7 +52,11 @@ fn eight_threads_incrementing_one_key_for_update_none_starves_none_is_lost() {
     }
     let total: u64 = results.iter().map(|r| r.0).sum();
     let mut tx = store.begin().unwrap();
-    assert_eq!(long(tx.map_get("counters", b"hot").unwrap()), total as i64, "{results:?}");
+    assert_eq!(
+        long(tx.map_get("counters", b"hot").unwrap()),
+        total as i64,
+        "{results:?}"
+    );
 }
 
 /// The second holder reads the first one's committed value, though its snapshot is older.
@@ -70,8 +74,16 @@ fn a_key_taken_for_update_reads_the_last_holders_commit_not_the_snapshot() {
     assert_eq!(long(first.map_get_for_update("m", b"k").unwrap()), 1);
     first.map_put("m", b"k", &2i64.to_le_bytes()).unwrap();
     first.commit().unwrap();
-    assert_eq!(long(late.map_get("m", b"k").unwrap()), 1, "a plain read sees the snapshot");
-    assert_eq!(long(late.map_get_for_update("m", b"k").unwrap()), 2, "for update: the latest");
+    assert_eq!(
+        long(late.map_get("m", b"k").unwrap()),
+        1,
+        "a plain read sees the snapshot"
+    );
+    assert_eq!(
+        long(late.map_get_for_update("m", b"k").unwrap()),
+        2,
+        "for update: the latest"
+    );
     late.map_put("m", b"k", &3i64.to_le_bytes()).unwrap();
     late.commit().unwrap();
 }

@@ -52,7 +52,13 @@ impl Table {
         for _ in 0..=self.waiting_for.len() {
             match next {
                 Some(h) if h == holder => return true,
-                Some(h) => next = self.waiting_for.get(&h).and_then(|k| self.keys.get(k)).map(|k| k.holder),
+                Some(h) => {
+                    next = self
+                        .waiting_for
+                        .get(&h)
+                        .and_then(|k| self.keys.get(k))
+                        .map(|k| k.holder)
+                }
                 None => return false,
             }
         }

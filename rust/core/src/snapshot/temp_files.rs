@@ -192,9 +192,7 @@ impl TempDir {
         match std::fs::rename(&self.path, target) {
             Ok(()) => {}
             // Someone put something there meanwhile: leave it alone.
-            Err(e)
-                if target_taken(&e) =>
-            {
+            Err(e) if target_taken(&e) => {
                 return Err(exists_error(
                     target,
                     "appeared while the import ran and is not empty; the import was not installed",
@@ -250,11 +248,7 @@ impl TempCasket {
         }
         match std::fs::rename(data_dir(&self.path), data_dir(target)) {
             Ok(()) => {}
-            Err(e)
-                if target_taken(&e) =>
-            {
-                return Err(appeared())
-            }
+            Err(e) if target_taken(&e) => return Err(appeared()),
             Err(e) => {
                 return Err(Error::io(format!(
                     "moving {} to {}",

@@ -4,13 +4,13 @@
 //! (`commit/maps.rs`) checks the keys read and writes everything with the rest of the
 //! transaction.
 
-use crate::commit::buffered::MapWrite;
-use crate::error::{Error, Result, RocksContext};
-use crate::commit::key_locks::Refusal;
-use crate::map_reads::{stored_value, stored_values, viewed_value, ReadView};
-use crate::maps::{self, Direction, KeyRange, MapId, ScanPage};
 use std::time::Duration;
 
+use crate::commit::buffered::MapWrite;
+use crate::commit::key_locks::Refusal;
+use crate::error::{Error, Result, RocksContext};
+use crate::map_reads::{stored_value, stored_values, viewed_value, ReadView};
+use crate::maps::{self, Direction, KeyRange, MapId, ScanPage};
 use crate::options::{KEY_HOLD_WAIT_MILLIS, MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
 use crate::shared::DbRef;
 use crate::transaction::Transaction;
