@@ -59,7 +59,8 @@ fn eight_threads_incrementing_one_key_for_update_none_starves_none_is_lost() {
     );
 }
 
-/// The second holder reads the first one's committed value, though its snapshot is older.
+/// The second holder reads the first one's committed value, though its snapshot is older,
+/// and commits on it.
 #[test]
 fn a_key_taken_for_update_reads_the_last_holders_commit_not_the_snapshot() {
     let dir = tempfile::tempdir().unwrap();
@@ -75,17 +76,46 @@ fn a_key_taken_for_update_reads_the_last_holders_commit_not_the_snapshot() {
     first.map_put("m", b"k", &2i64.to_le_bytes()).unwrap();
     first.commit().unwrap();
     assert_eq!(
-        long(late.map_get("m", b"k").unwrap()),
-        1,
-        "a plain read sees the snapshot"
-    );
-    assert_eq!(
         long(late.map_get_for_update("m", b"k").unwrap()),
         2,
         "for update: the latest"
     );
     late.map_put("m", b"k", &3i64.to_le_bytes()).unwrap();
     late.commit().unwrap();
+    let mut check = store.begin().unwrap();
+    assert_eq!(long(check.map_get("m", b"k").unwrap()), 3);
+}
+
+/// A plain `get` of the key before taking it saw the snapshot's value; once another commit
+/// has changed the key, that read is stale and the commit fails as after any stale read.
+#[test]
+fn a_plain_read_of_the_key_before_taking_it_still_fails_the_commit_when_it_went_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
+    let mut setup = store.begin().unwrap();
+    setup.map_put("m", b"k", &1i64.to_le_bytes()).unwrap();
+    setup.commit().unwrap();
+
+    let mut late = store.begin().unwrap();
+    assert_eq!(long(late.map_get("m", b"k").unwrap()), 1);
+    let mut first = store.begin().unwrap();
+    first.map_get_for_update("m", b"k").unwrap();
+    first.map_put("m", b"k", &2i64.to_le_bytes()).unwrap();
+    first.commit().unwrap();
+    assert_eq!(
+        long(late.map_get("m", b"k").unwrap()),
+        1,
+        "a plain read sees the snapshot"
+    );
+    assert_eq!(long(late.map_get_for_update("m", b"k").unwrap()), 2);
+    late.map_put("m", b"k", &3i64.to_le_bytes()).unwrap();
+    assert!(matches!(late.commit(), Err(Error::Conflict { .. })));
+    let mut check = store.begin().unwrap();
+    assert_eq!(
+        long(check.map_get("m", b"k").unwrap()),
+        2,
+        "nothing of the failed commit written"
+    );
 }
 
 /// Two transactions each holding a key the other asks for: the second to ask is refused at

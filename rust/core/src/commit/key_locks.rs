@@ -129,7 +129,7 @@ impl KeyLocks {
                     false
                 }
             };
-            if timed_out && !t.keys.get(key).is_some_and(|k| k.holder == holder) {
+            if timed_out && t.keys.get(key).is_none_or(|k| k.holder != holder) {
                 t.waiting_for.remove(&holder);
                 if let Some(lock) = t.keys.get_mut(key) {
                     lock.queue.retain(|&h| h != holder);
@@ -193,12 +193,12 @@ mod tests {
         let served = Arc::new(Mutex::new(Vec::new()));
         let mut threads = Vec::new();
         for i in 0..4 {
-            let (locks, served) = (locks.clone(), served.clone());
+            let (mine, served) = (locks.clone(), served.clone());
             let h = locks.new_holder();
             threads.push(std::thread::spawn(move || {
-                locks.acquire(h, b"hot", LONG).unwrap();
+                mine.acquire(h, b"hot", LONG).unwrap();
                 served.lock().push(i);
-                locks.release(h, &[b"hot".to_vec()]);
+                mine.release(h, &[b"hot".to_vec()]);
             }));
             // Each queued before the next one asks.
             while locks.table.lock().keys[b"hot".as_slice()].queue.len() < i + 1 {
