@@ -207,7 +207,9 @@ mod tests {
             let t = t.trim().trim_end_matches('L');
             match t {
                 "Integer.MAX_VALUE" => Some(i64::from(i32::MAX)),
+                // A literal may group its digits with underscores (10_000).
                 _ => t
+                    .replace('_', "")
                     .parse::<i64>()
                     .ok()
                     .or_else(|| java_constant(source, t.rsplit('.').next()?)),
