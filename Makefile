@@ -35,8 +35,8 @@ soak: setup
 	$(GRADLE) :rockcask:soakTest
 
 # The platforms `make dist` builds a native library for and packs into one jar (README,
-# "Platforms": windows-x86_64 does not build yet).
-PLATFORMS := linux-x86_64,linux-aarch64,macos-aarch64,macos-x86_64
+# "Platforms").
+PLATFORMS := linux-x86_64,linux-aarch64,macos-aarch64,macos-x86_64,windows-x86_64
 
 # Every platform's native library (cross-compiled; tools/setup-platforms.sh installs the cross
 # compilers, Zig for macOS), packed into one jar: java/rockcask/build/libs/rockcask-<version>.jar.
@@ -46,8 +46,8 @@ dist: setup
 	$(GRADLE) :rockcask:jar -PnativePlatforms=$(PLATFORMS)
 	@jar=$$(ls java/rockcask/build/libs/rockcask-*.jar | grep -v -e sources -e javadoc); ls -l $$jar; unzip -l $$jar 'org/rockcask/native/*'
 
-# A subset of the JUnit suites on an aarch64 JVM under qemu-user against the packed linux-aarch64
-# library (tools/test-platforms.sh lists it).
+# A subset of the JUnit suites on an aarch64 JVM under qemu-user and on a Windows JVM under Wine,
+# against the packed linux-aarch64 and windows-x86_64 libraries (tools/test-platforms.sh lists it).
 test-platforms: setup
 	@tools/test-platforms.sh
 

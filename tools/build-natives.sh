@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Builds RockCask's native library (rockcask-jni, release) for each platform named, or for every
-# platform `make dist` packs: linux-x86_64 (this machine's), linux-aarch64, macos-aarch64 and
-# macos-x86_64 (cross-compiled). windows-x86_64 is tried with Zig when named (README,
-# "Platforms", says how far it gets).
+# platform `make dist` packs: linux-x86_64 (this machine's), linux-aarch64, macos-aarch64,
+# macos-x86_64 and windows-x86_64 (cross-compiled).
 # Prints nothing but cargo's output; the libraries land in $CARGO_TARGET_DIR/release (this machine's)
 # and $CARGO_TARGET_DIR/<rust target>/release (the others').
 set -euo pipefail
@@ -12,7 +11,7 @@ export CARGO_TARGET_DIR
 export PATH="$HOME/.cargo/bin:$PATH"
 
 platforms=("$@")
-[ ${#platforms[@]} -gt 0 ] || platforms=(linux-x86_64 linux-aarch64 macos-aarch64 macos-x86_64)
+[ ${#platforms[@]} -gt 0 ] || platforms=(linux-x86_64 linux-aarch64 macos-aarch64 macos-x86_64 windows-x86_64)
 for platform in "${platforms[@]}"; do
     case "$platform" in
         linux-x86_64)
@@ -39,14 +38,11 @@ for platform in "${platforms[@]}"; do
             esac
             # The oldest macOS the library loads on: 11 (Big Sur), the first with Apple silicon.
             export MACOSX_DEPLOYMENT_TARGET=11.0
-            if [ "$platform" = windows-x86_64 ]; then
-                cargo zigbuild --release --locked -p rockcask-jni --target "$target"
-            else
-                # Zig's Mach-O linker ignores rustc's list of exported symbols: the wrapper hides
-                # every symbol but the JNI entry points before Zig links (tools/zig-link-jni.py).
-                # Only the library's own crate is built with this linker; nothing else rebuilds.
-                cargo-zigbuild rustc --release --locked -p rockcask-jni --target "$target" -- -C linker="$PWD/tools/zig-link-jni.py"
-            fi
+            # cargo-zigbuild drops rustc's list of exported symbols, so the library would export
+            # every symbol of RocksDB, libc++ and Rust: the wrapper restores it (Windows) or hides
+            # every symbol but the JNI entry points before Zig links (macOS; tools/zig-link-jni.py).
+            # Only the library's own crate is built with this linker; nothing else rebuilds.
+            cargo-zigbuild rustc --release --locked -p rockcask-jni --target "$target" -- -C linker="$PWD/tools/zig-link-jni.py"
             ;;
         *)
             echo "build-natives: no build for platform $platform (known: linux-x86_64, linux-aarch64, macos-aarch64, macos-x86_64, windows-x86_64)" >&2

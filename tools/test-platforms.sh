@@ -62,11 +62,16 @@ LAUNCHER
             # current drive, so only the class path's separator changes (; on Windows). Child
             # JVMs are started as Windows processes by the Windows JVM itself, so the launcher
             # is java.exe's path, seen as Z:.
+            # Every JVM of the run, the tests' child JVMs too (rockcask.test.childJvmArgs), takes
+            # its SecureRandom from tools/wine/security.properties, since the JDK's own crash
+            # under Wine 8 (that file says why), and does not print HotSpot's warning that Wine
+            # has no processor-group affinity call into the output the tests read.
             export WINEPREFIX=${ROCKCASK_PLATFORMS_CACHE:-$HOME/.cache/rockcask/platforms}/wine-prefix
             export WINEDEBUG=-all
+            wine_jvm_args="-Djava.security.properties=Z:$PWD/tools/wine/security.properties -XX:-PrintWarnings"
             cat > "$launcher" <<LAUNCHER
 #!/bin/sh
-exec /usr/lib/wine/wine64 "$java" --enable-native-access=ALL-UNNAMED "\$@"
+exec /usr/lib/wine/wine64 "$java" --enable-native-access=ALL-UNNAMED $wine_jvm_args -Drockcask.test.childJvmArgs="$wine_jvm_args" "\$@"
 LAUNCHER
             python3 - java/rockcask/build/platform-test.args "$args" <<'PY'
 import sys

@@ -20,6 +20,12 @@ public final class ChildJvm {
         // The library is loaded from the class path: granted native access, as README says, so
         // that JDK 24+ prints no warning into the output the tests read.
         cmd.add("--enable-native-access=ALL-UNNAMED");
+        // What the platform's runner gives every JVM of the run (tools/test-platforms.sh: under
+        // Wine, the SecureRandom of tools/wine-security.properties), space-separated.
+        String runArgs = System.getProperty("rockcask.test.childJvmArgs", "").trim();
+        if (!runArgs.isEmpty()) {
+            cmd.addAll(Arrays.asList(runArgs.split(" +")));
+        }
         cmd.addAll(jvmArgs);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
