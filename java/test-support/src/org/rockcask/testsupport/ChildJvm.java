@@ -33,4 +33,12 @@ public final class ChildJvm {
         cmd.addAll(Arrays.asList(args));
         return new ProcessBuilder(cmd);
     }
+
+    /**
+     * The exit value of a child ended by {@link Process#destroyForcibly()}: 137 (128 + SIGKILL)
+     * on Linux and macOS; on Windows the JDK ends it with {@code TerminateProcess(handle, 1)}.
+     */
+    public static int killedExitValue() {
+        return System.getProperty("os.name", "").startsWith("Windows") ? 1 : 137;
+    }
 }

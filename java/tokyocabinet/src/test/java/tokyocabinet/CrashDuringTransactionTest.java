@@ -37,7 +37,7 @@ public class CrashDuringTransactionTest extends CasketTestBase {
             child.destroyForcibly(); // SIGKILL on Linux
             assertTrue(child.waitFor(30, TimeUnit.SECONDS));
         }
-        assertEquals("killed by SIGKILL", 137, child.exitValue());
+        assertEquals("killed (SIGKILL, TerminateProcess on Windows)", org.rockcask.testsupport.ChildJvm.killedExitValue(), child.exitValue());
     }
 
     private void assertCommittedStateOnly(String path) {

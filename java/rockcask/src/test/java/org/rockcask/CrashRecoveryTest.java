@@ -77,7 +77,7 @@ public class CrashRecoveryTest {
             Thread.sleep(random.nextInt(300));
             child.destroyForcibly(); // SIGKILL on Linux
             assertTrue(child.waitFor(30, TimeUnit.SECONDS));
-            assertEquals("killed by SIGKILL", 137, child.exitValue());
+            assertEquals("killed (SIGKILL, TerminateProcess on Windows)", org.rockcask.testsupport.ChildJvm.killedExitValue(), child.exitValue());
             long acked = lastAcked(log, nextK);
             totalAcked += acked - nextK + 1;
             nextK = verify(dir, acked, cycle, padding > 0);
@@ -104,8 +104,9 @@ public class CrashRecoveryTest {
     private static long lastAcked(Path log, long start) throws IOException {
         long acked = start - 1;
         String text = new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
-        // Only whole lines: while the child runs, the last one may be half written.
-        for (String line : text.substring(0, text.lastIndexOf('\n') + 1).split("\n")) {
+        // Only whole lines: while the child runs, the last one may be half written. The child's
+        // println ends them with its platform's separator (\r\n on Windows).
+        for (String line : text.substring(0, text.lastIndexOf('\n') + 1).split("\r?\n")) {
             if (line.startsWith("C ")) {
                 acked = Long.parseLong(line.substring(2));
             } else if (!line.equals("READY") && !line.isEmpty()) {

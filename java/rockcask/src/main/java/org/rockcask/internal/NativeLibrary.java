@@ -17,7 +17,9 @@ import java.util.Properties;
  * <p>By default the library packed in this jar for the running platform ({@link Platform}: OS,
  * architecture and, on Linux, C library) is copied to a private
  * temporary file (random name, owner-only permissions), loaded, and the file removed, once the
- * CPU is known to have the features the library was built for ({@link CpuFeatures}). The system
+ * CPU is known to have the features the library was built for ({@link CpuFeatures}). On Windows,
+ * which cannot remove a loaded library's file, one copy per library version is kept in the
+ * temporary directory and shared ({@code extractShared}). The system
  * property {@value #PATH_PROPERTY} names a library file to load instead (as it is: its build
  * decided what it needs).
  *
@@ -99,6 +101,10 @@ public final class NativeLibrary {
             // Before the library's code can run: it may use instructions this CPU lacks.
             CpuFeatures.check(platform.substring(platform.lastIndexOf('-') + 1), packing("cpu_features." + platform), "jar resource " + resource);
             String file = packing("file." + platform);
+            if (platform.startsWith("windows-")) {
+                System.load(extractShared(in, file).toString());
+                return "jar resource " + resource;
+            }
             String suffix = file.contains(".") ? file.substring(file.lastIndexOf('.')) : "";
             Path tmp = FileSystems.getDefault().supportedFileAttributeViews().contains("posix")
                     ? Files.createTempFile("librockcask-", suffix, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))
@@ -108,18 +114,71 @@ public final class NativeLibrary {
                 System.load(tmp.toString());
             } finally {
                 // Once loaded the mapping stays valid; nothing is left behind in the temp directory.
-                // Windows keeps a loaded library's file open: removed when the JVM exits instead.
-                try {
-                    Files.deleteIfExists(tmp);
-                } catch (IOException e) {
-                    tmp.toFile().deleteOnExit();
-                }
+                Files.deleteIfExists(tmp);
             }
             return "jar resource " + resource;
         } catch (IOException e) {
             UnsatisfiedLinkError error = new UnsatisfiedLinkError("cannot extract RockCask native library " + resource + ": " + e);
             error.initCause(e);
             throw error;
+        }
+    }
+
+    /**
+     * Windows: the packed library copied to {@code <temp>/rockcask-<version>-<SHA-256 prefix>/<file>}
+     * and shared by every JVM that loads the same library. Windows cannot delete a loaded
+     * library's file, not even when the JVM exits (it is still loaded then), so a file per JVM
+     * would be left behind by every run; this way one copy per library version stays. An existing
+     * copy is used only when its content hashes the same; a new one is written beside it and moved
+     * into place, so JVMs extracting at once never load a half-written file. The temp directory
+     * is the user's own ({@code %TEMP%}).
+     */
+    private static Path extractShared(InputStream in, String file) throws IOException {
+        byte[] library = readAll(in);
+        String digest = sha256(library);
+        Path dir = Paths.get(System.getProperty("java.io.tmpdir")).resolve("rockcask-" + javaVersion() + "-" + digest.substring(0, 16));
+        Path target = dir.resolve(file);
+        if (Files.isRegularFile(target) && digest.equals(sha256(Files.readAllBytes(target)))) {
+            return target;
+        }
+        Files.createDirectories(dir);
+        Path partial = Files.createTempFile(dir, file, ".partial");
+        try {
+            Files.write(partial, library);
+            try {
+                Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException e) {
+                // Another JVM's copy is in place and loaded (Windows refuses to replace it): use it
+                // if it is whole.
+                if (!(Files.isRegularFile(target) && digest.equals(sha256(Files.readAllBytes(target))))) {
+                    throw e;
+                }
+            }
+        } finally {
+            Files.deleteIfExists(partial);
+        }
+        return target;
+    }
+
+    private static byte[] readAll(InputStream in) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(1 << 24);
+        byte[] buffer = new byte[1 << 16];
+        for (int n; (n = in.read(buffer)) > 0; ) {
+            out.write(buffer, 0, n);
+        }
+        return out.toByteArray();
+    }
+
+    private static String sha256(byte[] bytes) {
+        try {
+            byte[] hash = java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
+            StringBuilder hex = new StringBuilder();
+            for (byte b : hash) {
+                hex.append(String.format("%02x", b));
+            }
+            return hex.toString();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
         }
     }
 
