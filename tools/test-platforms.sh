@@ -6,10 +6,10 @@
 # if any platform's run failed. Names the platforms to run as arguments (default: both).
 # The subset (SUITES below): the loader (platform choice, CPU features, the packed libraries'
 # headers), opening stores and their errors, queues, transactions, maps, hot keys,
-# snapshots, the packed layouts and the codec, and crash recovery in a child JVM. Left out: the
-# tests of the build itself (module path, Maven example, README example, package layout), the
-# long concurrency and capacity runs, and the child-JVM-heavy locking tests, which only take
-# long under emulation.
+# snapshots, the packed layouts and the codec, crash recovery in a child JVM, and a store's
+# exclusivity (other spellings of its path, a second class loader, another process). Left out:
+# the tests of the build itself (module path, Maven example, README example, package layout),
+# and the long concurrency and capacity runs, which only take long under emulation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=("$@")
@@ -33,8 +33,13 @@ SUITES=(
     org.rockcask.MapsTest org.rockcask.MapCursorTest org.rockcask.MapReaderTest org.rockcask.HotKeysTest
     org.rockcask.SnapshotTest
     org.rockcask.PackedLayoutsGoldenTest org.rockcask.codec.CodecTest
-    org.rockcask.CrashRecoveryTest
+    org.rockcask.CrashRecoveryTest org.rockcask.StoreExclusivityTest
 )
+# ROCKCASK_PLATFORM_SUITES (space-separated class names) runs those instead, e.g. one suite
+# while working on a platform.
+if [ -n "${ROCKCASK_PLATFORM_SUITES:-}" ]; then
+    read -r -a SUITES <<<"$ROCKCASK_PLATFORM_SUITES"
+fi
 launcher=$(mktemp)
 args=$(mktemp)
 trap 'rm -f "$launcher" "$args"' EXIT

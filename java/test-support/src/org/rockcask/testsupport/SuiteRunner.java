@@ -62,6 +62,12 @@ public final class SuiteRunner {
             }
 
             @Override
+            public void testAssumptionFailure(Failure f) {
+                failed = true; // not run to its end: printed as skipped, not as a success
+                System.out.println("  SKIPPED " + f.getDescription().getClassName() + "." + f.getDescription().getMethodName() + ": " + f.getMessage());
+            }
+
+            @Override
             public void testFinished(Description d) {
                 if (runningFile != null) {
                     delete(runningFile);
@@ -78,7 +84,9 @@ public final class SuiteRunner {
         });
         Result result = junit.run(classes.toArray(new Class<?>[0]));
         int failed = result.getFailureCount();
-        System.out.println(label + ": " + (result.getRunCount() - failed) + " passed, " + failed + " failed, " + result.getIgnoreCount() + " skipped");
+        // JUnit counts a test whose assumption failed as run; here it is skipped.
+        int skipped = result.getIgnoreCount() + result.getAssumptionFailureCount();
+        System.out.println(label + ": " + (result.getRunCount() - failed - result.getAssumptionFailureCount()) + " passed, " + failed + " failed, " + skipped + " skipped");
         System.exit(failed == 0 ? 0 : 1);
     }
 

@@ -111,4 +111,37 @@ public class PlatformTest {
                 CpuFeatures.aarch64HwcapFeatures(auxv.array(), ByteOrder.LITTLE_ENDIAN)));
         assertEquals(Collections.emptySet(), CpuFeatures.aarch64HwcapFeatures(new byte[0], ByteOrder.LITTLE_ENDIAN));
     }
+
+    @Test
+    public void withoutProcCpuinfoAnX86CpuIsJudgedByTheFlagsHotSpotSetFromIt() {
+        java.util.Map<String, String[]> withBoth = new java.util.HashMap<>();
+        withBoth.put("UseSSE42Intrinsics", new String[] {"true", "DEFAULT"});
+        withBoth.put("UseSSE", new String[] {"4", "DEFAULT"});
+        withBoth.put("UseCLMUL", new String[] {"true", "ERGONOMIC"});
+        assertEquals(Collections.emptyList(), CpuFeatures.missingByHotSpotFlags("sse4.2,pclmulqdq", withBoth::get));
+
+        java.util.Map<String, String[]> core2 = new java.util.HashMap<>(withBoth);
+        core2.put("UseSSE42Intrinsics", new String[] {"false", "DEFAULT"});
+        core2.put("UseCLMUL", new String[] {"false", "DEFAULT"});
+        assertEquals(Arrays.asList("sse4.2", "pclmulqdq"), CpuFeatures.missingByHotSpotFlags("sse4.2,pclmulqdq", core2::get));
+
+        // Turned off on the command line (-XX:-UseCLMUL, -XX:UseSSE=3): that says nothing about the CPU.
+        java.util.Map<String, String[]> userSet = new java.util.HashMap<>(core2);
+        userSet.put("UseCLMUL", new String[] {"false", "VM_CREATION"});
+        userSet.put("UseSSE", new String[] {"3", "VM_CREATION"});
+        assertEquals(Collections.emptyList(), CpuFeatures.missingByHotSpotFlags("sse4.2,pclmulqdq", userSet::get));
+        // A JVM without the flags (not HotSpot) and features with no flag say nothing either.
+        assertEquals(Collections.emptyList(), CpuFeatures.missingByHotSpotFlags("sse4.2,pclmulqdq", name -> null));
+        assertEquals(Collections.emptyList(), CpuFeatures.missingByHotSpotFlags("avx512f", core2::get));
+    }
+
+    @Test
+    public void hotSpotsCpuFlagsAreReadFromThisJvm() {
+        org.junit.Assume.assumeTrue("HotSpot's x86 flags", NativeLibrary.platform().endsWith("-x86_64"));
+        String[] clmul = CpuFeatures.hotSpotFlag("UseCLMUL");
+        assertEquals("every x86-64 CPU these tests run on has PCLMULQDQ", "true", clmul[0]);
+        assertEquals("DEFAULT", clmul[1]);
+        assertEquals(null, CpuFeatures.hotSpotFlag("NoSuchFlagAnywhere"));
+        assertEquals(Collections.emptyList(), CpuFeatures.missingByHotSpotFlags("sse4.2,pclmulqdq", CpuFeatures::hotSpotFlag));
+    }
 }

@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -117,9 +118,12 @@ public final class CpuFeatures {
 
     /**
      * Throws UnsatisfiedLinkError if this CPU ({@code arch}: x86_64 or aarch64) lacks any of
-     * {@code required} (for the library described by {@code library}). Where the CPU's features
-     * cannot be read (no {@code /proc/cpuinfo}: not Linux), nothing is checked: the features
-     * required are those of every x86-64 CPU made since 2010 and every ARMv8 server or Apple CPU.
+     * {@code required} (for the library described by {@code library}). The CPU's features are read
+     * from {@code /proc/cpuinfo} (Linux); where there is none (Windows, macOS), on x86-64, from
+     * the flags HotSpot set from the CPU itself ({@link #missingByHotSpotFlags}). Where neither
+     * says (an aarch64 Mac, a JVM without HotSpot's diagnostic bean), nothing is checked: the
+     * features required are those of every x86-64 CPU made since 2010 and every ARMv8 server or
+     * Apple CPU.
      */
     static void check(String arch, String required, String library) {
         if (required.trim().isEmpty()) {
@@ -129,7 +133,9 @@ public final class CpuFeatures {
         try {
             cpuinfo = new String(Files.readAllBytes(CPUINFO), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            // Absent or unreadable: nothing to check against.
+            if (arch.equals("x86_64")) {
+                refuseIfMissing(required, missingByHotSpotFlags(required, CpuFeatures::hotSpotFlag), library, "HotSpot's CPU flags");
+            }
             return;
         }
         Set<String> features = cpuinfoFeatures(arch, cpuinfo);
@@ -142,7 +148,59 @@ public final class CpuFeatures {
                 // Then nothing says the CPU has them: refused below, naming cpuinfo.
             }
         }
-        List<String> missing = missing(arch, required, features);
+        refuseIfMissing(required, missing(arch, required, features), library, source);
+    }
+
+    /**
+     * The HotSpot flags that show whether an x86-64 CPU has a feature (rustc's name): HotSpot
+     * turns the first on by itself where the CPU has the feature and off where it lacks it; the
+     * others are flags whose setting on the command line would turn the first off too.
+     */
+    private static final Map<String, List<String>> HOTSPOT_X86_FLAGS = Map.of(
+            "sse4.2", List.of("UseSSE42Intrinsics", "UseSSE"),
+            "pclmulqdq", List.of("UseCLMUL"));
+
+    /** Where a flag's value came from when HotSpot chose it itself (not the command line, a file or the environment). */
+    private static final Set<String> SET_BY_HOTSPOT = Set.of("DEFAULT", "ERGONOMIC");
+
+    /**
+     * The x86-64 features of {@code required} that HotSpot's flags show this CPU lacks: the
+     * feature's flag is off although HotSpot set it and its related flags itself. A flag that
+     * {@code flag} cannot read ({@code null}; it gives {value, origin}), a feature with no such
+     * flag, or flags set by the user say nothing, and the feature is not counted missing.
+     */
+    public static List<String> missingByHotSpotFlags(String required, java.util.function.Function<String, String[]> flag) {
+        List<String> missing = new ArrayList<>();
+        for (String feature : required.split(",")) {
+            String f = feature.trim().toLowerCase(Locale.ROOT);
+            List<String> names = HOTSPOT_X86_FLAGS.get(f);
+            if (names == null) {
+                continue;
+            }
+            boolean known = true;
+            for (String name : names) {
+                String[] valueAndOrigin = flag.apply(name);
+                known &= valueAndOrigin != null && SET_BY_HOTSPOT.contains(valueAndOrigin[1]);
+            }
+            if (known && "false".equals(flag.apply(names.get(0))[0])) {
+                missing.add(feature.trim());
+            }
+        }
+        return missing;
+    }
+
+    /** A HotSpot flag's {value, origin} from its diagnostic bean, or null where this JVM has none (not HotSpot, or jdk.management not loaded). */
+    public static String[] hotSpotFlag(String name) {
+        try {
+            javax.management.openmbean.CompositeData option = (javax.management.openmbean.CompositeData) java.lang.management.ManagementFactory.getPlatformMBeanServer().invoke(
+                    new javax.management.ObjectName("com.sun.management:type=HotSpotDiagnostic"), "getVMOption", new Object[] {name}, new String[] {String.class.getName()});
+            return new String[] {String.valueOf(option.get("value")), String.valueOf(option.get("origin"))};
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    private static void refuseIfMissing(String required, List<String> missing, String library, String source) {
         if (!missing.isEmpty()) {
             throw new UnsatisfiedLinkError("RockCask's native library (" + library + ") is built for CPUs with " + required.replace(",", ", ")
                     + "; this CPU lacks " + String.join(", ", missing) + " (by " + source + "), so it is not loaded. Build the library for this CPU"

@@ -18,8 +18,8 @@ import java.util.Properties;
  * architecture and, on Linux, C library) is copied to a private
  * temporary file (random name, owner-only permissions), loaded, and the file removed, once the
  * CPU is known to have the features the library was built for ({@link CpuFeatures}). On Windows,
- * which cannot remove a loaded library's file, one copy per library version is kept in the
- * temporary directory and shared ({@code extractShared}). The system
+ * which cannot remove a loaded library's file, the copy stays until a later load finds its JVM
+ * ended and removes it ({@code extractForThisLoader}). The system
  * property {@value #PATH_PROPERTY} names a library file to load instead (as it is: its build
  * decided what it needs).
  *
@@ -102,7 +102,7 @@ public final class NativeLibrary {
             CpuFeatures.check(platform.substring(platform.lastIndexOf('-') + 1), packing("cpu_features." + platform), "jar resource " + resource);
             String file = packing("file." + platform);
             if (platform.startsWith("windows-")) {
-                System.load(extractShared(in, file).toString());
+                System.load(extractForThisLoader(in, file).toString());
                 return "jar resource " + resource;
             }
             String suffix = file.contains(".") ? file.substring(file.lastIndexOf('.')) : "";
@@ -125,60 +125,38 @@ public final class NativeLibrary {
     }
 
     /**
-     * Windows: the packed library copied to {@code <temp>/rockcask-<version>-<SHA-256 prefix>/<file>}
-     * and shared by every JVM that loads the same library. Windows cannot delete a loaded
-     * library's file, not even when the JVM exits (it is still loaded then), so a file per JVM
-     * would be left behind by every run; this way one copy per library version stays. An existing
-     * copy is used only when its content hashes the same; a new one is written beside it and moved
-     * into place, so JVMs extracting at once never load a half-written file. The temp directory
-     * is the user's own ({@code %TEMP%}).
+     * Windows: the packed library copied to {@code <temp>/rockcask-<version>/rockcask-<pid>-<random>.dll}.
+     * Windows cannot delete a loaded library's file, not even when the JVM exits (it is still
+     * loaded then), and a second class loader cannot load a file another loader has loaded; so
+     * each load gets its own copy, named after the JVM that made it, and each load first removes
+     * the copies of JVMs that have ended. What stays in the temp directory is one copy per
+     * class loader of each running JVM. A copy of a JVM still running is never touched: it may be
+     * half written. The temp directory is the user's own ({@code %TEMP%}).
      */
-    private static Path extractShared(InputStream in, String file) throws IOException {
-        byte[] library = readAll(in);
-        String digest = sha256(library);
-        Path dir = Paths.get(System.getProperty("java.io.tmpdir")).resolve("rockcask-" + javaVersion() + "-" + digest.substring(0, 16));
-        Path target = dir.resolve(file);
-        if (Files.isRegularFile(target) && digest.equals(sha256(Files.readAllBytes(target)))) {
-            return target;
-        }
+    private static Path extractForThisLoader(InputStream in, String file) throws IOException {
+        Path dir = Paths.get(System.getProperty("java.io.tmpdir")).resolve("rockcask-" + javaVersion());
         Files.createDirectories(dir);
-        Path partial = Files.createTempFile(dir, file, ".partial");
-        try {
-            Files.write(partial, library);
-            try {
-                Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (IOException e) {
-                // Another JVM's copy is in place and loaded (Windows refuses to replace it): use it
-                // if it is whole.
-                if (!(Files.isRegularFile(target) && digest.equals(sha256(Files.readAllBytes(target))))) {
-                    throw e;
+        String suffix = file.contains(".") ? file.substring(file.lastIndexOf('.')) : "";
+        removeCopiesOfEndedJvms(dir, suffix);
+        Path copy = Files.createTempFile(dir, "rockcask-" + ProcessHandle.current().pid() + "-", suffix);
+        Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
+        return copy;
+    }
+
+    private static void removeCopiesOfEndedJvms(Path dir, String suffix) throws IOException {
+        java.util.regex.Pattern copyName = java.util.regex.Pattern.compile("rockcask-([0-9]{1,18})-[0-9]+" + java.util.regex.Pattern.quote(suffix));
+        try (java.nio.file.DirectoryStream<Path> copies = Files.newDirectoryStream(dir)) {
+            for (Path copy : copies) {
+                java.util.regex.Matcher m = copyName.matcher(copy.getFileName().toString());
+                if (!m.matches() || ProcessHandle.of(Long.parseLong(m.group(1))).isPresent()) {
+                    continue;
+                }
+                try {
+                    Files.deleteIfExists(copy);
+                } catch (IOException stillLoaded) {
+                    // A new process with the same pid has it loaded: the next load removes it.
                 }
             }
-        } finally {
-            Files.deleteIfExists(partial);
-        }
-        return target;
-    }
-
-    private static byte[] readAll(InputStream in) throws IOException {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(1 << 24);
-        byte[] buffer = new byte[1 << 16];
-        for (int n; (n = in.read(buffer)) > 0; ) {
-            out.write(buffer, 0, n);
-        }
-        return out.toByteArray();
-    }
-
-    private static String sha256(byte[] bytes) {
-        try {
-            byte[] hash = java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
-            StringBuilder hex = new StringBuilder();
-            for (byte b : hash) {
-                hex.append(String.format("%02x", b));
-            }
-            return hex.toString();
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
         }
     }
 
