@@ -2,8 +2,9 @@
 # Runs a subset of java/rockcask's JUnit suites on the other platforms this machine can emulate,
 # against the libraries packed in the jar (cross-compiled by tools/build-natives.sh): on an
 # aarch64 JVM under qemu-user (linux-aarch64), and on a Windows JVM under Wine (windows-x86_64).
-# Each ends with the runner's line `<platform>: N passed, N failed, N skipped`; the script fails
-# if any platform's run failed. Names the platforms to run as arguments (default: both).
+# Each ends with the runner's line `<platform>: N passed, N failed, N skipped`, then the CLI's
+# integration tests run against `java -jar` there (`<platform> CLI from the jar: ...`); the
+# script fails if any platform's run failed. Names the platforms to run as arguments (default: both).
 # The subset (SUITES below): the loader (platform choice, CPU features, the packed libraries'
 # headers), opening stores and their errors, queues, transactions, maps, hot keys,
 # snapshots, the packed layouts and the codec, crash recovery in a child JVM, and a store's
@@ -12,6 +13,9 @@
 # and the long concurrency and capacity runs, which only take long under emulation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+CARGO_TARGET_DIR=$(tools/cargo-target-dir.sh)
+export CARGO_TARGET_DIR
+export PATH="$HOME/.cargo/bin:$PATH"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(linux-aarch64 windows-x86_64)
 platforms=linux-x86_64
@@ -42,7 +46,52 @@ if [ -n "${ROCKCASK_PLATFORM_SUITES:-}" ]; then
 fi
 launcher=$(mktemp)
 args=$(mktemp)
-trap 'rm -f "$launcher" "$args"' EXIT
+cli_launcher=$(mktemp)
+cli_log=$(mktemp)
+provider_dir=$(mktemp -d)
+trap 'rm -rf "$launcher" "$args" "$cli_launcher" "$cli_log" "$provider_dir"' EXIT
+
+# The CLI from the jar on platform $1 (its java: $2): rust/cli's integration tests against
+# `java -jar rockcask-<version>.jar` run there, as tools/run-tests.sh runs them on this machine's
+# JDK. Prints "<platform> CLI from the jar: N passed, N failed, N skipped".
+run_cli_tests() {
+    local target=$1 java=$2 jar skips=()
+    jar=$(ls "$PWD"/java/rockcask/build/libs/rockcask-*.jar | grep -v -e sources -e javadoc | head -1)
+    case "$target" in
+        linux-aarch64)
+            cat > "$cli_launcher" <<LAUNCHER
+#!/bin/sh
+exec qemu-aarch64-static -L /usr/aarch64-linux-gnu "$java" -XX:TieredStopAtLevel=1 -jar "$jar" "\$@"
+LAUNCHER
+            ;;
+        windows-x86_64)
+            # The test SecureRandom (see above) from a directory of its own on the boot class
+            # path, since `java -jar` takes no class path. Skipped: a command line of bytes that
+            # are not UTF-8 (Windows passes arguments as UTF-16: there are no such bytes), and the
+            # two tests whose store is held open by the test process itself, a Linux process,
+            # whose lock a Windows process under Wine does not see (Wine keeps its own locks).
+            mkdir -p "$provider_dir/org/rockcask/testsupport"
+            cp java/rockcask/build/classes/java/test/org/rockcask/testsupport/WineRandomProvider*.class "$provider_dir/org/rockcask/testsupport/"
+            cat > "$cli_launcher" <<LAUNCHER
+#!/bin/sh
+exec /usr/lib/wine/wine64 "$java" $wine_jvm_args -Xbootclasspath/a:Z:$provider_dir -jar "Z:$jar" "\$@"
+LAUNCHER
+            skips=(--skip a_name_argument_that_is_not_utf8 --skip checkpoint_of_a_store_locked_by_another_handle
+                --skip staging_commit_needs_a_lineage_and_the_store_to_itself)
+            ;;
+    esac
+    chmod +x "$cli_launcher"
+    local rc=0
+    ROCKCASK_CLI="$cli_launcher" cargo test --release --locked -p rockcask-cli --test cli -- --test-threads=2 "${skips[@]}" 2>&1 | tee "$cli_log" || rc=1
+    local summary
+    summary=$(grep -o 'test result: .*' "$cli_log" | tail -1)
+    local passed failed filtered
+    passed=$(grep -o '[0-9]* passed' <<<"$summary" | cut -d' ' -f1)
+    failed=$(grep -o '[0-9]* failed' <<<"$summary" | cut -d' ' -f1)
+    filtered=$(grep -o '[0-9]* filtered out' <<<"$summary" | cut -d' ' -f1)
+    echo "$target CLI from the jar: ${passed:-0} passed, ${failed:-?} failed, ${filtered:-0} skipped"
+    return $rc
+}
 failed=0
 for target in "${targets[@]}"; do
     java=$(grep "^$target " <<<"$runtimes" | cut -d' ' -f2-)
@@ -96,5 +145,6 @@ PY
     [ "$target" = windows-x86_64 ] && child_java="Z:$java"
     "$launcher" -Xcheck:jni -Xmx1g @"$args" -Drockcask.test.java="$child_java" \
         org.rockcask.testsupport.SuiteRunner "$target" "${SUITES[@]}" || failed=1
+    run_cli_tests "$target" "$java" || failed=1
 done
 exit $failed
