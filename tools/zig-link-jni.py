@@ -164,6 +164,11 @@ def main(args):
                 linked.append(arg)
         if hidden == 0:
             sys.exit("zig-link-jni: no symbol to hide among the linker's inputs: is this a Mach-O link?")
+        # The library's own name for whatever links against it: rustc gives none, so the linker
+        # would record the path it was built at (a path on the build machine, meaningless on a
+        # Mac). The JVM loads it by its full path, which this name does not affect.
+        output = args[args.index("-o") + 1] if "-o" in args else "librockcask.dylib"
+        linked.append("-Wl,-install_name,@rpath/" + os.path.basename(output))
         return subprocess.call([linker] + linked)
     finally:
         shutil.rmtree(work, ignore_errors=True)

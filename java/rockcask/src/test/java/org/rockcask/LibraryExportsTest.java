@@ -163,6 +163,8 @@ public class LibraryExportsTest {
                         systemLibrary(platform, lib));
             }
             assertEquals(platform + " minimum macOS", macos ? MACOS_MINIMUM : null, headers.minimumOs);
+            // Not the path it was built at (which says nothing to a Mac and names the build machine).
+            assertEquals(platform + " install name", macos ? "@rpath/librockcask.dylib" : null, headers.installName);
         }
     }
 }

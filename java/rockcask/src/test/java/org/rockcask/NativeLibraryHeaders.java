@@ -24,6 +24,8 @@ final class NativeLibraryHeaders {
     final List<String> needed = new ArrayList<>();
     /** Mach-O only: the minimum macOS version, {@code major.minor.patch}. */
     String minimumOs;
+    /** Mach-O only: the library's own install name (LC_ID_DYLIB), recorded by whatever links against it. */
+    String installName;
 
     private NativeLibraryHeaders(String format, String machine) {
         this.format = format;
@@ -151,6 +153,9 @@ final class NativeLibraryHeaders {
                 case 0x8000001F: // LC_REEXPORT_DYLIB
                 case 0x80000023: // LC_LOAD_UPWARD_DYLIB
                     h.needed.add(cString(b, at + b.getInt(at + 8)));
+                    break;
+                case 0xD: // LC_ID_DYLIB: the install name, as LC_LOAD_DYLIB's name
+                    h.installName = cString(b, at + b.getInt(at + 8));
                     break;
                 case 0x32: // LC_BUILD_VERSION: platform, minos, sdk, ntools
                     if (b.getInt(at + 8) == 1) { // PLATFORM_MACOS

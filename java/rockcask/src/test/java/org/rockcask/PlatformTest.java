@@ -2,6 +2,7 @@ package org.rockcask;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -141,7 +142,7 @@ public class PlatformTest {
         String[] clmul = CpuFeatures.hotSpotFlag("UseCLMUL");
         assertEquals("every x86-64 CPU these tests run on has PCLMULQDQ", "true", clmul[0]);
         assertEquals("DEFAULT", clmul[1]);
-        assertEquals(null, CpuFeatures.hotSpotFlag("NoSuchFlagAnywhere"));
+        assertNull(CpuFeatures.hotSpotFlag("NoSuchFlagAnywhere"));
         assertEquals(Collections.emptyList(), CpuFeatures.missingByHotSpotFlags("sse4.2,pclmulqdq", CpuFeatures::hotSpotFlag));
     }
 }
