@@ -13,8 +13,9 @@
 
 use std::collections::VecDeque;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
@@ -89,6 +90,8 @@ pub(crate) struct GroupCommit {
     /// Notified on each commit queued, for a leader waiting for more (`rhythm.rs`).
     arrived: Condvar,
     failure: OnceLock<Failure>,
+    /// Group writes ended (written or failed), for committers watching for one (`watch_groups`).
+    groups_written: AtomicU64,
     /// Makes the next group write fail as a full disk does, before it reaches RocksDB.
     #[cfg(test)]
     fail_next_write: std::sync::atomic::AtomicBool,
@@ -101,6 +104,7 @@ impl Default for GroupCommit {
             written: Condvar::new(),
             arrived: Condvar::new(),
             failure: OnceLock::new(),
+            groups_written: AtomicU64::new(0),
             #[cfg(test)]
             fail_next_write: std::sync::atomic::AtomicBool::new(false),
         }
@@ -159,7 +163,10 @@ impl GroupCommit {
                 };
             }
             if p.leader {
-                self.written.wait(&mut p);
+                match p.rhythm.watch_for() {
+                    Some(watch) => self.watch_groups(&mut p, watch),
+                    None => self.written.wait(&mut p),
+                }
                 continue;
             }
             p.leader = true;
@@ -192,8 +199,22 @@ impl GroupCommit {
                 let _ = self.failure.set(Failure::of(&e));
                 p.failed_from = Some(p.failed_from.map_or(first, |f| f.min(first)));
             }
+            self.groups_written.fetch_add(1, Ordering::Release);
             self.written.notify_all();
         }
+    }
+
+    /// Waits, without the pipeline's lock, until the group being written ends or `watch` has
+    /// passed, yielding the processor between looks: where writes are short, a committer that
+    /// slept on the condition variable would spend longer being woken than the write took.
+    fn watch_groups(&self, p: &mut parking_lot::MutexGuard<'_, Pipeline>, watch: Duration) {
+        let group = self.groups_written.load(Ordering::Acquire);
+        parking_lot::MutexGuard::unlocked(p, || {
+            let until = Instant::now() + watch;
+            while self.groups_written.load(Ordering::Acquire) == group && Instant::now() < until {
+                std::thread::yield_now();
+            }
+        });
     }
 
     /// The next group write is to fail as a full disk does, before it reaches RocksDB.
