@@ -51,17 +51,18 @@ cli_log=$(mktemp)
 provider_dir=$(mktemp -d)
 trap 'rm -rf "$launcher" "$args" "$cli_launcher" "$cli_log" "$provider_dir"' EXIT
 
-# The CLI from the jar on platform $1 (its java: $2): rust/cli's integration tests against
-# `java -jar rockcask-<version>.jar` run there, as tools/run-tests.sh runs them on this machine's
-# JDK. Prints "<platform> CLI from the jar: N passed, N failed, N skipped".
+# The CLI from the jar on platform $1: rust/cli's integration tests against
+# `java -jar rockcask-<version>.jar` run there by the platform's java launcher (`$launcher`,
+# written below for the JUnit run), as tools/run-tests.sh runs them on this machine's JDK.
+# Prints "<platform> CLI from the jar: N passed, N failed, N skipped".
 run_cli_tests() {
-    local target=$1 java=$2 jar skips=()
+    local target=$1 jar skips=()
     jar=$(ls "$PWD"/java/rockcask/build/libs/rockcask-*.jar | grep -v -e sources -e javadoc | head -1)
     case "$target" in
         linux-aarch64)
             cat > "$cli_launcher" <<LAUNCHER
 #!/bin/sh
-exec qemu-aarch64-static -L /usr/aarch64-linux-gnu "$java" -XX:TieredStopAtLevel=1 -jar "$jar" "\$@"
+exec "$launcher" -jar "$jar" "\$@"
 LAUNCHER
             ;;
         windows-x86_64)
@@ -74,7 +75,7 @@ LAUNCHER
             cp java/rockcask/build/classes/java/test/org/rockcask/testsupport/WineRandomProvider*.class "$provider_dir/org/rockcask/testsupport/"
             cat > "$cli_launcher" <<LAUNCHER
 #!/bin/sh
-exec /usr/lib/wine/wine64 "$java" $wine_jvm_args -Xbootclasspath/a:Z:$provider_dir -jar "Z:$jar" "\$@"
+exec "$launcher" -Xbootclasspath/a:Z:$provider_dir -jar "Z:$jar" "\$@"
 LAUNCHER
             skips=(--skip a_name_argument_that_is_not_utf8 --skip checkpoint_of_a_store_locked_by_another_handle
                 --skip staging_commit_needs_a_lineage_and_the_store_to_itself)
@@ -145,6 +146,6 @@ PY
     [ "$target" = windows-x86_64 ] && child_java="Z:$java"
     "$launcher" -Xcheck:jni -Xmx1g @"$args" -Drockcask.test.java="$child_java" \
         org.rockcask.testsupport.SuiteRunner "$target" "${SUITES[@]}" || failed=1
-    run_cli_tests "$target" "$java" || failed=1
+    run_cli_tests "$target" || failed=1
 done
 exit $failed

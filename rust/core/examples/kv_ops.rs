@@ -5,8 +5,8 @@
 //! drawn uniformly at random for `seconds`, and prints operations/s with latency p50/p99.
 //!
 //! `cargo run --release -p rockcask-core --example kv_ops -- [op] [threads] [seconds] [synced] [records]`
-//! where `op` is `read` (get + commit), `storeget` (`Store::map_get`, no transaction), `update` (put + commit) or `rmw` (get, put, commit,
-//! retried on conflict); defaults `read 1 5 1 100000`.
+//! where `op` is `read` (get + commit), `storeget` (`Store::map_get`, no transaction), `update`
+//! (put + commit) or `rmw` (get, put, commit, retried on conflict); defaults `read 1 5 1 100000`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -49,7 +49,7 @@ fn one(store: &Store, op: &str, k: &[u8], value: &[u8]) {
                 v[0] = v[0].wrapping_add(1);
                 tx.map_put(MAP, k, &v).expect("put");
             }
-            other => panic!("unknown op {other}: read, update or rmw"),
+            other => panic!("unknown op {other}: read, storeget, update or rmw"),
         }
         match tx.commit() {
             Ok(_) => return,

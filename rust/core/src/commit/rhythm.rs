@@ -25,9 +25,10 @@ const GROUPS_REMEMBERED: usize = 8;
 /// for half of the stall.
 const LONGEST_WAIT: Duration = Duration::from_millis(5);
 
-/// Writes shorter than this on average (unsynced ones, or synced ones on a RAM disk) cost less than putting a thread to sleep and waking it: a committer
-/// waiting for one checks for it, yielding the processor between checks, before it sleeps, and
-/// a leader does not wait for more commits. A synced write on a real disk takes longer (40 µs
+/// Writes shorter than this on average (unsynced ones, or synced ones on a RAM disk) cost less
+/// than putting a thread to sleep and waking it: a committer waiting for one checks for it,
+/// yielding the processor between checks, before it sleeps, and a leader does not wait for more
+/// commits. A synced write on a real disk takes longer (40 µs
 /// and more: 25,000 syncs/s is a fast disk), and keeps both.
 const SHORTEST_SLEEPY_WRITE: Duration = Duration::from_micros(30);
 
