@@ -3,6 +3,7 @@
 //! through the object cache (`read_cache.rs`) where the caller passes it, inline payloads taken
 //! from their entries.
 
+use rocksdb::ReadOptions;
 use uuid::Uuid;
 
 use crate::batch::BatchRep;
@@ -116,9 +117,23 @@ impl<'a> ObjectReads<'a> {
         )
     }
 
-    /// `read_entry_payloads` without the ownership (what a peek needs).
-    pub fn entry_payloads(&self, db: &DbRef<'_>, entries: &[Entry]) -> Result<Vec<Option<Vec<u8>>>> {
-        self.merge_inline(entries, |ids| self.read_payloads(db, None, ids), |payload| payload)
+    /// `read_entry_payloads` without the ownership, the objects read with `read_options` (what
+    /// a peek needs: its transaction's snapshot).
+    pub fn entry_payloads(
+        &self,
+        db: &DbRef<'_>,
+        entries: &[Entry],
+        read_options: ReadOptions,
+    ) -> Result<Vec<Option<Vec<u8>>>> {
+        self.merge_inline(
+            entries,
+            |ids| {
+                self.read_objects_with(db, None, ids, &read_options, |v| {
+                    keys::object_payload(v).map(|(_, p)| p.into_owned())
+                })
+            },
+            |payload| payload,
+        )
     }
 
     /// The payload of one of this transaction's own enqueues.
@@ -153,6 +168,19 @@ impl<'a> ObjectReads<'a> {
         ids: &[Uuid],
         payload: impl Fn(&[u8]) -> Result<T>,
     ) -> Result<Vec<Option<T>>> {
+        self.read_objects_with(db, cache, ids, &ReadOptions::default(), payload)
+    }
+
+    /// `read_objects` whose stored objects are read with `read_options`. A snapshot read
+    /// passes no cache: the cache holds latest values.
+    fn read_objects_with<T>(
+        &self,
+        db: &DbRef<'_>,
+        cache: ObjectCache<'_>,
+        ids: &[Uuid],
+        read_options: &ReadOptions,
+        payload: impl Fn(&[u8]) -> Result<T>,
+    ) -> Result<Vec<Option<T>>> {
         let mut out: Vec<Option<T>> = Vec::with_capacity(ids.len());
         let mut missed: Vec<(usize, Option<Fill>)> = Vec::new();
         for (i, id) in ids.iter().enumerate() {
@@ -169,7 +197,9 @@ impl<'a> ObjectReads<'a> {
             }
         }
         let keys = missed.iter().map(|(i, _)| &ids[*i].as_bytes()[..]);
-        let fetched = db.db().batched_multi_get_cf(db.cf(CF_OBJECTS), keys, false);
+        let fetched = db
+            .db()
+            .batched_multi_get_cf_opt(db.cf(CF_OBJECTS), keys, false, read_options);
         for ((i, fill), v) in missed.into_iter().zip(fetched) {
             let id = &ids[i];
             let v = v.context(|| format!("reading object {id}"))?;

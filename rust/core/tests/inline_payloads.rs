@@ -286,7 +286,7 @@ fn snapshots_carry_inline_payloads_and_imports_keep_them_inline() {
         .collect();
     assert_eq!(after, before);
     assert_eq!(before[0].len(), 100);
-    let tx = imported.begin().unwrap();
+    let mut tx = imported.begin().unwrap();
     assert_eq!(tx.get(put).unwrap(), Some(b"a put object".to_vec()));
     // The inline payloads stayed inline: their ids name no object in the imported store.
     let small = tx.peek("odd", 1).unwrap().remove(0);

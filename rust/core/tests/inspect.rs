@@ -52,7 +52,7 @@ fn visits_committed_entries_in_fifo_order_with_positions_from_the_head() {
     assert_eq!(seen.iter().map(|s| s.1).collect::<Vec<_>>(), ids[3..].to_vec());
     assert_eq!(payloads(&seen), (3..10u8).map(|i| Some(vec![i])).collect::<Vec<_>>());
     // The same order a consumer gets.
-    let tx = store.begin().unwrap();
+    let mut tx = store.begin().unwrap();
     let peeked: Vec<Uuid> = tx.peek("q", 100).unwrap().into_iter().map(|m| m.id).collect();
     assert_eq!(peeked, ids[3..].to_vec());
     assert_eq!(store.queue_size("q").unwrap(), seen.len() as u64);

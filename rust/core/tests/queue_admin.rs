@@ -141,10 +141,17 @@ fn a_rolled_back_drop_leaves_the_queue_as_it_was() {
     fill(&store, "q", 0..5);
     let mut tx = store.begin().unwrap();
     tx.drop_queue("q").unwrap();
+    let mut other = store.begin().unwrap();
     assert!(
-        store.begin().unwrap().peek("q", 10).unwrap().is_empty(),
+        other.poll("q", 10).unwrap().is_empty(),
         "claimed while the drop is open"
     );
+    assert_eq!(
+        numbers(&other.peek("q", 10).unwrap()),
+        (0..5).collect::<Vec<_>>(),
+        "and still committed: a peek reads the snapshot"
+    );
+    other.rollback().unwrap();
     tx.rollback().unwrap();
     assert_eq!(numbers(&peek_all(&store, "q")), (0..5).collect::<Vec<_>>());
     assert_eq!(store.queue_names().unwrap(), vec!["q"]);

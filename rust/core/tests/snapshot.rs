@@ -25,7 +25,7 @@ fn open(dir: &Path) -> Store {
 type Content = (Vec<(String, Vec<(Uuid, Option<Vec<u8>>)>)>, Vec<Option<Vec<u8>>>);
 
 fn content(store: &Store, objects: &[Uuid]) -> Content {
-    let tx = store.begin().unwrap();
+    let mut tx = store.begin().unwrap();
     let queues = store
         .queue_names()
         .unwrap()
@@ -209,7 +209,7 @@ fn a_snapshot_taken_during_commits_holds_whole_transactions_only() {
         let copy = open(&copy_dir);
         let mut seen: Vec<u32> = Vec::new();
         for q in ["in", "out"] {
-            let tx = copy.begin().unwrap();
+            let mut tx = copy.begin().unwrap();
             seen.extend(
                 tx.peek(q, 1 << 20)
                     .unwrap()
@@ -775,7 +775,7 @@ fn entries_waiting_out_a_delay_are_exported_and_checkpointed_and_due_at_once_the
     tx.commit().unwrap();
     assert_eq!(store.queue_size("q").unwrap(), 3);
     let payloads = |s: &Store| -> Vec<Vec<u8>> {
-        let tx = s.begin().unwrap();
+        let mut tx = s.begin().unwrap();
         tx.peek("q", 10)
             .unwrap()
             .into_iter()

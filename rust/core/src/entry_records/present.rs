@@ -41,13 +41,13 @@ impl<'a> PresentEntries<'a> {
     /// the queue in errors.
     pub fn new(
         db: &'a DB,
-        read_options: impl Fn() -> ReadOptions,
+        read_options: impl Fn() -> Result<ReadOptions>,
         qid: QueueId,
         name: &str,
     ) -> Result<PresentEntries<'a>> {
         let meta = db.cf_handle(keys::CF_META).expect("opened with all column families");
         let layout = match db
-            .get_pinned_cf_opt(meta, keys::meta_head_key(qid), &read_options())
+            .get_pinned_cf_opt(meta, keys::meta_head_key(qid), &read_options()?)
             .context(|| format!("reading the head of queue '{name}'"))?
         {
             Some(v) => {
@@ -59,7 +59,7 @@ impl<'a> PresentEntries<'a> {
             head: layout.head,
             below_head: layout.below_head_set(),
         };
-        let mut ro = read_options();
+        let mut ro = read_options()?;
         ro.set_iterate_lower_bound(keys::entry_key(qid, keys::lowest_block_start(presence.lowest())).to_vec());
         ro.set_iterate_upper_bound(keys::queue_upper_bound(qid));
         let mut it = db.raw_iterator_cf_opt(db.cf_handle(CF_ENTRIES).expect("opened with all column families"), ro);

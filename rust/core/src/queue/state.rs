@@ -227,7 +227,9 @@ impl QueueState {
         self.not_before.values().copied().filter(|&t| t > now).min()
     }
 
-    fn is_due(&self, seq: u64, now: Instant) -> bool {
+    /// Whether entry `seq` may be claimed at `now` (it was not handed back with a delay that
+    /// is not over).
+    pub fn is_due(&self, seq: u64, now: Instant) -> bool {
         self.not_before.get(&seq).is_none_or(|&t| t <= now)
     }
 
@@ -323,11 +325,6 @@ impl QueueState {
         self.returned.contains(&seq) || (self.head..self.tail).contains(&seq)
     }
 
-    /// Whether entry `seq` is present: claimable, or claimed by a transaction not yet committed.
-    pub fn is_present(&self, seq: u64) -> bool {
-        self.is_claimable(seq) || self.in_flight.contains(&seq)
-    }
-
     /// Claims entry `seq` wherever it is, if it is claimable (not claimed, present); entries
     /// between the head and it become handed-back ones, so they keep their turn.
     pub fn claim_exact(&mut self, seq: u64) -> bool {
@@ -343,7 +340,9 @@ impl QueueState {
         true
     }
 
-    /// The first `max` claimable entries, without claiming them.
+    /// The first `max` claimable entries, without claiming them (what the tests below look at:
+    /// a transaction's peek reads its snapshot).
+    #[cfg(test)]
     pub fn peek(&self, max: usize, out: &mut Vec<u64>) {
         let now = Instant::now();
         out.extend(self.returned.iter().copied().filter(|&s| self.is_due(s, now)).take(max));

@@ -129,7 +129,7 @@ impl<'a> StoreReader<'a> {
     fn entries_of(&self, index: usize) -> Result<PresentEntries<'a>> {
         let (name, id) = &self.queues[index];
         let snapshot = self.snapshot;
-        PresentEntries::new(self.db.db(), || read_options(snapshot), *id, name)
+        PresentEntries::new(self.db.db(), || Ok(read_options(snapshot)), *id, name)
     }
 
     pub fn next_item(&mut self, arena: &mut Vec<u8>) -> Result<Option<Item>> {

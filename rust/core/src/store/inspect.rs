@@ -111,7 +111,7 @@ impl Store {
         let entry_options = || {
             let mut ro = read_options();
             ro.set_readahead_size(2 << 20);
-            ro
+            Ok(ro)
         };
         let mut entries = PresentEntries::new(db.db(), entry_options, id, queue)?;
         let mut object_options = read_options();

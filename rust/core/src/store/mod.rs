@@ -242,7 +242,10 @@ impl Store {
         let mut out = Vec::new();
         let mut bytes = 0usize;
         for ((sequence, record), e) in present.into_iter().zip(entries) {
-            let payload = reads.entry_payloads(&db, std::slice::from_ref(&e))?.pop().flatten();
+            let payload = reads
+                .entry_payloads(&db, std::slice::from_ref(&e), rocksdb::ReadOptions::default())?
+                .pop()
+                .flatten();
             let size = payload.as_ref().map_or(0, Vec::len) + record.origin_queue.len() + record.reason.len();
             bytes = bytes.saturating_add(size);
             if bytes > max_bytes && !out.is_empty() {

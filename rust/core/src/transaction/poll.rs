@@ -1,14 +1,16 @@
 //! What a consumer gets from a queue: `poll` claims and reads entries, `take` waits for one,
 //! `peek` reads without claiming.
 
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
 use super::{Message, Transaction};
-use crate::entry_records;
-use crate::error::{Error, Result};
-use crate::keys::{self, Entry, Ownership};
+use crate::entry_records::PresentEntries;
+use crate::error::{Error, Result, RocksContext};
+use crate::keys::{self, Ownership, CF_META};
+use crate::map_reads::ReadView;
 use crate::options::MAX_BATCH_ITEMS;
 use crate::queue::Take;
 use crate::shared::DbRef;
@@ -136,50 +138,65 @@ impl Transaction {
         }
     }
 
-    /// The first `max` items `poll` would return, without removing them.
-    pub fn peek(&self, queue: &str, max: usize) -> Result<Vec<Message>> {
+    /// The first `max` items of `queue` in this transaction's snapshot, without removing them:
+    /// the committed entries (in FIFO order) the store held when the snapshot was taken, less
+    /// those this transaction polled, then its own enqueues. The snapshot is the one its map
+    /// reads see (taken at its first read, a peek or a map read). Entries that other open
+    /// transactions have polled are still committed, so a peek shows them; a poll claims from
+    /// the latest state and may get other entries. Entries handed back with a delay that is
+    /// not over are left out, as a poll now would leave them.
+    pub fn peek(&mut self, queue: &str, max: usize) -> Result<Vec<Message>> {
         self.peek_within(queue, max, usize::MAX)
     }
 
-    /// `peek` bounded like `poll_within`: the items `poll_within` would return.
-    pub fn peek_within(&self, queue: &str, max: usize, max_payload_bytes: usize) -> Result<Vec<Message>> {
+    /// `peek` that also stops before the message whose payload would bring the payload bytes
+    /// returned over `max_payload_bytes` (the first is always returned), as `poll_within` does.
+    pub fn peek_within(&mut self, queue: &str, max: usize, max_payload_bytes: usize) -> Result<Vec<Message>> {
         self.check_open()?;
-        let db = self.store.db()?;
         keys::validate_queue_name(queue)?;
         check_batch(max)?;
-        let mut seqs = Vec::new();
-        let mut failed = Vec::new();
-        let queue_id = {
-            let queues = self.store.queues();
-            queues.get(queue).map(|q| {
-                q.peek(max, &mut seqs);
-                failed.extend(seqs.iter().map(|&seq| q.failed_deliveries(seq)));
-                q.id()
-            })
-        };
-        let mut out = Vec::with_capacity(seqs.len());
-        if let Some(qid) = queue_id.filter(|_| !seqs.is_empty()) {
-            // An entry may be consumed by another commit between the peek and this read: it is
-            // left out (its block may still hold it, so that is asked of the queue after the read).
-            let read = entry_records::read_entries(&db, qid, &seqs)?.entries;
-            let still: Vec<bool> = {
-                let queues = self.store.queues();
-                let q = queues.state(qid);
-                seqs.iter().map(|&seq| q.is_some_and(|q| q.is_present(seq))).collect()
-            };
-            let (present, entries): (Vec<(u64, u32)>, Vec<Entry>) = seqs
+        let store = self.store.clone();
+        let db = store.db()?;
+        let view = self.view.get_or_insert_with(|| ReadView::take(&store, &db));
+        let ro = || view.read_options(&db);
+        let mut out = Vec::new();
+        // The queue's id as the snapshot has it: one created after it is not there yet, one
+        // dropped after it still is.
+        let queue_id = db
+            .db()
+            .get_pinned_cf_opt(db.cf(CF_META), keys::meta_queue_key(queue), &ro()?)
+            .context(|| format!("looking up queue '{queue}'"))?
+            .map(|v| keys::decode_u32(&v, "queue id"))
+            .transpose()?;
+        if let Some(qid) = queue_id {
+            let own_claims: HashSet<u64> = self
+                .buf
+                .claims()
                 .iter()
-                .zip(failed)
-                .zip(read)
-                .zip(still)
-                .filter_map(|(((&seq, failed), entry), still)| entry.filter(|_| still).map(|e| ((seq, failed), e)))
-                .unzip();
-            let payloads = self.buf.object_reads().entry_payloads(&db, &entries)?;
+                .filter(|c| c.queue == qid)
+                .map(|c| c.seq)
+                .collect();
+            let mut present = PresentEntries::new(db.db(), ro, qid, queue)?;
+            let (mut seqs, mut entries) = (Vec::new(), Vec::new());
+            {
+                let queues = store.queues();
+                let state = queues.state(qid);
+                let now = Instant::now();
+                while seqs.len() < max {
+                    let Some((seq, value)) = present.next()? else { break };
+                    if own_claims.contains(&seq) || state.is_some_and(|q| !q.is_due(seq, now)) {
+                        continue;
+                    }
+                    seqs.push((seq, state.map_or(0, |q| q.failed_deliveries(seq))));
+                    entries.push(keys::decode_entry(value)?);
+                }
+            }
+            let payloads = self.buf.object_reads().entry_payloads(&db, &entries, ro()?)?;
             out.extend(
                 entries
                     .iter()
                     .zip(payloads)
-                    .zip(present)
+                    .zip(seqs)
                     .map(|((e, payload), (seq, failed))| Message {
                         id: e.id,
                         payload,

@@ -150,9 +150,13 @@ public final class Transaction implements AutoCloseable {
     }
 
     /**
-     * The first {@code max} items {@link #poll(String, int)} would return, left in place (at most
-     * what one call of {@code poll} returns: fewer when their payloads exceed
-     * {@link Store#MAX_RESULT_BYTES}).
+     * The first {@code max} items of {@code queue} in this transaction's snapshot, left in place
+     * (at most what one call of {@code poll} returns: fewer when their payloads exceed
+     * {@link Store#MAX_RESULT_BYTES}): the entries committed when the snapshot was taken (at the
+     * transaction's first read, a peek or a map read; docs/MAPS.md, "Isolation"), in order, less
+     * those this transaction polled, then its own enqueues. Entries another open transaction
+     * polled are still committed and shown; a {@link #poll(String, int)} claims from the latest
+     * state and may get other items.
      */
     public synchronized List<Message> peek(String queue, int max) {
         byte[] name = name(queue);
