@@ -7,38 +7,38 @@ use std::sync::Arc;
 
 use crate::error::{Result, RocksContext};
 use crate::maps::{self, MapId};
-use crate::shared::{DbRef, Shared, SnapshotId};
+use crate::shared::{DbRef, Shared, TakenSnapshot};
 
-/// One consistent view of the maps: a RocksDB snapshot taken when every commit below `W` was
+/// One consistent view of the store: a RocksDB snapshot taken when every commit below `W` was
 /// written (W is read first, so each of those is in it), registered with the conflict table
-/// (`commit/key_writes.rs`) until dropped. A commit from W on is not in it, except one written
-/// in the instant between reading W and taking the snapshot, which then counts as after it.
+/// (`commit/key_writes.rs`) until the last view sharing it is dropped. A commit from W on is not
+/// in it, except one written in the instant between reading W and taking the snapshot, which
+/// then counts as after it.
+///
+/// Transactions that begin reading while nothing has been written since share one snapshot
+/// (`Shared::latest_snapshot`).
 pub(crate) struct ReadView {
     store: Arc<Shared>,
-    snapshot: SnapshotId,
-    written_below: u64,
+    taken: Arc<TakenSnapshot>,
 }
 
 impl ReadView {
     pub fn take(store: &Arc<Shared>, db: &DbRef<'_>) -> ReadView {
-        let written_below = store.key_writes().register(|| store.group_commit().written_below());
-        let snapshot = store.hold_snapshot(db);
         ReadView {
             store: store.clone(),
-            snapshot,
-            written_below,
+            taken: store.latest_snapshot(db),
         }
     }
 
     /// W: every commit below this ticket is in the view.
     pub fn written_below(&self) -> u64 {
-        self.written_below
+        self.taken.written_below
     }
 
     /// Read options reading the view, for reads made while `db` is held.
     pub fn read_options(&self, db: &DbRef<'_>) -> Result<rocksdb::ReadOptions> {
         let mut ro = rocksdb::ReadOptions::default();
-        self.store.read_at(db, self.snapshot, &mut ro)?;
+        self.store.read_at(db, self.taken.snapshot, &mut ro)?;
         Ok(ro)
     }
 
@@ -46,14 +46,7 @@ impl ReadView {
     /// from W on writes it. The map cache holds latest values, so a hit may be used, and a
     /// value read may be kept, only when this holds, asked after the cache was looked up.
     fn sees_latest(&self, full: &[u8]) -> bool {
-        !self.store.key_writes().written_since(full, self.written_below)
-    }
-}
-
-impl Drop for ReadView {
-    fn drop(&mut self) {
-        self.store.release_snapshot(self.snapshot);
-        self.store.key_writes().unregister(self.written_below);
+        !self.store.key_writes().written_since(full, self.taken.written_below)
     }
 }
 
@@ -159,11 +152,12 @@ pub(crate) fn reading_map(map: &str) -> impl Fn() -> String + '_ {
 mod tests {
     use crate::{Store, StoreOptions};
 
-    /// A transaction holds one snapshot from its first map read until it ends, and a store
-    /// closed under an open transaction releases it first (the transaction's end then has
-    /// nothing left to release).
+    /// A transaction holds a snapshot from its first map read until it ends; transactions that
+    /// begin reading while nothing has been written since share one; the store keeps the last
+    /// one for the next reader; and a store closed under an open transaction releases it first
+    /// (the transaction's end then has nothing left to release).
     #[test]
-    fn a_transactions_snapshot_lives_from_its_first_map_read_to_its_end_or_the_close() {
+    fn readers_share_a_snapshot_until_a_write_and_it_lives_until_the_last_ends_or_the_close() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
         let held = || store.shared.snapshots_held();
@@ -174,19 +168,57 @@ mod tests {
         tx.map_get("m", b"other").unwrap();
         assert_eq!(held(), 1, "one per transaction");
         tx.commit().unwrap();
-        assert_eq!(held(), 0);
+        assert_eq!(held(), 1, "kept for the next reader");
         let mut reader = store.begin().unwrap();
         reader.map_get("m", b"k").unwrap();
-        let mut dropped = store.begin().unwrap();
-        dropped.map_get("m", b"k").unwrap();
-        assert_eq!(held(), 2);
-        drop(dropped);
-        assert_eq!(held(), 1);
-        assert_eq!(store.shared.key_writes().oldest_live(), Some(1), "the reader's W");
+        assert_eq!(held(), 1, "a new one (the commit wrote since), the stale one released");
+        let mut sharer = store.begin().unwrap();
+        sharer.map_get("m", b"k").unwrap();
+        assert_eq!(held(), 1, "nothing written since: shared");
+        let w = store.shared.key_writes().oldest_live();
+        let mut writer = store.begin().unwrap();
+        writer.map_put("m", b"k", b"new").unwrap();
+        writer.commit().unwrap();
+        let mut later = store.begin().unwrap();
+        assert_eq!(later.map_get("m", b"k").unwrap().as_deref(), Some(&b"new"[..]));
+        assert_eq!(reader.map_get("m", b"k").unwrap().as_deref(), Some(&b"v"[..]));
+        assert_eq!(held(), 2, "one after the write");
+        drop(later);
+        drop(sharer);
+        assert_eq!(held(), 2, "the reader's and the kept one");
+        assert_eq!(store.shared.key_writes().oldest_live(), w, "the reader's W");
         store.close().unwrap();
         assert_eq!(held(), 0, "released by the close");
         assert!(reader.map_get("m", b"k").is_err());
         drop(reader);
         assert_eq!(store.shared.key_writes().oldest_live(), None);
+    }
+
+    /// The snapshot kept for the next reader does not hold back the conflict table's pruning:
+    /// writes alone, with no reader coming, release it.
+    #[test]
+    fn the_kept_snapshot_is_released_when_the_conflict_table_is_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(
+            dir.path(),
+            StoreOptions {
+                sync_on_commit: false,
+                ..StoreOptions::default()
+            },
+        )
+        .unwrap();
+        let mut reader = store.begin().unwrap();
+        reader.map_get("m", b"k").unwrap();
+        reader.commit().unwrap();
+        assert_eq!(store.shared.snapshots_held(), 1);
+        assert!(store.shared.key_writes().oldest_live().is_some());
+        for i in 0..10_000u32 {
+            let mut tx = store.begin().unwrap();
+            tx.map_put("m", &i.to_be_bytes(), b"v").unwrap();
+            tx.commit().unwrap();
+        }
+        assert_eq!(store.shared.snapshots_held(), 0);
+        assert_eq!(store.shared.key_writes().oldest_live(), None);
+        assert!(store.shared.key_writes().len() < 10_000, "pruned");
     }
 }

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard};
@@ -39,6 +40,9 @@ pub(crate) struct Shared {
     key_writes: KeyWrites,
     /// Map keys held for update until their transactions end (`commit/key_locks.rs`).
     key_locks: KeyLocks,
+    /// The snapshot the last transaction's reads were given, for the next while nothing has
+    /// been written since (`map_reads::ReadView`).
+    latest_view: LatestView,
     /// Signalled whenever entries become claimable (commit, rollback) and on close.
     arrivals: Condvar,
     /// Commits are prepared one at a time under it (sequence numbers, reference counts), which
@@ -51,9 +55,9 @@ pub(crate) struct Shared {
     cf_ids: CfIds,
     cache: Option<Cache>,
     /// Committed map values kept for point reads (`read_cache.rs`).
-    map_cache: std::sync::Arc<crate::read_cache::ReadCache>,
+    map_cache: Arc<crate::read_cache::ReadCache>,
     /// Committed objects created by `put`, kept for `get` (`read_cache.rs`).
-    object_cache: std::sync::Arc<crate::read_cache::ReadCache>,
+    object_cache: Arc<crate::read_cache::ReadCache>,
     /// Payload bytes committed since open, before and after compression.
     payload_bytes: AtomicU64,
     stored_payload_bytes: AtomicU64,
@@ -73,6 +77,56 @@ pub(crate) struct Shared {
 struct Snapshots {
     next: u64,
     held: std::collections::HashMap<u64, rocksdb::SnapshotWithThreadMode<'static, DB>>,
+}
+
+/// A RocksDB snapshot and its W, with RocksDB's latest sequence number read before both: while
+/// that number and W are still the latest, a snapshot taken now would see exactly what this
+/// one sees, so a new view may share it.
+pub(crate) struct TakenSnapshot {
+    store: Weak<Shared>,
+    pub snapshot: SnapshotId,
+    pub written_below: u64,
+    sequence: u64,
+}
+
+impl Drop for TakenSnapshot {
+    fn drop(&mut self) {
+        // A store being dropped released every snapshot itself and has no conflict table left.
+        if let Some(store) = self.store.upgrade() {
+            store.release_snapshot(self.snapshot);
+            store.key_writes().unregister(self.written_below);
+        }
+    }
+}
+
+/// The snapshot the last reader was given, kept for the next one while it is the latest.
+#[derive(Default)]
+pub(crate) struct LatestView(Mutex<Option<Arc<TakenSnapshot>>>);
+
+impl LatestView {
+    /// The kept snapshot if RocksDB's latest sequence number is still `sequence` and W is still
+    /// `written_below`.
+    fn current(&self, sequence: u64, written_below: u64) -> Option<Arc<TakenSnapshot>> {
+        self.0
+            .lock()
+            .as_ref()
+            .filter(|t| t.sequence == sequence && t.written_below == written_below)
+            .cloned()
+    }
+
+    /// Keeps `taken` for the next view, releasing the one kept before (once no view uses it).
+    fn keep(&self, taken: Arc<TakenSnapshot>) {
+        let replaced = self.0.lock().replace(taken);
+        drop(replaced); // outside the lock: releasing takes other locks
+    }
+
+    /// Forgets the kept snapshot: commits since made it stale, and while kept it holds back the
+    /// pruning of the conflict table (and RocksDB's old versions). The commit calls this before
+    /// it prunes; the close calls it too.
+    pub fn forget(&self) {
+        let kept = self.0.lock().take();
+        drop(kept);
+    }
 }
 
 /// A snapshot held by `Shared::hold_snapshot`, named by its id.
@@ -122,13 +176,14 @@ impl Shared {
         queues.start_metrics(options.metrics, clock);
         Shared {
             metrics: Metrics::new(options.metrics, clock),
-            map_cache: std::sync::Arc::new(crate::read_cache::ReadCache::new(options.map_cache_bytes)),
-            object_cache: std::sync::Arc::new(crate::read_cache::ReadCache::new(options.object_cache_bytes)),
+            map_cache: Arc::new(crate::read_cache::ReadCache::new(options.map_cache_bytes)),
+            object_cache: Arc::new(crate::read_cache::ReadCache::new(options.object_cache_bytes)),
             path,
             options,
             snapshots: Mutex::new(Snapshots::default()),
             db: RwLock::new(Some(db)),
             key_writes: KeyWrites::default(),
+            latest_view: LatestView::default(),
             key_locks: KeyLocks::default(),
             queues: Mutex::new(queues),
             map_names: Mutex::new(map_names),
@@ -219,6 +274,33 @@ impl Shared {
         &self.commit_lock
     }
 
+    pub fn latest_view(&self) -> &LatestView {
+        &self.latest_view
+    }
+
+    /// A snapshot of the store registered with the conflict table (`map_reads::ReadView`): the
+    /// one given to the last reader if nothing has been written since, else a new one (kept
+    /// for the next). Taking and releasing a RocksDB snapshot locks the database's mutex, which
+    /// read-only transactions from several threads would otherwise take twice each.
+    pub fn latest_snapshot(self: &Arc<Self>, db: &DbRef<'_>) -> Arc<TakenSnapshot> {
+        // Read first: a write from here on changes it, so a snapshot taken below that matches
+        // it later has seen everything written since.
+        let sequence = db.db().latest_sequence_number();
+        if let Some(taken) = self.latest_view.current(sequence, self.group_commit.written_below()) {
+            return taken;
+        }
+        let written_below = self.key_writes.register(|| self.group_commit.written_below());
+        let snapshot = self.hold_snapshot(db);
+        let taken = Arc::new(TakenSnapshot {
+            store: Arc::downgrade(self),
+            snapshot,
+            written_below,
+            sequence,
+        });
+        self.latest_view.keep(taken.clone());
+        taken
+    }
+
     pub fn queues(&self) -> MutexGuard<'_, Queues> {
         self.queues.lock()
     }
@@ -244,11 +326,11 @@ impl Shared {
         self.map_names.lock()
     }
 
-    pub fn map_cache(&self) -> &std::sync::Arc<crate::read_cache::ReadCache> {
+    pub fn map_cache(&self) -> &Arc<crate::read_cache::ReadCache> {
         &self.map_cache
     }
 
-    pub fn object_cache(&self) -> &std::sync::Arc<crate::read_cache::ReadCache> {
+    pub fn object_cache(&self) -> &Arc<crate::read_cache::ReadCache> {
         &self.object_cache
     }
 
@@ -331,6 +413,7 @@ impl Shared {
             let _q = self.queues.lock();
             self.arrivals.notify_all();
         }
+        self.latest_view.forget();
         let db = {
             let mut open = self.db.write();
             // Released with the database open and in place (`Snapshots`).

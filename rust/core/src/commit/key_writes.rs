@@ -90,14 +90,10 @@ impl KeyWrites {
         }
     }
 
-    /// Drops the entries no live or future snapshot can ask about, once the table has doubled
-    /// since the last prune (and holds at least `PRUNE_FLOOR`).
-    pub fn maybe_prune(&self, written_below: impl FnOnce() -> u64) {
-        let entries = self.entries.load(Ordering::Relaxed);
-        if entries < PRUNE_FLOOR.max(2 * self.after_prune.load(Ordering::Relaxed)) {
-            return;
-        }
-        self.prune(written_below);
+    /// Whether it is time to `prune`: the table has doubled since the last prune (and holds at
+    /// least `PRUNE_FLOOR`).
+    pub fn wants_pruning(&self) -> bool {
+        self.entries.load(Ordering::Relaxed) >= PRUNE_FLOOR.max(2 * self.after_prune.load(Ordering::Relaxed))
     }
 
     /// Drops every entry below the oldest live snapshot's W (or, with none live, below

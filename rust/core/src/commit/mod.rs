@@ -132,7 +132,11 @@ pub(crate) fn prepare(store: &Shared, db: &DbRef<'_>, buf: &mut Buffered) -> Res
     };
     let queued = store.group_commit().submit(prepared);
     debug_assert_eq!(queued, ticket, "tickets are given under the commit lock");
-    store.key_writes().maybe_prune(|| store.group_commit().written_below());
+    if store.key_writes().wants_pruning() {
+        // The snapshot kept for the next reader may be old by now and would hold the prune back.
+        store.latest_view().forget();
+        store.key_writes().prune(|| store.group_commit().written_below());
+    }
     // What it does to objects, for the commits prepared after it while it is not on disk.
     serial
         .pending_objects
