@@ -6,7 +6,8 @@
 //!
 //! `cargo run --release -p rockcask-core --example kv_ops -- [op] [threads] [seconds] [synced] [records]`
 //! where `op` is `read` (get + commit), `storeget` (`Store::map_get`, no transaction), `update`
-//! (put + commit) or `rmw` (get, put, commit, retried on conflict); defaults `read 1 5 1 100000`.
+//! (put + commit), `rmw` (get, put, commit, retried on conflict) or `empty` (begin + commit of a
+//! transaction that does nothing); defaults `read 1 5 1 100000`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,6 +41,7 @@ fn one(store: &Store, op: &str, k: &[u8], value: &[u8]) {
     loop {
         let mut tx = store.begin().expect("begin");
         match op {
+            "empty" => {}
             "read" => {
                 tx.map_get(MAP, k).expect("get").expect("a loaded key");
             }
@@ -49,7 +51,7 @@ fn one(store: &Store, op: &str, k: &[u8], value: &[u8]) {
                 v[0] = v[0].wrapping_add(1);
                 tx.map_put(MAP, k, &v).expect("put");
             }
-            other => panic!("unknown op {other}: read, storeget, update or rmw"),
+            other => panic!("unknown op {other}: read, storeget, update, rmw or empty"),
         }
         match tx.commit() {
             Ok(_) => return,

@@ -56,21 +56,20 @@ public final class KvRun {
             Files.createDirectories(dir);
             StringBuilder out = new StringBuilder();
             try (KvStore kv = open(store, dir, synced)) {
-                byte[] value = new byte[KvStore.RECORD_BYTES];
-                new Random(1).nextBytes(value);
+                Random loading = new Random(1);
                 for (long from = 0; from < records; from += LOAD_BATCH) {
-                    kv.load(from, Math.min(records, from + LOAD_BATCH), value);
+                    kv.load(from, Math.min(records, from + LOAD_BATCH), () -> KvStore.randomRecord(loading));
                 }
                 AtomicLong inserted = new AtomicLong(records);
                 ScrambledZipfian keys = new ScrambledZipfian(records);
                 // Warm-up (JIT, caches), not measured.
-                run(kv, workload, keys, inserted, 1, Math.max(100, operations / 10), value);
+                run(kv, workload, keys, inserted, 1, Math.max(100, operations / 10));
                 for (String t : args[5].split(",")) {
                     int threads = Integer.parseInt(t);
                     if (out.length() > 0) {
                         out.append(';');
                     }
-                    out.append(threads).append(':').append(run(kv, workload, keys, inserted, threads, operations, value));
+                    out.append(threads).append(':').append(run(kv, workload, keys, inserted, threads, operations));
                 }
             }
             line = RESULT + out;
@@ -85,7 +84,7 @@ public final class KvRun {
     }
 
     /** {@code operations} in all from {@code threads} threads started together: "ops/s:r50:r99:u50:u99". */
-    private static String run(KvStore kv, KvWorkload w, ScrambledZipfian keys, AtomicLong inserted, int threads, int operations, byte[] value)
+    private static String run(KvStore kv, KvWorkload w, ScrambledZipfian keys, AtomicLong inserted, int threads, int operations)
             throws Exception {
         int perThread = Math.max(1, operations / threads);
         long[][] reads = new long[threads][];
@@ -112,15 +111,15 @@ public final class KvRun {
                                 throw new IllegalStateException("a loaded record is missing or changed size");
                             }
                         } else if (p < w.read + w.update) {
-                            kv.write(KvStore.key(keys.next()), value);
+                            kv.write(KvStore.key(keys.next()), KvStore.randomRecord(r));
                             isRead = false;
                         } else if (p < w.read + w.update + w.scan) {
                             kv.scan(KvStore.key(keys.next()), 1 + r.nextInt(KvWorkload.MAX_SCAN));
                         } else if (p < w.read + w.update + w.scan + w.insert) {
-                            kv.write(KvStore.key(inserted.getAndIncrement()), value);
+                            kv.write(KvStore.key(inserted.getAndIncrement()), KvStore.randomRecord(r));
                             isRead = false;
                         } else {
-                            kv.readModifyWrite(KvStore.key(keys.next()), value);
+                            kv.readModifyWrite(KvStore.key(keys.next()), KvStore.randomRecord(r));
                             isRead = false;
                         }
                         long nanos = System.nanoTime() - t0;

@@ -1,6 +1,8 @@
 package org.rockcask.bench.kv;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Random;
+import java.util.function.Supplier;
 
 /**
  * One store under the key-value benchmark: every call is one transaction of its own, committed
@@ -21,8 +23,25 @@ interface KvStore extends AutoCloseable {
         return ("user" + ScrambledZipfian.fnv64(record)).getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** Loading: records {@code from} to {@code to - 1} in one transaction. */
-    void load(long from, long to, byte[] value) throws Exception;
+    /**
+     * A record as YCSB's generator makes its fields: {@link #RECORD_BYTES} printable characters
+     * drawn at random (6 bits each), a new one for every record loaded and every write. Values
+     * all alike would let block compression (RocksJava's LZ4) shrink the data several times
+     * over, which no real workload's values allow.
+     */
+    static byte[] randomRecord(Random random) {
+        byte[] v = new byte[RECORD_BYTES];
+        for (int i = 0; i < v.length;) {
+            long bits = random.nextLong();
+            for (int j = 0; j < 10 && i < v.length; j++, bits >>>= 6) {
+                v[i++] = (byte) (' ' + (bits & 63));
+            }
+        }
+        return v;
+    }
+
+    /** Loading: records {@code from} to {@code to - 1} in one transaction, each with the next of {@code values}. */
+    void load(long from, long to, Supplier<byte[]> values) throws Exception;
 
     /** Reads a record; its length (-1: absent). */
     int read(byte[] key) throws Exception;

@@ -3,6 +3,7 @@ package org.rockcask.bench.kv;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Iterator;
+import java.util.function.Supplier;
 import org.lmdbjava.CursorIterable;
 import org.lmdbjava.Dbi;
 import org.lmdbjava.DbiFlags;
@@ -48,10 +49,10 @@ final class LmdbKv implements KvStore {
     }
 
     @Override
-    public void load(long from, long to, byte[] value) {
+    public void load(long from, long to, Supplier<byte[]> records) {
         try (Txn<ByteBuffer> txn = env.txnWrite()) {
             for (long r = from; r < to; r++) {
-                db.put(txn, key(KvStore.key(r)), value(value));
+                db.put(txn, key(KvStore.key(r)), value(records.get()));
             }
             txn.commit();
         }

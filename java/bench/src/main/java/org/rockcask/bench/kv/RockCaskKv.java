@@ -2,6 +2,7 @@ package org.rockcask.bench.kv;
 
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.rockcask.Store;
 import org.rockcask.StoreOptions;
 import org.rockcask.Transaction;
@@ -26,11 +27,11 @@ final class RockCaskKv implements KvStore {
     }
 
     @Override
-    public void load(long from, long to, byte[] value) {
+    public void load(long from, long to, Supplier<byte[]> values) {
         try (Transaction tx = store.begin()) {
             TxMap m = tx.map(MAP);
             for (long r = from; r < to; r++) {
-                m.put(KvStore.key(r), value);
+                m.put(KvStore.key(r), values.get());
             }
             tx.commit();
         }

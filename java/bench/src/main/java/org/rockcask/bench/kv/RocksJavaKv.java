@@ -1,6 +1,7 @@
 package org.rockcask.bench.kv;
 
 import java.nio.file.Path;
+import java.util.function.Supplier;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
@@ -40,10 +41,10 @@ final class RocksJavaKv implements KvStore {
     }
 
     @Override
-    public void load(long from, long to, byte[] value) throws Exception {
+    public void load(long from, long to, Supplier<byte[]> values) throws Exception {
         try (WriteBatch batch = new WriteBatch()) {
             for (long r = from; r < to; r++) {
-                batch.put(KvStore.key(r), value);
+                batch.put(KvStore.key(r), values.get());
             }
             db.write(write, batch);
         }
