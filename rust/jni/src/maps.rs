@@ -2,7 +2,7 @@
 //!
 //! Keys and values cross as byte[]; lists in the list layout (`wire::pack_list`): keys for
 //! `getAll` (none absent), its answer (one value or absent per key), a scan's pairs as key and
-//! value alternating (`wire::pack_scan_page`). `getAll` and `scan` bound their results by
+//! value alternating (`wire::ScanPacker`). `getAll` and `scan` bound their results by
 //! `MAX_RESULT_BYTES`, so that each fits one Java array.
 
 use jni::objects::JByteBuffer;
@@ -72,14 +72,16 @@ fn scan(
     } else {
         Direction::Forward
     };
-    let page = tx.lock()?.map_scan_within(
+    let mut packed = wire::ScanPacker::default();
+    let cut = tx.lock()?.map_scan_visit(
         map.as_str(),
         &KeyRange { from, to },
         direction,
         limit.0,
         MAX_RESULT_BYTES,
+        |k, v| packed.pair(k, v),
     )?;
-    Ok(wire::pack_scan_page(&page))
+    Ok(packed.finish(cut))
 }
 
 fn store_get(_env: &mut Env<'_>, store: &StoreHandle, map: MapName, key: Vec<u8>) -> BridgeResult<Option<Vec<u8>>> {

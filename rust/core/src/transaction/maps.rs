@@ -209,6 +209,25 @@ impl Transaction {
         limit: usize,
         max_bytes: usize,
     ) -> Result<ScanPage> {
+        let mut pairs = Vec::new();
+        let cut = self.map_scan_visit(map, range, direction, limit, max_bytes, |k, v| {
+            pairs.push((k.to_vec(), v.to_vec()))
+        })?;
+        Ok(ScanPage { pairs, cut })
+    }
+
+    /// `map_scan_within` handing each pair to `visit`, in scan order, instead of collecting
+    /// them: a caller that packs them for Java copies each once, from RocksDB's block. Returns
+    /// whether the scan stopped at `max_bytes` before a pair of its range.
+    pub fn map_scan_visit(
+        &mut self,
+        map: &str,
+        range: &KeyRange,
+        direction: Direction,
+        limit: usize,
+        max_bytes: usize,
+        visit: impl FnMut(&[u8], &[u8]),
+    ) -> Result<bool> {
         self.check_open()?;
         maps::validate_map_name(map)?;
         if limit > MAX_BATCH_ITEMS {
@@ -230,7 +249,7 @@ impl Transaction {
         if direction == Direction::Reverse {
             own.reverse();
         }
-        merge(stored, own, direction, Bounds { limit, max_bytes }, map)
+        merge(stored, own, direction, Bounds { limit, max_bytes }, map, visit)
     }
 
     fn check_map_write(&self, map: &str, key: &[u8]) -> Result<()> {
@@ -344,53 +363,74 @@ struct Bounds {
     max_bytes: usize,
 }
 
-/// The stored pairs and this transaction's writes, merged in scan order: an own write replaces
-/// (or, a delete, hides) the stored pair with its key; stops at `bounds`.
+/// The pairs a scan has taken and their bytes.
+#[derive(Default)]
+struct Taken {
+    count: usize,
+    bytes: usize,
+}
+
+impl Taken {
+    /// Whether a pair of `len` bytes fits `bounds`' bytes (the first always does); counts it
+    /// when it does.
+    fn fits(&mut self, len: usize, bounds: &Bounds) -> bool {
+        self.bytes = self.bytes.saturating_add(len);
+        if self.bytes > bounds.max_bytes && self.count > 0 {
+            return false;
+        }
+        self.count += 1;
+        true
+    }
+}
+
+/// The stored pairs and this transaction's writes, merged in scan order and handed to `visit`:
+/// an own write replaces (or, a delete, hides) the stored pair with its key; stops at `bounds`.
+/// Returns whether it stopped at the byte bound. A stored pair is visited in place, from
+/// RocksDB's block.
 fn merge(
     mut stored: StoredScan<'_>,
     own: Vec<(Vec<u8>, MapWrite)>,
     direction: Direction,
     bounds: Bounds,
     map: &str,
-) -> Result<ScanPage> {
+    mut visit: impl FnMut(&[u8], &[u8]),
+) -> Result<bool> {
     let before = |a: &[u8], b: &[u8]| match direction {
         Direction::Forward => a < b,
         Direction::Reverse => a > b,
     };
-    let mut out = Vec::new();
-    let mut bytes = 0usize;
+    let mut taken = Taken::default();
     let mut own = own.into_iter().peekable();
-    while out.len() < bounds.limit {
-        let next_stored = stored.current().map(|(k, v)| (k.to_vec(), v.to_vec()));
-        let pair = match (next_stored, own.peek()) {
-            (None, None) => break,
-            (Some((k, v)), Some((ok, _))) if before(&k, ok) => {
+    while taken.count < bounds.limit {
+        // The stored pair comes first (or alone): visited in place.
+        if let Some((k, v)) = stored.current() {
+            if own.peek().is_none_or(|(ok, _)| before(k, ok)) {
+                if !taken.fits(k.len() + v.len(), &bounds) {
+                    stored.status()?;
+                    return Ok(true);
+                }
+                visit(k, v);
                 stored.advance();
-                Some((k, v))
+                continue;
             }
-            (Some((k, v)), Some((ok, _))) if k == *ok => {
+        }
+        let Some((k, w)) = own.next() else { break };
+        let stored_value = match stored.current() {
+            Some((sk, sv)) if sk == k.as_slice() => {
+                let v = sv.to_vec();
                 stored.advance();
-                let (k, w) = own.next().expect("peeked");
-                apply_own(Some(w), Some(v), map, &k)?.map(|v| (k, v))
+                Some(v)
             }
-            (_, Some(_)) => {
-                let (k, w) = own.next().expect("peeked");
-                apply_own(Some(w), None, map, &k)?.map(|v| (k, v))
-            }
-            (Some((k, v)), None) => {
-                stored.advance();
-                Some((k, v))
-            }
+            _ => None,
         };
-        if let Some((k, v)) = pair {
-            bytes = bytes.saturating_add(k.len() + v.len());
-            if bytes > bounds.max_bytes && !out.is_empty() {
+        if let Some(v) = apply_own(Some(w), stored_value, map, &k)? {
+            if !taken.fits(k.len() + v.len(), &bounds) {
                 stored.status()?;
-                return Ok(ScanPage { pairs: out, cut: true });
+                return Ok(true);
             }
-            out.push((k, v));
+            visit(&k, &v);
         }
     }
     stored.status()?;
-    Ok(ScanPage { pairs: out, cut: false })
+    Ok(false)
 }

@@ -10,6 +10,7 @@
 
 use std::fmt::Write;
 
+use rockcask_core::maps::ScanPage;
 use rockcask_core::{DeadLetter, DeadLetterRecord, Message, QueueConfig, Uuid};
 
 use super::*;
