@@ -56,17 +56,41 @@ pub fn check_fits_java_array(len: usize) -> BridgeResult<()> {
 }
 
 /// The list layout, the one most lists use (names, map keys and values, map scans as key and
-/// value alternating (`pack_scan_page`), the snapshot summary's strings, the drop-in's lists): an i32 count, then
-/// per item an i32 length (-1: absent) and the bytes.
+/// value alternating (`ScanPacker`), the snapshot summary's strings, the drop-in's lists): an
+/// i32 count, then per item an i32 length (-1: absent) and the bytes.
 pub fn pack_list<'i>(items: impl IntoIterator<Item = Option<&'i [u8]>>) -> Vec<u8> {
-    let mut out = vec![0; 4];
-    let mut n = 0i32;
+    let mut packed = ListPacker::default();
     for item in items {
-        n += 1;
-        put_optional_bytes(&mut out, item);
+        packed.push(item);
     }
-    out[..4].copy_from_slice(&n.to_be_bytes());
-    out
+    packed.finish()
+}
+
+/// A list in the list layout built an item at a time (the count goes in front at the end).
+pub struct ListPacker {
+    out: Vec<u8>,
+    items: i32,
+}
+
+impl Default for ListPacker {
+    fn default() -> Self {
+        ListPacker {
+            out: vec![0; 4],
+            items: 0,
+        }
+    }
+}
+
+impl ListPacker {
+    pub fn push(&mut self, item: Option<&[u8]>) {
+        put_optional_bytes(&mut self.out, item);
+        self.items += 1;
+    }
+
+    pub fn finish(mut self) -> Vec<u8> {
+        self.out[..4].copy_from_slice(&self.items.to_be_bytes());
+        self.out
+    }
 }
 
 /// A list of strings (none absent) in the list layout, as their UTF-8 bytes.
@@ -89,35 +113,21 @@ pub fn pack_scan_page(page: &rockcask_core::maps::ScanPage) -> Vec<u8> {
 
 /// `pack_scan_page` built a pair at a time, as a scan hands them over
 /// (`Transaction::map_scan_visit`): each key and value copied once, into the packed page.
-pub struct ScanPacker {
-    out: Vec<u8>,
-    items: i32,
-}
-
-impl Default for ScanPacker {
-    fn default() -> Self {
-        ScanPacker {
-            out: vec![0; 4],
-            items: 0,
-        }
-    }
-}
+#[derive(Default)]
+pub struct ScanPacker(ListPacker);
 
 impl ScanPacker {
     pub fn pair(&mut self, key: &[u8], value: &[u8]) {
-        put_optional_bytes(&mut self.out, Some(key));
-        put_optional_bytes(&mut self.out, Some(value));
-        self.items += 2;
+        self.0.push(Some(key));
+        self.0.push(Some(value));
     }
 
     /// The packed page; `cut`: the scan stopped at its byte bound.
     pub fn finish(mut self, cut: bool) -> Vec<u8> {
         if cut {
-            put_optional_bytes(&mut self.out, None);
-            self.items += 1;
+            self.0.push(None);
         }
-        self.out[..4].copy_from_slice(&self.items.to_be_bytes());
-        self.out
+        self.0.finish()
     }
 }
 
