@@ -302,6 +302,32 @@ fn a_transaction_is_finished_after_commit() {
 }
 
 #[test]
+fn a_restarted_transaction_rolled_back_the_old_one_and_is_new() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    fill(&store, "q", 0..3);
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.poll("q", 2).unwrap().len(), 2);
+    assert_eq!(tx.map_get("m", b"k").unwrap(), None); // takes its snapshot
+    tx.enqueue("q", b"uncommitted").unwrap();
+    tx.restart();
+
+    // The claims are back, the enqueue is gone, and the snapshot is a new one.
+    let mut writer = store.begin().unwrap();
+    writer.map_put("m", b"k", b"v").unwrap();
+    writer.commit().unwrap();
+    assert_eq!(tx.map_get("m", b"k").unwrap().as_deref(), Some(&b"v"[..]));
+    assert_eq!(tx.poll("q", 10).unwrap().len(), 3);
+    tx.commit().unwrap();
+    assert!(drain(&store, "q").is_empty());
+
+    // A committed one starts again open, holding nothing.
+    tx.restart();
+    tx.enqueue("q", &7u32.to_be_bytes()).unwrap();
+    tx.commit().unwrap();
+    assert_eq!(drain(&store, "q"), vec![7]);
+}
+#[test]
 fn bad_locations_and_a_second_open_are_refused_with_what_and_where() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("plain-file");

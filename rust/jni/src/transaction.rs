@@ -29,6 +29,7 @@ native_class! {
         fn getAll(tx: &TxHandle, ids: Ids) -> JavaByteArrays = get_all;
         fn delete(tx: &TxHandle, msb: i64, lsb: i64) -> bool = delete;
         fn commitWaiting(tx: &TxHandle, wait_millis: Duration) -> () = commit_waiting;
+        fn restart(tx: &TxHandle) -> () = restart;
         fn rollback(tx: &TxHandle) -> () = rollback;
         fn rollbackBecause(tx: &TxHandle, reason: Text, retry_after_millis: Duration) -> () = rollback_because;
         fn requeueDeadLetters(tx: &TxHandle, queue: QueueName, sequences: Sequences) -> i64 = requeue_dead_letters;
@@ -176,8 +177,18 @@ fn delete(_env: &mut Env<'_>, tx: &TxHandle, msb: i64, lsb: i64) -> BridgeResult
     Ok(tx.lock()?.delete(args::uuid(msb, lsb))?)
 }
 
+/// Once committed, the transaction starts again as a new one: Java returns it to the store's
+/// pool of native transactions, and a commit saves the call that would restart it.
 fn commit_waiting(_env: &mut Env<'_>, tx: &TxHandle, wait: Duration) -> BridgeResult<()> {
-    Ok(tx.lock()?.commit_waiting(wait)?)
+    let mut tx = tx.lock()?;
+    tx.commit_waiting(wait)?;
+    tx.restart();
+    Ok(())
+}
+
+fn restart(_env: &mut Env<'_>, tx: &TxHandle) -> BridgeResult<()> {
+    tx.lock()?.restart();
+    Ok(())
 }
 
 fn rollback(_env: &mut Env<'_>, tx: &TxHandle) -> BridgeResult<()> {

@@ -432,6 +432,15 @@ impl Transaction {
         }
     }
 
+    /// Ends this transaction as dropping it does (one still open rolls back, its claimed
+    /// entries back at the head of their queues) and starts a new one of the same store in its
+    /// place: for a caller that keeps transaction objects for reuse (the JNI bridge returns
+    /// them to a per-store pool, so that beginning costs no allocation).
+    pub fn restart(&mut self) {
+        let store = self.store.clone();
+        *self = Transaction::new(store);
+    }
+
     pub fn is_open(&self) -> bool {
         self.finished.is_none()
     }

@@ -42,6 +42,7 @@ public final class Store implements AutoCloseable {
     public static final int MAX_RESULT_BYTES = Wire.MAX_RESULT_BYTES;
 
     private final NativeResource handle;
+    private final TransactionPool transactions = new TransactionPool();
     private final Path path;
     private final StoreOptions options;
     /** The store's JMX beans; {@code null} when it does not count ({@link StoreOptions#metrics()}). */
@@ -53,6 +54,7 @@ public final class Store implements AutoCloseable {
             protected void beforeFree(long h) {
                 // Wakes transactions blocked in take() so close does not wait for their timeouts.
                 StoreNative.close(h);
+                transactions.drain();
             }
         };
         this.path = path;
@@ -88,7 +90,23 @@ public final class Store implements AutoCloseable {
 
     /** Starts a transaction. Close it (try-with-resources); an uncommitted one rolls back. */
     public Transaction begin() {
-        return handle.call(h -> new Transaction(StoreNative.begin(h), this));
+        NativeResource tx = transactions.take();
+        if (tx == null) {
+            tx = handle.call(h -> new NativeResource("Transaction", StoreNative.begin(h), TransactionNative::free));
+        } else if (isClosed()) {
+            // Taken before the close drained the pool: refused as a closed store refuses a begin.
+            tx.close();
+            throw new IllegalStateException("Store is closed");
+        }
+        return new Transaction(tx, this);
+    }
+
+    /**
+     * Takes back the native transaction of a {@link Transaction} that ended, started again as a
+     * new transaction of this store ({@link TransactionNative#restart}), for a later begin.
+     */
+    void recycle(NativeResource tx) {
+        transactions.give(tx, this);
     }
 
     /**

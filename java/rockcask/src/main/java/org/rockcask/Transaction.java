@@ -1,10 +1,14 @@
 package org.rockcask;
 
+import java.lang.ref.Reference;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
+import org.rockcask.internal.CallGate;
 import org.rockcask.internal.NativeResource;
 
 /**
@@ -56,7 +60,15 @@ import org.rockcask.internal.NativeResource;
  * <p>Meant for one thread at a time; calls from several threads are serialized, never raced.
  */
 public final class Transaction implements AutoCloseable {
-    private final NativeResource handle;
+    /**
+     * The native transaction, borrowed from the store's pool for this transaction's life and
+     * returned to it by {@link #close()}, started again as a new one ({@link TransactionPool}).
+     */
+    private final NativeResource nativeTx;
+    /** {@link #nativeTx}'s handle, used under {@link #gate}. */
+    private final long handle;
+    /** Guards the borrowed native transaction: no call once this transaction is closed. */
+    private final CallGate gate = new CallGate("Transaction");
     private final Store store;
     private final PendingOps pending = new PendingOps();
     /** Null while open; how the transaction ended otherwise. */
@@ -66,8 +78,9 @@ public final class Transaction implements AutoCloseable {
     /** The last queue name used and its checked UTF-8 bytes; null before the first. */
     private NameBytes lastName;
 
-    Transaction(long handle, Store store) {
-        this.handle = new NativeResource("Transaction", handle, TransactionNative::free);
+    Transaction(NativeResource nativeTx, Store store) {
+        this.nativeTx = nativeTx;
+        this.handle = nativeTx.borrowedHandle();
         this.store = store;
     }
 
@@ -75,7 +88,7 @@ public final class Transaction implements AutoCloseable {
     public synchronized UUID enqueue(String queue, byte[] payload) {
         byte[] name = name(queue);
         checkPayload(payload);
-        return handle.call(h -> {
+        return call(h -> {
             checkWritable();
             UUID id = Ids.next();
             if (payload.length > PendingOps.DIRECT_PAYLOAD_BYTES) {
@@ -99,7 +112,7 @@ public final class Transaction implements AutoCloseable {
     public synchronized void enqueue(String queue, UUID id) {
         byte[] name = name(queue);
         Objects.requireNonNull(id, "id");
-        handle.run(h -> {
+        run(h -> {
             checkWritable();
             // An object put in the pending buffer certainly exists: keep buffering.
             if (id.equals(lastPendingPut) && pending.enqueueExisting(name, id)) {
@@ -130,7 +143,7 @@ public final class Transaction implements AutoCloseable {
      */
     public synchronized List<Message> poll(String queue, int max) {
         byte[] name = name(queue);
-        return handle.call(h -> {
+        return call(h -> {
             checkOpen();
             flush(h);
             return delivered(h, TransactionNative.poll(h, name, max));
@@ -160,7 +173,7 @@ public final class Transaction implements AutoCloseable {
      */
     public synchronized List<Message> peek(String queue, int max) {
         byte[] name = name(queue);
-        return handle.call(h -> {
+        return call(h -> {
             checkOpen();
             flush(h);
             return Wire.messages(TransactionNative.peek(h, name, max));
@@ -176,7 +189,7 @@ public final class Transaction implements AutoCloseable {
     public synchronized Message take(String queue, Duration timeout) {
         byte[] name = name(queue);
         long millis = millis(timeout, "timeout");
-        return handle.call(h -> {
+        return call(h -> {
             checkOpen();
             flush(h);
             List<Message> one = delivered(h, TransactionNative.take(h, name, millis));
@@ -193,7 +206,7 @@ public final class Transaction implements AutoCloseable {
     public synchronized void put(UUID id, byte[] payload) {
         Objects.requireNonNull(id, "id");
         checkPayload(payload);
-        handle.run(h -> {
+        run(h -> {
             checkWritable();
             if (payload.length > PendingOps.DIRECT_PAYLOAD_BYTES) {
                 flush(h);
@@ -211,7 +224,7 @@ public final class Transaction implements AutoCloseable {
     /** The payload of object {@code id}, or {@code null} when there is none. */
     public synchronized byte[] get(UUID id) {
         Objects.requireNonNull(id, "id");
-        return handle.call(h -> {
+        return call(h -> {
             checkOpen();
             flush(h);
             return TransactionNative.get(h, id.getMostSignificantBits(), id.getLeastSignificantBits());
@@ -241,7 +254,7 @@ public final class Transaction implements AutoCloseable {
             bits[i++] = id.getMostSignificantBits();
             bits[i++] = id.getLeastSignificantBits();
         }
-        return handle.call(h -> {
+        return call(h -> {
             checkOpen();
             flush(h);
             return Arrays.asList(TransactionNative.getAll(h, bits));
@@ -251,7 +264,7 @@ public final class Transaction implements AutoCloseable {
     /** Deletes object {@code id}; returns whether it existed. */
     public synchronized boolean delete(UUID id) {
         Objects.requireNonNull(id, "id");
-        return handle.call(h -> {
+        return call(h -> {
             checkWritable();
             flush(h);
             return TransactionNative.delete(h, id.getMostSignificantBits(), id.getLeastSignificantBits());
@@ -273,7 +286,7 @@ public final class Transaction implements AutoCloseable {
      */
     public synchronized long dropQueue(String queue) {
         byte[] name = name(queue);
-        return handle.call(h -> {
+        return call(h -> {
             checkWritable();
             flush(h);
             return TransactionNative.dropQueue(h, name);
@@ -298,7 +311,7 @@ public final class Transaction implements AutoCloseable {
         if (from.equals(to)) {
             throw new IllegalArgumentException("queue '" + from + "' cannot be moved into itself");
         }
-        return handle.call(h -> {
+        return call(h -> {
             checkWritable();
             flush(h);
             return TransactionNative.moveQueue(h, fromName, toName);
@@ -343,10 +356,11 @@ public final class Transaction implements AutoCloseable {
      */
     public synchronized void commit(Duration wait) {
         long millis = millis(wait, "wait");
-        handle.run(h -> {
+        run(h -> {
             checkWritable();
             flush(h);
             try {
+                // On success the native transaction has started again, as a new one (for the pool).
                 TransactionNative.commitWaiting(h, millis);
             } catch (RockCaskException e) {
                 if (e.status() != RockCaskException.Status.QueueFull) {
@@ -394,12 +408,16 @@ public final class Transaction implements AutoCloseable {
     public synchronized void rollback(String reason, Duration retryAfter) {
         byte[] utf8 = Wire.reason(reason);
         long millis = retryDelayMillis(retryAfter);
-        handle.run(h -> {
+        run(h -> {
             pending.clear();
             lastPendingPut = null;
-            TransactionNative.rollbackBecause(h, utf8, millis);
             if (finished == null) {
-                finished = "rolled back";
+                try {
+                    TransactionNative.rollbackBecause(h, utf8, millis);
+                } finally {
+                    // Over even when moving dead letters failed (see rollback(String)).
+                    finished = "rolled back";
+                }
             }
         });
     }
@@ -435,7 +453,7 @@ public final class Transaction implements AutoCloseable {
 
     private long onDeadLetters(String queue, long[] sequences, boolean requeue) {
         byte[] name = name(queue);
-        return handle.call(h -> {
+        return call(h -> {
             checkWritable();
             flush(h);
             return requeue ? TransactionNative.requeueDeadLetters(h, name, sequences) : TransactionNative.dropDeadLetters(h, name, sequences);
@@ -474,11 +492,13 @@ public final class Transaction implements AutoCloseable {
 
     /** Discards everything; polled items go back to the head of their queues. Idempotent. */
     public synchronized void rollback() {
-        handle.run(h -> {
+        run(h -> {
             pending.clear();
             lastPendingPut = null;
-            TransactionNative.rollback(h);
+            // An ended transaction has nothing to roll back; after a commit, the native one is
+            // already the next transaction's.
             if (finished == null) {
+                TransactionNative.rollback(h);
                 finished = "rolled back";
             }
         });
@@ -493,7 +513,46 @@ public final class Transaction implements AutoCloseable {
         synchronized (this) {
             pending.clear();
         }
-        handle.close();
+        if (!gate.close()) {
+            return;
+        }
+        boolean committed;
+        synchronized (this) {
+            committed = "committed".equals(finished);
+        }
+        try {
+            if (!committed) {
+                // Ends it as a drop would (an open one rolls back) and starts a new one.
+                nativeTx.run(TransactionNative::restart);
+            }
+        } catch (RuntimeException e) {
+            nativeTx.close();
+            throw e;
+        }
+        store.recycle(nativeTx);
+    }
+
+    /** Runs {@code body} with the native handle, counted as a call in flight of this transaction. */
+    private <T> T call(LongFunction<T> body) {
+        gate.enter();
+        try {
+            return body.apply(handle);
+        } finally {
+            gate.exit();
+            // The borrowed native object must not be collected (and freed) during the call.
+            Reference.reachabilityFence(nativeTx);
+        }
+    }
+
+    /** {@link #call} for a body without a result. */
+    private void run(LongConsumer body) {
+        gate.enter();
+        try {
+            body.accept(handle);
+        } finally {
+            gate.exit();
+            Reference.reachabilityFence(nativeTx);
+        }
     }
 
     /**
@@ -505,8 +564,8 @@ public final class Transaction implements AutoCloseable {
     }
 
     /** A map call with the native handle, after the buffered operations (`write`: it writes). */
-    synchronized <T> T onMaps(java.util.function.LongFunction<T> call, boolean write) {
-        return handle.call(h -> {
+    synchronized <T> T onMaps(LongFunction<T> call, boolean write) {
+        return call(h -> {
             if (write) {
                 checkWritable();
             } else {
@@ -521,7 +580,7 @@ public final class Transaction implements AutoCloseable {
      * {@link #onMaps} for a call that takes keys for update ({@link TxMap#getForUpdate}): when
      * it fails with {@code Conflict}, the native transaction has ended, releasing its keys.
      */
-    synchronized <T> T onMapsHoldingKeys(java.util.function.LongFunction<T> call) {
+    synchronized <T> T onMapsHoldingKeys(LongFunction<T> call) {
         try {
             return onMaps(call, true);
         } catch (RockCaskException e) {
@@ -539,12 +598,12 @@ public final class Transaction implements AutoCloseable {
 
     /** Throws {@link IllegalStateException} unless this transaction is open (not finished, not closed) on an open store. */
     synchronized void ensureOpen() {
-        handle.run(h -> checkOpen());
+        run(h -> checkOpen());
     }
 
     /** Runs {@code body} with the native handle, guarded: for this package's tests. */
-    void withHandle(java.util.function.LongConsumer body) {
-        handle.run(body);
+    void withHandle(LongConsumer body) {
+        run(body);
     }
 
     /** First step of every call that needs an open transaction on an open store. */

@@ -45,8 +45,15 @@ final class TransactionNative {
 
     static native boolean delete(long tx, long msb, long lsb);
 
-    /** Waits up to {@code waitMillis} for room in a full queue. */
+    /**
+     * Commits, waiting up to {@code waitMillis} for room in a full queue. Once it has committed,
+     * {@code tx} has started again as a new transaction of the store (ready for the pool); when
+     * it fails, {@code tx} has ended, or, for a full queue, is still open.
+     */
     static native void commitWaiting(long tx, long waitMillis);
+
+    /** Ends the transaction as {@link #free} would (an open one rolls back) and starts {@code tx} again as a new one. */
+    static native void restart(long tx);
 
     static native void rollback(long tx);
 

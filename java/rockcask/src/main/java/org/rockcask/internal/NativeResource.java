@@ -1,9 +1,7 @@
 package org.rockcask.internal;
 
 import java.lang.ref.Cleaner;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
+import java.lang.ref.Reference;
 import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
@@ -19,17 +17,14 @@ import java.util.function.Supplier;
  */
 public class NativeResource implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
-    private static final int CLOSING = Integer.MIN_VALUE;
 
-    private final String kind;
     private final long handle;
-    /** Calls in flight; the sign bit is set once closing has started. */
-    private final AtomicInteger users = new AtomicInteger();
+    private final CallGate gate;
     private final Cleaner.Cleanable cleanable;
 
     public NativeResource(String kind, long handle, LongConsumer free) {
-        this.kind = kind;
         this.handle = handle;
+        this.gate = new CallGate(kind);
         this.cleanable = CLEANER.register(this, new Free(handle, free));
     }
 
@@ -38,21 +33,25 @@ public class NativeResource implements AutoCloseable {
      * until it returns. The one way the owner's methods reach native code.
      */
     public final <T> T call(LongFunction<T> body) {
-        long h = acquire();
+        gate.enter();
         try {
-            return body.apply(h);
+            return body.apply(handle);
         } finally {
-            release();
+            gate.exit();
+            // Until the call returns, the Cleaner must not find this unreachable and free the handle.
+            Reference.reachabilityFence(this);
         }
     }
 
     /** {@link #call} for a body without a result. */
     public final void run(LongConsumer body) {
-        long h = acquire();
+        gate.enter();
         try {
-            body.accept(h);
+            body.accept(handle);
         } finally {
-            release();
+            gate.exit();
+            // Until the call returns, the Cleaner must not find this unreachable and free the handle.
+            Reference.reachabilityFence(this);
         }
     }
 
@@ -62,42 +61,29 @@ public class NativeResource implements AutoCloseable {
      * {@link IllegalStateException}.
      */
     public final <T> T callIfOpen(LongFunction<T> body, Supplier<T> whenClosed) {
-        if (!tryAcquire()) {
+        if (!gate.tryEnter()) {
             return whenClosed.get();
         }
         try {
             return body.apply(handle);
         } finally {
-            release();
+            gate.exit();
+            // Until the call returns, the Cleaner must not find this unreachable and free the handle.
+            Reference.reachabilityFence(this);
         }
     }
 
-    private long acquire() {
-        if (!tryAcquire()) {
-            throw new IllegalStateException(kind + " is closed");
-        }
+    /**
+     * The handle, for an owner that keeps this resource from being closed or collected while it
+     * uses it by other means (a transaction borrowing a pooled native object guards it with its
+     * own {@link CallGate} and keeps it reachable).
+     */
+    public final long borrowedHandle() {
         return handle;
     }
 
-    /** Counts a call in flight, unless closing has started. */
-    private boolean tryAcquire() {
-        for (;;) {
-            int n = users.get();
-            if (n < 0) {
-                return false;
-            }
-            if (users.compareAndSet(n, n + 1)) {
-                return true;
-            }
-        }
-    }
-
-    private void release() {
-        users.decrementAndGet();
-    }
-
     public final boolean isClosed() {
-        return users.get() < 0;
+        return gate.isClosed();
     }
 
     /** Runs once when closing starts, while calls may still be in flight (the handle is valid). */
@@ -106,21 +92,13 @@ public class NativeResource implements AutoCloseable {
     /** Idempotent. Waits for calls in flight on other threads, then frees the native object. */
     @Override
     public void close() {
-        for (;;) {
-            int n = users.get();
-            if (n < 0) {
-                return;
-            }
-            if (users.compareAndSet(n, n | CLOSING)) {
-                break;
-            }
+        if (!gate.startClosing()) {
+            return;
         }
         try {
             beforeFree(handle);
         } finally {
-            while (users.get() != CLOSING) {
-                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(100));
-            }
+            gate.awaitCalls();
             cleanable.clean();
         }
     }
