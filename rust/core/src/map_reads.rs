@@ -18,14 +18,12 @@ use crate::shared::{DbRef, Shared, TakenSnapshot};
 /// Transactions that begin reading while nothing has been written since share one snapshot
 /// (`Shared::latest_snapshot`).
 pub(crate) struct ReadView {
-    store: Arc<Shared>,
     taken: Arc<TakenSnapshot>,
 }
 
 impl ReadView {
     pub fn take(store: &Arc<Shared>, db: &DbRef<'_>) -> ReadView {
         ReadView {
-            store: store.clone(),
             taken: store.latest_snapshot(db),
         }
     }
@@ -35,18 +33,24 @@ impl ReadView {
         self.taken.written_below
     }
 
-    /// Read options reading the view, for reads made while `db` is held.
-    pub fn read_options(&self, db: &DbRef<'_>) -> Result<rocksdb::ReadOptions> {
+    /// Read options reading the view, for reads made while `db` is held, to be set further
+    /// (bounds of a scan). `store` is the view's.
+    pub fn read_options(&self, store: &Shared, db: &DbRef<'_>) -> Result<rocksdb::ReadOptions> {
         let mut ro = rocksdb::ReadOptions::default();
-        self.store.read_at(db, self.taken.snapshot, &mut ro)?;
+        store.read_at(db, self.taken.snapshot, &mut ro)?;
         Ok(ro)
+    }
+
+    /// Read options reading the view, as they are, for point reads made while `db` is held.
+    pub fn point_reads<'a>(&'a self, db: &'a DbRef<'_>) -> &'a rocksdb::ReadOptions {
+        self.taken.reads(db)
     }
 
     /// Whether the latest value of `full` (a key of the maps family) is the view's: no commit
     /// from W on writes it. The map cache holds latest values, so a hit may be used, and a
     /// value read may be kept, only when this holds, asked after the cache was looked up.
-    fn sees_latest(&self, full: &[u8]) -> bool {
-        !self.store.key_writes().written_since(full, self.taken.written_below)
+    fn sees_latest(&self, store: &Shared, full: &[u8]) -> bool {
+        !store.key_writes().written_since(full, self.taken.written_below)
     }
 }
 
@@ -90,7 +94,7 @@ pub(crate) fn with_stored_value<R>(
     };
     let full = maps::map_key(id, key);
     let cache = store.map_cache();
-    let latest = |full: &[u8]| view.is_none_or(|v| v.sees_latest(full));
+    let latest = |full: &[u8]| view.is_none_or(|v| v.sees_latest(store, full));
     let fill = match cache.lookup(&full) {
         Ok(hit) if latest(&full) => return Ok(read(Some(hit.value()))),
         Ok(_) => None,
@@ -98,7 +102,7 @@ pub(crate) fn with_stored_value<R>(
     };
     let value = match view {
         None => db.db().get_pinned_cf(cf, &full),
-        Some(v) => db.db().get_pinned_cf_opt(cf, &full, &v.read_options(db)?),
+        Some(v) => db.db().get_pinned_cf_opt(cf, &full, v.point_reads(db)),
     }
     .context(reading_map(map))?;
     if let Some(fill) = fill {
@@ -125,15 +129,14 @@ pub(crate) fn stored_values(
     let mut missed: Vec<(usize, Option<crate::read_cache::Fill>)> = Vec::new();
     for (i, k) in full.iter().enumerate() {
         match cache.lookup(k) {
-            Ok(hit) if view.sees_latest(k) => out[i] = Some(hit.value().to_vec()),
+            Ok(hit) if view.sees_latest(store, k) => out[i] = Some(hit.value().to_vec()),
             Ok(_) => missed.push((i, None)),
-            Err(fill) => missed.push((i, fill.filter(|_| view.sees_latest(k)))),
+            Err(fill) => missed.push((i, fill.filter(|_| view.sees_latest(store, k)))),
         }
     }
-    let ro = view.read_options(db)?;
     let read = db
         .db()
-        .batched_multi_get_cf_opt(cf, missed.iter().map(|(i, _)| &full[*i]), false, &ro);
+        .batched_multi_get_cf_opt(cf, missed.iter().map(|(i, _)| &full[*i]), false, view.point_reads(db));
     for ((i, fill), value) in missed.into_iter().zip(read) {
         let value = value.context(reading_map(map))?;
         if let Some(fill) = fill {

@@ -85,8 +85,23 @@ struct Snapshots {
 pub(crate) struct TakenSnapshot {
     store: Weak<Shared>,
     pub snapshot: SnapshotId,
+    /// Read options reading `snapshot`, made once for every point read of the views sharing it
+    /// (making them costs an allocation and a lookup of the snapshot under a lock).
+    reads: rocksdb::ReadOptions,
     pub written_below: u64,
     sequence: u64,
+}
+
+impl TakenSnapshot {
+    /// Read options reading the snapshot, for reads made while `_db` is held.
+    ///
+    /// They point at the RocksDB snapshot itself, which stays valid as long as both this (its
+    /// holder: dropping it releases the snapshot) and `_db` live: only `close` releases the
+    /// snapshots of live holders, and it takes the database's write lock to do so, which `_db`'s
+    /// read lock keeps it from taking. The database is never opened again under the same store.
+    pub fn reads<'a>(&'a self, _db: &'a DbRef<'_>) -> &'a rocksdb::ReadOptions {
+        &self.reads
+    }
 }
 
 impl Drop for TakenSnapshot {
@@ -230,18 +245,23 @@ impl Shared {
     }
 
     /// A RocksDB snapshot of the database as of now, held until `release_snapshot` (or
-    /// `close`) releases it.
-    pub fn hold_snapshot(&self, db: &DbRef<'_>) -> SnapshotId {
+    /// `close`) releases it, and what `with` made of it (read options reading it).
+    fn hold_snapshot<R>(
+        &self,
+        db: &DbRef<'_>,
+        with: impl FnOnce(&rocksdb::SnapshotWithThreadMode<'_, DB>) -> R,
+    ) -> (SnapshotId, R) {
         let snapshot = db.db().snapshot();
         // SAFETY: `Snapshots` says why the widened borrow never outlives the database: `db`
         // holds the read lock, so `close` cannot take the database before this is recorded,
         // and it releases every recorded snapshot before it does.
         let snapshot: rocksdb::SnapshotWithThreadMode<'static, DB> = unsafe { std::mem::transmute(snapshot) };
+        let made = with(&snapshot);
         let mut s = self.snapshots.lock();
         let id = s.next;
         s.next += 1;
         s.held.insert(id, snapshot);
-        SnapshotId(id)
+        (SnapshotId(id), made)
     }
 
     /// Sets `ro` to read at snapshot `id`, for reads made while `_db` is held (which keeps it
@@ -290,10 +310,15 @@ impl Shared {
             return taken;
         }
         let written_below = self.key_writes.register(|| self.group_commit.written_below());
-        let snapshot = self.hold_snapshot(db);
+        let (snapshot, reads) = self.hold_snapshot(db, |s| {
+            let mut reads = rocksdb::ReadOptions::default();
+            reads.set_snapshot(s);
+            reads
+        });
         let taken = Arc::new(TakenSnapshot {
             store: Arc::downgrade(self),
             snapshot,
+            reads,
             written_below,
             sequence,
         });

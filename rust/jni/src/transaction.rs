@@ -44,7 +44,7 @@ native_class! {
 /// before the exception propagates: what it claimed must not be consumed by a later commit
 /// without having been delivered.
 fn deliver<'local>(env: &mut Env<'local>, tx: &mut Transaction, packed: &[u8]) -> BridgeResult<JByteArray<'local>> {
-    let made = wire::check_fits_java_array(packed.len()).and_then(|()| Ok(env.byte_array_from_slice(packed)?));
+    let made = wire::check_fits_java_array(packed.len()).and_then(|()| args::java_bytes::new_array(env, packed));
     made.inspect_err(|_| {
         let _ = tx.rollback();
     })

@@ -12,7 +12,7 @@ use crate::error::{Error, Result, RocksContext};
 use crate::map_reads::{stored_value, stored_values, viewed_value, ReadView};
 use crate::maps::{self, Direction, KeyRange, MapId, ScanPage};
 use crate::options::{KEY_HOLD_WAIT_MILLIS, MAX_BATCH_ITEMS, MAX_PAYLOAD_BYTES};
-use crate::shared::DbRef;
+use crate::shared::{DbRef, Shared};
 use crate::transaction::Transaction;
 
 /// How a transaction that could not take a key for update reports itself finished.
@@ -239,7 +239,7 @@ impl Transaction {
         let db = store.db()?;
         let view = self.view.get_or_insert_with(|| ReadView::take(&store, &db));
         let id = store.map_id(map);
-        let stored = StoredScan::new(&db, view, id, range, direction)?;
+        let stored = StoredScan::new(&store, &db, view, id, range, direction)?;
         let own_range = self
             .buf
             .map_writes_from(map, range.from.clone().unwrap_or_default())
@@ -269,11 +269,13 @@ impl Transaction {
         if let Some(MapWrite::Delete) = own {
             return Ok(None);
         }
-        let store = self.store.clone();
+        // Fields borrowed one by one, not `self.store` cloned: a clone is an atomic add on a
+        // line every reading thread shares.
+        let store = &self.store;
         let db = store.db()?;
-        let view = self.view.get_or_insert_with(|| ReadView::take(&store, &db));
+        let view = self.view.get_or_insert_with(|| ReadView::take(store, &db));
         let id = store.map_id(map);
-        let stored = viewed_value(&store, &db, view, id, map, key)?;
+        let stored = viewed_value(store, &db, view, id, map, key)?;
         if record {
             self.buf.note_map_read(map, key, view.written_below());
         }
@@ -306,6 +308,7 @@ struct StoredScan<'a> {
 
 impl<'a> StoredScan<'a> {
     fn new(
+        store: &Shared,
         db: &'a DbRef<'_>,
         view: &ReadView,
         id: Option<MapId>,
@@ -318,7 +321,7 @@ impl<'a> StoredScan<'a> {
         let (map_start, map_end) = maps::map_range(id);
         let lower = range.from.as_deref().map_or(map_start, |f| maps::map_key(id, f));
         let upper = range.to.as_deref().map(|t| maps::map_key(id, t)).or(map_end);
-        let mut ro = view.read_options(db)?;
+        let mut ro = view.read_options(store, db)?;
         ro.set_iterate_lower_bound(lower.clone());
         if let Some(upper) = upper {
             ro.set_iterate_upper_bound(upper);

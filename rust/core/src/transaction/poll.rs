@@ -158,7 +158,7 @@ impl Transaction {
         let store = self.store.clone();
         let db = store.db()?;
         let view = self.view.get_or_insert_with(|| ReadView::take(&store, &db));
-        let ro = || view.read_options(&db);
+        let ro = || view.read_options(&store, &db);
         let mut out = Vec::new();
         // The queue's id as the snapshot has it: one created after it is not there yet, one
         // dropped after it still is.

@@ -17,6 +17,7 @@ use crate::error::{BridgeError, BridgeResult};
 use crate::handle::{self, into_handle, Tagged};
 use crate::wire;
 
+pub mod java_bytes;
 mod names;
 
 pub use names::{MapName, QueueName, Text};
@@ -143,7 +144,7 @@ impl Ret for Vec<u8> {
     const DESCRIPTOR: &'static str = "[B";
     fn into_java<'local>(value: Vec<u8>, env: &mut Env<'local>) -> BridgeResult<JByteArray<'local>> {
         crate::wire::check_fits_java_array(value.len())?;
-        Ok(env.byte_array_from_slice(&value)?)
+        java_bytes::new_array(env, &value)
     }
 }
 
@@ -461,7 +462,7 @@ pub fn bytes(env: &Env<'_>, array: &JByteArray<'_>, what: &'static str) -> Bridg
     if array.is_null() {
         return Err(BridgeError::Null(what));
     }
-    Ok(env.convert_byte_array(array)?)
+    Ok(java_bytes::to_vec(env, array))
 }
 
 /// The memory of a direct buffer, all of its capacity.

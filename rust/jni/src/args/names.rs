@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 use jni::objects::JByteArray;
 use jni::Env;
 
-use super::{as_jbytes, Arg};
+use super::{java_bytes, Arg};
 use crate::error::{BridgeError, BridgeResult};
 
 /// What a name names, for its errors.
@@ -53,7 +53,7 @@ impl<K: Named> Name<K> {
         if array.is_null() {
             return Err(BridgeError::Null(K::WHAT));
         }
-        let len = array.len(env)?;
+        let len = java_bytes::len(env, array);
         let mut name = Name {
             inline: [0; 128],
             len,
@@ -61,10 +61,10 @@ impl<K: Named> Name<K> {
             kind: PhantomData,
         };
         if len <= name.inline.len() {
-            array.get_region(env, 0, as_jbytes(&mut name.inline[..len]))?;
+            java_bytes::read(env, array, &mut name.inline[..len]);
             std::str::from_utf8(&name.inline[..len]).map_err(|_| not_utf8(K::WHAT))?;
         } else {
-            name.heap = Some(String::from_utf8(env.convert_byte_array(array)?).map_err(|_| not_utf8(K::WHAT))?);
+            name.heap = Some(String::from_utf8(java_bytes::to_vec(env, array)).map_err(|_| not_utf8(K::WHAT))?);
         }
         Ok(name)
     }

@@ -10,7 +10,7 @@ import org.rockcask.internal.NativeResource;
  * call, no native allocation and no Cleaner registration (a registration locks the Cleaner's
  * list, which every thread shares).
  *
- * <p>One slot per thread (threads spread over {@value #SLOTS} slots by identity hash, each slot
+ * <p>One slot per thread (threads spread over {@value #SLOTS} slots by id, each slot
  * on a cache line of its own so that threads do not contend): a thread that finds its slot empty
  * has the store make a native transaction, one that finds it full when returning one frees it.
  * So the pool holds at most {@value #SLOTS} idle native transactions, each a few hundred bytes
@@ -65,6 +65,10 @@ final class TransactionPool {
     }
 
     private static int slot() {
-        return (System.identityHashCode(Thread.currentThread()) & (SLOTS - 1)) * SPREAD;
+        // Thread ids are given in sequence, so threads started together get slots of their own;
+        // the id is a field read (an identity hash called into the VM here).
+        @SuppressWarnings("deprecation") // Thread.threadId() replaces it from Java 19 on
+        long id = Thread.currentThread().getId();
+        return ((int) id & (SLOTS - 1)) * SPREAD;
     }
 }

@@ -119,26 +119,23 @@ public class TransactionReuseTest extends WithOpenStore {
             holder.map("m").put(b("k"), b("0"));
             holder.commit();
         }
-        long h;
-        try (Transaction loser = store.begin()) {
-            h = handleOf(loser);
-            loser.map("m").get(b("k"));
-            loser.map("m").put(b("k"), b("loser"));
-            Thread other = new Thread(() -> {
-                try (Transaction winner = store.begin()) {
-                    winner.map("m").put(b("k"), b("winner"));
-                    winner.commit();
-                }
-            });
-            other.start();
-            join(other);
-            try {
-                loser.commit();
-                fail("a read key written since committed");
-            } catch (RockCaskException e) {
-                assertEquals(RockCaskException.Status.Conflict, e.status());
-            }
+        // All on this thread, so that the loser's native transaction is the one pooled: the
+        // winner closes after it, finds the slot full and frees its own.
+        Transaction winner = store.begin();
+        Transaction loser = store.begin();
+        long h = handleOf(loser);
+        loser.map("m").get(b("k"));
+        loser.map("m").put(b("k"), b("loser"));
+        winner.map("m").put(b("k"), b("winner"));
+        winner.commit();
+        try {
+            loser.commit();
+            fail("a read key written since committed");
+        } catch (RockCaskException e) {
+            assertEquals(RockCaskException.Status.Conflict, e.status());
         }
+        loser.close();
+        winner.close();
         try (Transaction next = store.begin()) {
             assertEquals(h, handleOf(next));
             next.map("m").put(b("k"), b("next"));
