@@ -1,6 +1,5 @@
 package org.rockcask;
 
-import java.lang.ref.Reference;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -534,25 +533,13 @@ public final class Transaction implements AutoCloseable {
 
     /** Runs {@code body} with the native handle, counted as a call in flight of this transaction. */
     private <T> T call(LongFunction<T> body) {
-        gate.enter();
-        try {
-            return body.apply(handle);
-        } finally {
-            gate.exit();
-            // The borrowed native object must not be collected (and freed) during the call.
-            Reference.reachabilityFence(nativeTx);
-        }
+        // The borrowed native object must not be collected (and freed) during the call.
+        return gate.call(handle, body, nativeTx);
     }
 
     /** {@link #call} for a body without a result. */
     private void run(LongConsumer body) {
-        gate.enter();
-        try {
-            body.accept(handle);
-        } finally {
-            gate.exit();
-            Reference.reachabilityFence(nativeTx);
-        }
+        gate.run(handle, body, nativeTx);
     }
 
     /**

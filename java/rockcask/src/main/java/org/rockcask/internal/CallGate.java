@@ -1,8 +1,11 @@
 package org.rockcask.internal;
 
+import java.lang.ref.Reference;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
 
 /**
  * Counts the calls in flight on an object and closes it once: after {@link #close()} starts, new
@@ -22,6 +25,31 @@ public final class CallGate {
     /** {@code kind} names the object in the message of a refused call ("Store is closed"). */
     public CallGate(String kind) {
         this.kind = kind;
+    }
+
+    /**
+     * Runs {@code body} with {@code handle} as a call in flight; {@code owner}, the object whose
+     * collection would free the handle (its Cleaner), is kept reachable until the call returns.
+     */
+    public <T> T call(long handle, LongFunction<T> body, Object owner) {
+        enter();
+        try {
+            return body.apply(handle);
+        } finally {
+            exit();
+            Reference.reachabilityFence(owner);
+        }
+    }
+
+    /** {@link #call} for a body without a result. */
+    public void run(long handle, LongConsumer body, Object owner) {
+        enter();
+        try {
+            body.accept(handle);
+        } finally {
+            exit();
+            Reference.reachabilityFence(owner);
+        }
     }
 
     /** Counts a call in flight; refuses it with IllegalStateException once closing has started. */

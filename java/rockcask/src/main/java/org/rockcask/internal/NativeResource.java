@@ -33,26 +33,13 @@ public class NativeResource implements AutoCloseable {
      * until it returns. The one way the owner's methods reach native code.
      */
     public final <T> T call(LongFunction<T> body) {
-        gate.enter();
-        try {
-            return body.apply(handle);
-        } finally {
-            gate.exit();
-            // Until the call returns, the Cleaner must not find this unreachable and free the handle.
-            Reference.reachabilityFence(this);
-        }
+        // This is the owner: until the call returns, the Cleaner must not free the handle.
+        return gate.call(handle, body, this);
     }
 
     /** {@link #call} for a body without a result. */
     public final void run(LongConsumer body) {
-        gate.enter();
-        try {
-            body.accept(handle);
-        } finally {
-            gate.exit();
-            // Until the call returns, the Cleaner must not find this unreachable and free the handle.
-            Reference.reachabilityFence(this);
-        }
+        gate.run(handle, body, this);
     }
 
     /**
