@@ -53,8 +53,12 @@ public final class Store implements AutoCloseable {
             @Override
             protected void beforeFree(long h) {
                 // Wakes transactions blocked in take() so close does not wait for their timeouts.
-                StoreNative.close(h);
-                transactions.drain();
+                try {
+                    StoreNative.close(h);
+                } finally {
+                    // Also when closing failed (a failed sync): idle ones hold the native store.
+                    transactions.drain();
+                }
             }
         };
         this.path = path;

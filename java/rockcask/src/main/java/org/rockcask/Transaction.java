@@ -524,7 +524,7 @@ public final class Transaction implements AutoCloseable {
                 // Ends it as a drop would (an open one rolls back) and starts a new one.
                 nativeTx.run(TransactionNative::restart);
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             nativeTx.close();
             throw e;
         }
