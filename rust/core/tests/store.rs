@@ -327,6 +327,7 @@ fn a_restarted_transaction_rolled_back_the_old_one_and_is_new() {
     tx.commit().unwrap();
     assert_eq!(drain(&store, "q"), vec![7]);
 }
+
 #[test]
 fn bad_locations_and_a_second_open_are_refused_with_what_and_where() {
     let dir = tempfile::tempdir().unwrap();

@@ -111,7 +111,7 @@ fn decode(env: &mut Env<'_>, ty: MessageType, message: JByteArray<'_>, output: J
         InPlace::new(env, &message, len)?.decode(ty)
     } else {
         // Large messages are copied: holding the array would keep the GC waiting.
-        codec::decode(ty, &env.convert_byte_array(&message)?)
+        codec::decode(ty, &args::java_bytes::to_vec(env, &message))
     }?;
     let needed = flat::len(&decoded);
     if needed > out.len() {
@@ -140,5 +140,5 @@ fn decompress<'local>(env: &mut Env<'local>, stored: Vec<u8>) -> BridgeResult<JB
     let codec = contract::compression(i64::from(code), "stored form")?;
     let payload = compress::decompress(codec, body)
         .map_err(|e| BridgeError::InvalidArgument(format!("damaged {} data: {e}", codec.name())))?;
-    Ok(env.byte_array_from_slice(&payload)?)
+    args::java_bytes::new_array(env, &payload)
 }

@@ -163,7 +163,7 @@ fn get_all<'local>(
     for (chunk_index, chunk) in ids.0.chunks(GET_ALL_CHUNK).enumerate() {
         for (i, payload) in tx.get_many(chunk)?.into_iter().enumerate() {
             if let Some(payload) = payload {
-                let array = env.byte_array_from_slice(&payload)?;
+                let array = args::java_bytes::new_array(env, &payload)?;
                 out.set_element(env, chunk_index * GET_ALL_CHUNK + i, &array)?;
                 // One local reference per element would overflow the frame of a large call.
                 env.delete_local_ref(array);

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 /**
  * Counts the calls in flight on an object and closes it once: after {@link #close()} starts, new
@@ -52,15 +53,31 @@ public final class CallGate {
         }
     }
 
+    /**
+     * {@link #call}, or {@code whenClosed}'s result (without running {@code body}) once closing
+     * has started.
+     */
+    public <T> T callIfOpen(long handle, LongFunction<T> body, Supplier<T> whenClosed, Object owner) {
+        if (!tryEnter()) {
+            return whenClosed.get();
+        }
+        try {
+            return body.apply(handle);
+        } finally {
+            exit();
+            Reference.reachabilityFence(owner);
+        }
+    }
+
     /** Counts a call in flight; refuses it with IllegalStateException once closing has started. */
-    public void enter() {
+    private void enter() {
         if (!tryEnter()) {
             throw new IllegalStateException(kind + " is closed");
         }
     }
 
     /** Counts a call in flight, unless closing has started. */
-    public boolean tryEnter() {
+    private boolean tryEnter() {
         for (;;) {
             int n = users.get();
             if (n < 0) {
@@ -73,7 +90,7 @@ public final class CallGate {
     }
 
     /** Ends a call counted by {@link #enter} or a successful {@link #tryEnter}. */
-    public void exit() {
+    private void exit() {
         users.decrementAndGet();
     }
 

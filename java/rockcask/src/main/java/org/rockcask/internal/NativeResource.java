@@ -1,7 +1,6 @@
 package org.rockcask.internal;
 
 import java.lang.ref.Cleaner;
-import java.lang.ref.Reference;
 import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
@@ -48,16 +47,7 @@ public class NativeResource implements AutoCloseable {
      * {@link IllegalStateException}.
      */
     public final <T> T callIfOpen(LongFunction<T> body, Supplier<T> whenClosed) {
-        if (!gate.tryEnter()) {
-            return whenClosed.get();
-        }
-        try {
-            return body.apply(handle);
-        } finally {
-            gate.exit();
-            // Until the call returns, the Cleaner must not find this unreachable and free the handle.
-            Reference.reachabilityFence(this);
-        }
+        return gate.callIfOpen(handle, body, whenClosed, this);
     }
 
     /**
